@@ -1,0 +1,1 @@
+"""Pydantic models for what the Run:ai control plane and the Kubernetes API return."""

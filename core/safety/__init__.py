@@ -1,0 +1,1 @@
+"""Untrusted-text handling and the read-only guards."""

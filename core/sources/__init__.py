@@ -1,0 +1,1 @@
+"""Where evidence comes from: the Run:ai REST client (Tier 1) and the Kubernetes source (Tier 2)."""

@@ -1,0 +1,1 @@
+"""Textual stylesheets (.tcss), a package so they ship in the wheel."""

@@ -1,0 +1,1 @@
+"""Kept empty: the package marker for the tests tree."""

@@ -1,0 +1,1 @@
+"""The terminal app and the command line. Only tui.app imports Textual."""
