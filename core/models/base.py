@@ -1,0 +1,185 @@
+"""Shared pydantic base and field types for the objects the Run:ai and Kubernetes APIs return.
+
+Parse problems: a value that is present but unusable (an unparsable timestamp, or a field the tolerant
+parser in ``pages`` had to drop) never fails the whole object. The field becomes None and a message naming
+the wire field and the raw text is kept on the object; ``ApiModel.parse_problems()`` returns those messages
+for the object and every nested model, each prefixed with its wire path (e.g. ``meta.creationTimestamp``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PrivateAttr,
+    ValidationInfo,
+    WrapValidator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+# How much of a bad raw value a message quotes: enough to recognise it, too little to flood a report.
+RAW_PREVIEW_CHARS = 80
+
+# Each ApiModel being validated pushes its own list here so that field validators (which cannot see the
+# instance) can record problems on the object they belong to. Validation is synchronous, so a ContextVar is
+# enough and stays correct across threads and asyncio tasks.
+_problem_stack: contextvars.ContextVar[list[list[tuple[str, str]]] | None] = contextvars.ContextVar(
+    "runai_triage_problem_stack", default=None
+)
+
+
+def preview(raw: Any) -> str:
+    """repr() of a raw value, shortened so hostile or huge input cannot bloat a message."""
+    text = repr(raw)
+    if len(text) > RAW_PREVIEW_CHARS:
+        return f"{text[:RAW_PREVIEW_CHARS]}... ({len(text)} chars)"
+    return text
+
+
+def record_problem(field_name: str, message: str) -> None:
+    """Attach a problem about one field to the ApiModel being validated (no-op outside validation)."""
+    stack = _problem_stack.get()
+    if stack:
+        stack[-1].append((field_name, message))
+
+
+class ApiModel(BaseModel):
+    """Base for every API object: snake_case in Python, camelCase on the wire, unknown keys kept."""
+
+    model_config = ConfigDict(
+        extra="allow",
+        populate_by_name=True,
+        alias_generator=to_camel,
+        frozen=False,
+    )
+
+    _parse_problems: list[str] = PrivateAttr(default_factory=list)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _collect_problems(cls, data: Any, handler: Any) -> Any:
+        stack = _problem_stack.get()
+        token = None
+        if stack is None:
+            stack = []
+            token = _problem_stack.set(stack)
+        mine: list[tuple[str, str]] = []
+        stack.append(mine)
+        try:
+            result = handler(data)
+        finally:
+            stack.pop()
+            if token is not None:
+                _problem_stack.reset(token)
+        if isinstance(result, ApiModel) and mine:
+            for field_name, message in mine:
+                field = cls.model_fields.get(field_name)
+                wire = (field.alias if field is not None else None) or field_name
+                result._parse_problems.append(f"{wire}: {message}")
+        return result
+
+    def add_parse_problem(self, message: str) -> None:
+        """Record a problem found outside validation (used by the tolerant parser)."""
+        self._parse_problems.append(message)
+
+    def parse_problems(self) -> list[str]:
+        """Problems of this object and all nested models, each prefixed with its wire path."""
+        return list(_walk_problems(self, ""))
+
+
+def _walk_problems(model: ApiModel, prefix: str) -> Iterator[str]:
+    for message in model._parse_problems:
+        yield f"{prefix}.{message}" if prefix else message
+    for name, field in type(model).model_fields.items():
+        wire = field.alias or name
+        path = f"{prefix}.{wire}" if prefix else wire
+        yield from _walk_value(getattr(model, name, None), path)
+
+
+def _walk_value(value: Any, path: str) -> Iterator[str]:
+    # Models sit directly in fields or one level down in lists/dicts; free-form JSON (Any fields) is not
+    # walked, so a deeply nested hostile value cannot exhaust the stack here.
+    if isinstance(value, ApiModel):
+        yield from _walk_problems(value, path)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if isinstance(item, ApiModel):
+                yield from _walk_problems(item, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, ApiModel):
+                yield from _walk_problems(item, f"{path}.{key}")
+
+
+# ISO-8601 as the APIs send it: date, 'T' or space, time, optional fraction of any length, optional Z/offset.
+_ISO_RE = re.compile(
+    r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]"
+    r"(?P<time>[0-9]{2}:[0-9]{2}(?::[0-9]{2})?)"
+    r"(?:\.(?P<frac>[0-9]+))?"
+    r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?"
+)
+_MAX_TIMESTAMP_CHARS = 64
+
+
+def parse_timestamp(raw: Any) -> datetime | None:
+    """Parse an API timestamp into an aware datetime; naive values are UTC. Raises ValueError if unusable.
+
+    None and "" mean "not set" and give None.
+    """
+    if raw is None:
+        return None
+    if isinstance(raw, datetime):
+        return raw if raw.tzinfo is not None else raw.replace(tzinfo=UTC)
+    if not isinstance(raw, str):
+        raise ValueError(f"expected an ISO-8601 string, got {type(raw).__name__}")
+    if raw == "":
+        return None
+    if len(raw) > _MAX_TIMESTAMP_CHARS:
+        raise ValueError(f"too long for a timestamp ({len(raw)} chars)")
+    match = _ISO_RE.fullmatch(raw)
+    if match is None:
+        raise ValueError("not an ISO-8601 timestamp")
+    # Python accepts at most 6 fractional digits; Kubernetes and Go may send 9 (nanoseconds): truncate.
+    frac = match["frac"]
+    text = f"{match['date']}T{match['time']}" + (f".{frac[:6].ljust(6, '0')}" if frac else "")
+    tz = match["tz"]
+    if tz and tz not in ("Z", "z"):
+        text += tz if ":" in tz else f"{tz[:3]}:{tz[3:]}"
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+def _timestamp_validator(raw: Any, handler: Any, info: ValidationInfo) -> datetime | None:
+    try:
+        return parse_timestamp(raw)
+    except ValueError as exc:
+        record_problem(info.field_name or "?", f"unparsable timestamp {preview(raw)} ({exc})")
+        return None
+
+
+Timestamp = Annotated[datetime | None, WrapValidator(_timestamp_validator)]
+"""An aware datetime or None; an unparsable value becomes None plus a parse problem on the owning model."""
+
+
+def _number_to_str(value: Any) -> Any:
+    # Ids the docs type as strings (projectId, departmentId) sometimes arrive as JSON numbers.
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+LooseStr = Annotated[str | None, BeforeValidator(_number_to_str)]
+"""A string field that also accepts a JSON number (kept as its decimal text)."""
+
+Number = int | float
+"""A JSON number: ints stay ints (1 GPU), fractions stay floats (0.5 GPU)."""

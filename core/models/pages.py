@@ -1,0 +1,195 @@
+"""Tolerant parsing of API bodies: one bad item or field never loses the rest of a page.
+
+Rules:
+- the envelope (a dict holding the list under ``key``, and ``next``) must have the documented shape, or
+  ``ShapeError`` is raised with a message saying what was expected and what arrived;
+- each item is validated on its own; an item that is not an object is skipped and reported;
+- a field whose value has the wrong type is dropped (it reads as None) and reported, the item is kept;
+- every problem becomes an ``ItemProblem`` whose message starts with the wire path, e.g.
+  ``records[3].meta.creationTimestamp: unparsable timestamp 'yesterday' ...``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import ValidationError
+
+from core.models.base import ApiModel, preview
+
+T = TypeVar("T", bound=ApiModel)
+
+# A wrong value can hide another one beneath it (a dropped object may have had bad children); a few rounds
+# always suffice in practice, and the bound keeps hostile input from looping.
+_MAX_REPAIR_ROUNDS = 8
+_DROPPED = object()
+
+
+class ShapeError(ValueError):
+    """A body whose overall shape is not what the endpoint documents."""
+
+
+@dataclass
+class ItemProblem:
+    """One problem inside a page: ``index`` of the item, ``message`` starting with the field path."""
+
+    index: int
+    message: str
+
+
+@dataclass
+class Page(Generic[T]):
+    """Parsed items, the ``next`` offset (None on the last page) and what could not be read."""
+
+    items: list[T]
+    next: int | None
+    problems: list[ItemProblem] = field(default_factory=list)
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def parse_json(raw: bytes | str, what: str) -> Any:
+    """Decode a JSON body; malformed text raises ShapeError naming ``what`` and the position."""
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise ShapeError(f"{what}: body is not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise ShapeError(f"{what}: malformed JSON at {where}: {exc.msg}") from None
+    except RecursionError:
+        raise ShapeError(f"{what}: JSON nested too deeply to read") from None
+
+
+def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list[str]]:
+    """Validate ``data`` as ``model``, dropping fields with wrong values.
+
+    Returns the object (None when ``data`` is not an object at all) and messages for whatever could not be
+    kept. Dropped-field messages are also recorded on the object, so ``obj.parse_problems()`` lists all.
+    """
+    if not isinstance(data, dict):
+        return None, [f"{path}: expected an object, got {json_type(data)}"]
+    working: Any = data
+    dropped: list[str] = []
+    for _ in range(_MAX_REPAIR_ROUNDS):
+        try:
+            obj = model.model_validate(working)
+        except ValidationError as exc:
+            if working is data:
+                working = copy.deepcopy(data)  # never mutate the caller's body
+            removed = _drop_bad_fields(working, exc)
+            if not removed:
+                break
+            dropped.extend(removed)
+            continue
+        for message in dropped:
+            obj.add_parse_problem(message)
+        return obj, [f"{path}.{problem}" for problem in obj.parse_problems()]
+    return None, [f"{path}: could not be read as {model.__name__}"] + [f"{path}.{m}" for m in dropped]
+
+
+def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> list[str]:
+    messages: dict[str, str] = {}
+    touched_lists: list[list[Any]] = []
+    for error in exc.errors(include_url=False):
+        parent: Any = None
+        key: Any = None
+        current: Any = data
+        parts: list[str] = []
+        for part in error["loc"]:
+            # Union members add their type name to loc; stop at the deepest part the data really has.
+            if isinstance(current, dict) and isinstance(part, str) and part in current:
+                parent, key, current = current, part, current[part]
+                parts.append(f".{part}" if parts else part)
+            elif isinstance(current, list) and isinstance(part, int) and 0 <= part < len(current):
+                parent, key, current = current, part, current[part]
+                parts.append(f"[{part}]")
+            else:
+                break
+        if parent is None or current is _DROPPED:
+            continue
+        dotted = "".join(parts)
+        messages.setdefault(dotted, f"{dotted}: {error['msg']}, got {preview(current)}; value dropped")
+        if isinstance(parent, list):
+            parent[key] = _DROPPED
+            touched_lists.append(parent)
+        else:
+            del parent[key]
+    for items in touched_lists:
+        items[:] = [item for item in items if item is not _DROPPED]
+    return list(messages.values())
+
+
+def _parse_next(body: dict[str, Any], what: str) -> int | None:
+    raw = body.get("next")
+    if raw is None:
+        return None
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        return raw
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 18:
+        return int(raw)
+    raise ShapeError(f"{what}: 'next' must be a non-negative integer offset, got {preview(raw)}")
+
+
+def parse_page(body: Any, key: str, model: type[T]) -> Page[T]:
+    """Parse ``{key: [...], "next": n?}``; raises ShapeError only when the envelope itself is wrong."""
+    expected = f"expected an object with a '{key}' list"
+    if not isinstance(body, dict):
+        raise ShapeError(f"{expected}, got {json_type(body)}")
+    if key not in body:
+        keys = ", ".join(sorted(str(k) for k in body)[:10]) or "none"
+        raise ShapeError(f"{expected}, got an object without '{key}' (keys: {preview(keys)})")
+    raw_items = body[key]
+    if not isinstance(raw_items, list):
+        raise ShapeError(f"{expected}, got '{key}': {json_type(raw_items)}")
+    next_offset = _parse_next(body, f"'{key}' page")
+    return _parse_items(raw_items, key, model, next_offset)
+
+
+def parse_list(body: Any, model: type[T], what: str) -> Page[T]:
+    """Parse a bare JSON list (``GET /api/v1/clusters``); item paths are ``what[i]``; ``next`` is None."""
+    if not isinstance(body, list):
+        raise ShapeError(f"{what}: expected a list, got {json_type(body)}")
+    return _parse_items(body, what, model, None)
+
+
+def _parse_items(raw_items: list[Any], key: str, model: type[T], next_offset: int | None) -> Page[T]:
+    items: list[T] = []
+    problems: list[ItemProblem] = []
+    for index, raw in enumerate(raw_items):
+        obj, messages = parse_tolerant(model, raw, f"{key}[{index}]")
+        problems.extend(ItemProblem(index, message) for message in messages)
+        if obj is not None:
+            items.append(obj)
+    return Page(items=items, next=next_offset, problems=problems)
+
+
+def parse_object(body: Any, model: type[T], what: str) -> T:
+    """Parse one object body (e.g. a workload); wrong fields are dropped and listed in ``parse_problems()``.
+
+    Raises ShapeError when ``body`` is not an object.
+    """
+    if not isinstance(body, dict):
+        raise ShapeError(f"{what}: expected an object, got {json_type(body)}")
+    obj, messages = parse_tolerant(model, body, what)
+    if obj is None:
+        raise ShapeError("; ".join(messages))
+    return obj
