@@ -1,0 +1,301 @@
+"""The simulated Run:ai control plane + Kubernetes API: one request handler over a case bundle, no I/O.
+
+Order of checks for every request: token endpoints (which need no token), then authentication, then injected
+faults, then routing (404 unknown path, 405 known path with another method), then the route itself. The
+handler only computes the answer; waiting (latency, hangs) is left to the transports so handle() stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from core.sim import audit
+from core.sim.bundle import CaseBundle, show
+from core.sim.faults import Fault, apply_fault, match_template
+from core.sim.tokens import TokenIssuer
+
+TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
+_KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/apis", "/version")
+
+
+@dataclass(frozen=True)
+class SimRequest:
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    headers: Mapping[str, str]  # lower-cased names
+    body: bytes = b""
+
+
+@dataclass
+class SimResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    delay_s: float = 0.0
+    drop_connection: bool = False  # connection reset: no response at all
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: tuple[tuple[str, str], ...]
+    status: int  # 0 when the connection was dropped
+
+
+@dataclass(frozen=True)
+class RouteContext:
+    """What a route handler gets: the bundle, the `{name}` path values, and the request."""
+
+    bundle: CaseBundle
+    params: dict[str, str]
+    request: SimRequest
+
+    @property
+    def query(self) -> tuple[tuple[str, str], ...]:
+        return self.request.query
+
+
+RouteHandler = Callable[[RouteContext], SimResponse]
+
+
+@dataclass(frozen=True)
+class Route:
+    template: str
+    handler: RouteHandler
+    methods: frozenset[str] = field(default_factory=lambda: frozenset({"GET"}))
+
+
+# -- response helpers shared by the route modules ------------------------------------------------------------
+def json_response(status: int, payload: Any, headers: dict[str, str] | None = None) -> SimResponse:
+    out = {"Content-Type": "application/json"}
+    out.update(headers or {})
+    return SimResponse(status, out, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+
+
+def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> SimResponse:
+    """The Run:ai error body `{"code", "message"}`."""
+    return json_response(status, {"code": status, "message": message}, headers)
+
+
+def kube_status(
+    code: int,
+    reason: str,
+    message: str,
+    details: dict[str, str] | None = None,
+    headers: dict[str, str] | None = None,
+) -> SimResponse:
+    """A Kubernetes `Status` failure body, as kube-apiserver writes it."""
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+    }
+    if details is not None:
+        body["details"] = details
+    body["code"] = code
+    return json_response(code, body, headers)
+
+
+def is_kube_path(path: str) -> bool:
+    return path in ("/api", "/api/v1") or path.startswith(_KUBE_PREFIXES)
+
+
+def _bearer(headers: Mapping[str, str]) -> str | None:
+    value = headers.get("authorization")
+    if not value:
+        return None
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+class ControlPlane:
+    def __init__(
+        self,
+        bundle: CaseBundle,
+        *,
+        latency_ms: float = 0.0,
+        token_ttl_s: float = 3600.0,
+        token_versions: frozenset[str] = frozenset({"v1", "v2"}),
+        clock: Callable[[], float] = time.time,
+        audited: bool = True,
+    ) -> None:
+        # Imported here because the route modules import the helpers above from this module.
+        from core.sim.kube_routes import KUBE_ROUTES
+        from core.sim.runai_routes import RUNAI_ROUTES
+
+        self.bundle = bundle
+        self.latency_ms = latency_ms
+        self.token_versions = frozenset(token_versions)
+        self._tokens = TokenIssuer(token_ttl_s, clock)
+        self._lock = threading.Lock()
+        self._log: list[RecordedRequest] = []
+        self._faults: list[Fault] = [f.fresh() for f in bundle.faults]
+        self._runai_routes: list[Route] = RUNAI_ROUTES
+        self._kube_routes: list[Route] = KUBE_ROUTES
+        self.kube_token = "sim-kube-" + secrets.token_hex(16)
+        if audited:
+            audit.register(self._log)
+
+    # -- public API ------------------------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._log)
+
+    def clear_requests(self) -> None:
+        """Forget this instance's request log (the audit registry holds the same list, so it forgets too)."""
+        with self._lock:
+            self._log.clear()
+
+    @property
+    def has_kubernetes(self) -> bool:
+        return self.bundle.kubernetes is not None
+
+    def issue_token(self, subject: str = "sim-user") -> str:
+        with self._lock:
+            return self._tokens.issue(subject)
+
+    def revoke_tokens(self) -> None:
+        with self._lock:
+            self._tokens.revoke_all()
+
+    def handle(self, request: SimRequest) -> SimResponse:
+        with self._lock:
+            try:
+                response = self._dispatch(request)
+            except Exception as exc:  # a bug in a route must not take the transport down with it
+                response = api_error(500, f"simulator error: {type(exc).__name__}: {show(str(exc))}")
+            self._log.append(
+                RecordedRequest(
+                    request.method.upper(),
+                    request.path,
+                    tuple(request.query),
+                    0 if response.drop_connection else response.status,
+                )
+            )
+        response.delay_s += max(self.latency_ms, 0.0) / 1000.0
+        return response
+
+    # -- internals -------------------------------------------------------------------------------------------
+    def _dispatch(self, request: SimRequest) -> SimResponse:
+        method = request.method.upper()
+        path = request.path if request.path == "/" else request.path.rstrip("/")
+        version = TOKEN_PATHS.get(path)
+        if version is not None:
+            if version not in self.token_versions:
+                return api_error(404, f"no such endpoint: {path}")
+            faulted = self._take_fault(method, path, kube=False)
+            if faulted is not None:
+                return faulted
+            if method != "POST":
+                return api_error(405, f"method {method} not allowed on {path}", {"Allow": "POST"})
+            return self._token(version, request)
+
+        kube = is_kube_path(path)
+        token = _bearer(request.headers)
+        if kube:
+            if token != self.kube_token:
+                return kube_status(401, "Unauthorized", "Unauthorized")
+        else:
+            problem = "missing bearer token" if token is None else self._tokens.check(token)
+            if problem is not None:
+                return api_error(401, f"unauthorized: {problem}")
+
+        faulted = self._take_fault(method, path, kube=kube)
+        if faulted is not None:
+            return faulted
+
+        routes = self._kube_routes if kube else self._runai_routes
+        allowed: set[str] = set()
+        for route in routes:
+            params = match_template(route.template, path)
+            if params is None:
+                continue
+            if method in route.methods:
+                return route.handler(RouteContext(self.bundle, params, request))
+            allowed |= route.methods
+        if allowed:
+            allow = {"Allow": ", ".join(sorted(allowed))}
+            if kube:
+                return kube_status(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                    None,
+                    allow,
+                )
+            return api_error(405, f"method {method} not allowed on {path}", allow)
+        if kube:
+            return kube_status(404, "NotFound", "the server could not find the requested resource")
+        return api_error(404, f"no such endpoint: {path}")
+
+    def _take_fault(self, method: str, path: str, *, kube: bool) -> SimResponse | None:
+        for fault in self._faults:
+            if fault.remaining > 0 and fault.matches(method, path):
+                fault.remaining -= 1
+                outcome = apply_fault(fault, kube)
+                return SimResponse(
+                    outcome.status,
+                    dict(outcome.headers),
+                    outcome.body,
+                    delay_s=outcome.extra_delay_s,
+                    drop_connection=outcome.drop_connection,
+                )
+        return None
+
+    def _token(self, version: str, request: SimRequest) -> SimResponse:
+        try:
+            text = request.body.decode("utf-8")
+        except UnicodeDecodeError:
+            return api_error(400, "token request body is not UTF-8 text")
+        if version == "v2":
+            try:
+                form = dict(parse_qsl(text, keep_blank_values=True, strict_parsing=True))
+            except ValueError:
+                return api_error(
+                    400, "token request body is not form-encoded (grant_type=client_credentials&...)"
+                )
+            grant, client_id, secret = (
+                form.get("grant_type"),
+                form.get("client_id"),
+                form.get("client_secret"),
+            )
+            grant_key, id_key, secret_key = "grant_type", "client_id", "client_secret"
+        else:
+            try:
+                data = json.loads(text)
+            except ValueError:
+                return api_error(400, "token request body is not JSON")
+            if not isinstance(data, dict):
+                return api_error(400, "token request body must be a JSON object")
+            grant, client_id, secret = data.get("grantType"), data.get("clientID"), data.get("clientSecret")
+            grant_key, id_key, secret_key = "grantType", "clientID", "clientSecret"
+        if grant is None:
+            return api_error(400, f"missing {grant_key}")
+        if grant != "client_credentials":
+            return api_error(
+                400, f"unsupported {grant_key} '{show(grant)}'; this server accepts client_credentials"
+            )
+        if not isinstance(client_id, str) or not client_id or not isinstance(secret, str) or not secret:
+            return api_error(401, f"invalid client credentials: {id_key} and {secret_key} are required")
+        token = self._tokens.issue(client_id)
+        expires_in = self._tokens.expires_in
+        if version == "v2":
+            return json_response(
+                200, {"access_token": token, "token_type": "Bearer", "expires_in": expires_in}
+            )
+        return json_response(200, {"accessToken": token, "expiresIn": expires_in})

@@ -1,0 +1,152 @@
+"""A real HTTP/1.1 server on loopback in front of a ControlPlane, for clients that need a socket (the
+kubernetes client, `serve`, end-to-end tests). Delays are slept in the handler thread; a dropped connection
+is an RST."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import struct
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from core.sim.control_plane import ControlPlane, SimRequest
+
+_MAX_BODY = 1 << 20  # token requests are tiny; refuse to buffer anything unreasonable
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # stop() must not wait for a handler sleeping through an injected hang
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], plane: ControlPlane, stopping: threading.Event) -> None:
+        self.plane = plane
+        self.stopping = stopping
+        super().__init__(address, _Handler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # Clients hanging up mid-answer are normal in fault tests; stay quiet.
+        return
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _serve(self) -> None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > _MAX_BODY:
+            self.send_error(400, "bad Content-Length")
+            self.close_connection = True
+            return
+        body = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        query = tuple(parse_qsl(parts.query, keep_blank_values=True))
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = SimRequest(self.command.upper(), unquote(parts.path) or "/", query, headers, body)
+        answer = self.server.plane.handle(request)
+        if answer.delay_s > 0 and self.server.stopping.wait(answer.delay_s):
+            self._reset()
+            return
+        if answer.drop_connection:
+            self._reset()
+            return
+        self.send_response(answer.status)
+        for name, value in answer.headers.items():
+            if name.lower() != "content-length":
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(answer.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(answer.body)
+
+    def _reset(self) -> None:
+        # SO_LINGER with a zero timeout makes close() send RST: the client sees a reset, not a clean EOF.
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (OSError, ValueError):
+            # Socket already reset or closed by the client: nothing left to answer.
+            self.close_connection = True
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            super().finish()
+
+    do_GET = _serve
+    do_POST = _serve
+    do_PUT = _serve
+    do_PATCH = _serve
+    do_DELETE = _serve
+    do_HEAD = _serve
+    do_OPTIONS = _serve
+
+
+class LoopbackServer:
+    def __init__(self, control_plane: ControlPlane, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.control_plane = control_plane
+        self.host = host
+        self._requested_port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("LoopbackServer is not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> str:
+        if self._server is None:
+            self._stopping.clear()
+            self._server = _Server((self.host, self._requested_port), self.control_plane, self._stopping)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name="sim-loopback",
+                daemon=True,
+            )
+            self._thread.start()
+        return self.url
+
+    def stop(self) -> None:
+        server, thread = self._server, self._thread
+        if server is None:
+            return
+        self._stopping.set()  # wakes handlers sleeping through a delay
+        server.shutdown()
+        server.server_close()
+        if thread is not None:
+            thread.join(timeout=2.0)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> LoopbackServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

@@ -1,0 +1,288 @@
+"""The Run:ai control-plane read endpoints, answered from a case bundle (see docs/case-format.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.sim.bundle import parse_instant, show
+from core.sim.control_plane import Route, RouteContext, SimResponse, api_error, json_response
+from core.sim.filtering import (
+    DATE_SORT_FIELDS,
+    PROJECT_STRING_FIELDS,
+    WORKLOAD_DATE_FIELDS,
+    WORKLOAD_SORT_FIELDS,
+    WORKLOAD_STRING_FIELDS,
+    QueryError,
+    apply_conditions,
+    page,
+    parse_filter_by,
+    parse_paging,
+    query_bool,
+    query_get,
+    query_values,
+    sort_items,
+    sort_order,
+)
+from core.sim.sampling import DEFAULT_SAMPLES, MAX_SAMPLES, sample_series
+
+# Kind path segment -> the lower-cased workload `type` it serves.
+SPEC_KINDS: dict[str, str] = {
+    "trainings": "training",
+    "workspaces": "workspace",
+    "distributed": "distributed",
+    "inferences": "inference",
+    "distributed-inferences": "distributedinference",
+}
+
+
+def _bad(exc: QueryError) -> SimResponse:
+    return api_error(400, str(exc))
+
+
+def _entry(ctx: RouteContext) -> dict[str, Any] | SimResponse:
+    wid = ctx.params["id"]
+    entry = ctx.bundle.workload_entry(wid)
+    if entry is None:
+        return api_error(404, f"workload {show(wid)} not found")
+    return entry
+
+
+def _paged(key: str, items: list[Any], offset: int, limit: int) -> SimResponse:
+    chunk, nxt = page(items, offset, limit)
+    body: dict[str, Any] = {key: chunk}
+    if nxt is not None:
+        body["next"] = nxt
+    return json_response(200, body)
+
+
+# -- workloads list ------------------------------------------------------------------------------------------
+def _selected_workloads(ctx: RouteContext) -> list[dict[str, Any]]:
+    """Workloads after deleted/search/filterBy (QueryError on bad parameters), in bundle order."""
+    deleted = query_bool(ctx.query, "deleted")
+    conditions = parse_filter_by(
+        query_values(ctx.query, "filterBy"), WORKLOAD_STRING_FIELDS, WORKLOAD_DATE_FIELDS
+    )
+    search = (query_get(ctx.query, "search") or "").lower()
+    out: list[dict[str, Any]] = []
+    for entry in ctx.bundle.workloads:
+        wl = entry["workload"]
+        if bool(wl.get("deletedAt")) != deleted:
+            continue
+        if search and search not in str(wl.get("name", "")).lower():
+            continue
+        out.append(wl)
+    return apply_conditions(out, conditions)
+
+
+def list_workloads(ctx: RouteContext) -> SimResponse:
+    try:
+        items = _selected_workloads(ctx)
+        sort_by = query_get(ctx.query, "sortBy")
+        order = sort_order(ctx.query)
+        if sort_by:
+            if sort_by not in WORKLOAD_SORT_FIELDS:
+                raise QueryError(f"sortBy: unknown field '{show(sort_by)}'")
+            items = sort_items(items, sort_by, order == "desc", as_date=sort_by in DATE_SORT_FIELDS)
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    return _paged("workloads", items, offset, limit)
+
+
+def count_workloads(ctx: RouteContext) -> SimResponse:
+    try:
+        items = _selected_workloads(ctx)
+    except QueryError as exc:
+        return _bad(exc)
+    return json_response(200, {"count": len(items)})
+
+
+def get_workload(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    return json_response(200, entry["workload"])
+
+
+# -- per-workload reads --------------------------------------------------------------------------------------
+def _time_key(value: object) -> float:
+    when = parse_instant(value)
+    return when.timestamp() if when is not None else float("-inf")
+
+
+def workload_events(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    if "events" in entry and entry["events"] is None:
+        # The bundle's way of saying "the events fetch fails" (the seed's events: null).
+        return api_error(500, "failed to fetch workload events")
+    try:
+        order = sort_order(ctx.query, default="desc")
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    events = sorted(
+        entry.get("events") or [], key=lambda e: _time_key(e.get("createdAt")), reverse=order == "desc"
+    )
+    return _paged("events", events, offset, limit)
+
+
+def workload_pods(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    try:
+        deleted = query_bool(ctx.query, "deleted")
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    search = (query_get(ctx.query, "search") or "").lower()
+    pods = [
+        p
+        for p in entry.get("pods") or []
+        if bool(p.get("deletedAt")) == deleted and (not search or search in str(p.get("name", "")).lower())
+    ]
+    return _paged("pods", pods, offset, limit)
+
+
+def workload_history(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    try:
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    records = sorted(
+        entry.get("history") or [],
+        key=lambda r: _time_key((r.get("meta") or {}).get("creationTimestamp")),
+        reverse=True,
+    )
+    return _paged("records", records, offset, limit)
+
+
+def _spec_for(ctx: RouteContext, kind: str | None) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    wtype = str(entry["workload"].get("type") or "").lower()
+    served_by_kind = wtype in SPEC_KINDS.values()
+    fits = not served_by_kind if kind is None else SPEC_KINDS[kind] == wtype
+    if not fits:
+        where = "/api/v2/workloads/{id}" if kind is None else f"/api/v1/workloads/{kind}/{{id}}"
+        return api_error(
+            404, f"workload {show(ctx.params['id'])} is not served by {where} (type {show(wtype)})"
+        )
+    spec = entry.get("spec")
+    if spec is None:
+        return api_error(404, f"no spec for workload {show(ctx.params['id'])}")
+    return json_response(200, spec)
+
+
+def _spec_route(kind: str | None) -> Route:
+    def handler(ctx: RouteContext) -> SimResponse:
+        return _spec_for(ctx, kind)
+
+    template = "/api/v2/workloads/{id}" if kind is None else f"/api/v1/workloads/{kind}/{{id}}"
+    return Route(template, handler)
+
+
+# -- metrics -------------------------------------------------------------------------------------------------
+def _metrics_body(ctx: RouteContext, series: list[dict[str, Any]]) -> SimResponse:
+    types_text = query_get(ctx.query, "metricType")
+    types = [t.strip() for t in (types_text or "").split(",") if t.strip()]
+    if not types:
+        return api_error(400, "metricType is required (comma-separated metric types)")
+    start_text, end_text = query_get(ctx.query, "start"), query_get(ctx.query, "end")
+    if not start_text or not end_text:
+        return api_error(400, f"{'start' if not start_text else 'end'} is required (ISO-8601)")
+    start, end = parse_instant(start_text), parse_instant(end_text)
+    if start is None:
+        return api_error(400, f"start: not an ISO-8601 timestamp: '{show(start_text)}'")
+    if end is None:
+        return api_error(400, f"end: not an ISO-8601 timestamp: '{show(end_text)}'")
+    if end < start:
+        return api_error(400, "end is before start")
+    samples_text = query_get(ctx.query, "numberOfSamples")
+    samples = DEFAULT_SAMPLES
+    if samples_text not in (None, ""):
+        try:
+            samples = int(samples_text)
+        except ValueError:
+            return api_error(400, f"numberOfSamples: expected an integer, got '{show(samples_text)}'")
+        if not 1 <= samples <= MAX_SAMPLES:
+            return api_error(400, f"numberOfSamples: must be between 1 and {MAX_SAMPLES}, got {samples}")
+    measurements: list[dict[str, Any]] = []
+    missing = 0
+    for mtype in dict.fromkeys(types):
+        matching = [s for s in series if s.get("type") == mtype]
+        if not matching:
+            missing += 1
+            continue
+        for s in matching:
+            measurements.append(
+                {
+                    "type": mtype,
+                    "labels": s.get("labels"),
+                    "values": sample_series(s.get("values"), start, end, samples),
+                }
+            )
+    status = 207 if missing and measurements else 200
+    return json_response(status, {"measurements": measurements})
+
+
+def _has_pod_label(series: dict[str, Any]) -> bool:
+    labels = series.get("labels")
+    return isinstance(labels, dict) and "podId" in labels
+
+
+def workload_metrics(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    # Series labelled with a podId belong to the pod-level endpoint.
+    series = [s for s in entry.get("metrics") or [] if not _has_pod_label(s)]
+    return _metrics_body(ctx, series)
+
+
+def pod_metrics(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    pod_id = ctx.params["podId"]
+    series = [
+        s for s in entry.get("metrics") or [] if _has_pod_label(s) and str(s["labels"]["podId"]) == pod_id
+    ]
+    return _metrics_body(ctx, series)
+
+
+# -- org lookups ---------------------------------------------------------------------------------------------
+def list_clusters(ctx: RouteContext) -> SimResponse:
+    return json_response(200, ctx.bundle.clusters)
+
+
+def list_projects(ctx: RouteContext) -> SimResponse:
+    try:
+        conditions = parse_filter_by(query_values(ctx.query, "filterBy"), PROJECT_STRING_FIELDS)
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    return _paged("projects", apply_conditions(ctx.bundle.projects, conditions), offset, limit)
+
+
+# Literal paths first: /workloads/count and /workloads/<kind>/{id} must win over /workloads/{id}[/...].
+RUNAI_ROUTES: list[Route] = [
+    Route("/api/v1/workloads", list_workloads),
+    Route("/api/v1/workloads/count", count_workloads),
+    *[_spec_route(kind) for kind in SPEC_KINDS],
+    _spec_route(None),
+    Route("/api/v1/workloads/{id}", get_workload),
+    Route("/api/v1/workloads/{id}/events", workload_events),
+    Route("/api/v1/workloads/{id}/pods", workload_pods),
+    Route("/api/v1/workloads/{id}/history", workload_history),
+    Route("/api/v1/workloads/{id}/metrics", workload_metrics),
+    Route("/api/v1/workloads/{id}/pods/{podId}/metrics", pod_metrics),
+    Route("/api/v1/clusters", list_clusters),
+    Route("/api/v1/org-unit/projects", list_projects),
+]
