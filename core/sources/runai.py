@@ -1,0 +1,476 @@
+"""The Run:ai control-plane REST client (Tier 1): typed, read-only, with retries and token handling.
+
+One `httpx.AsyncClient` per `RunaiClient`, always behind `ReadOnlyTransport`, so nothing but GET (and the
+token POST) can leave it. Each call: get a token, GET with retries, on a 401 refresh once and replay once,
+map the status to an error class, then parse the body with the tolerant parsers of `core.models.pages` (bad
+items are reported on the page, a wrong envelope is a `MalformedResponse`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+import urllib.request
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
+
+import httpx
+
+from core.models.base import ApiModel
+from core.models.pages import Page, ShapeError, parse_json, parse_list, parse_object, parse_page
+from core.models.runai import (
+    Cluster,
+    HistoryRecord,
+    MetricsResponse,
+    Project,
+    RunaiPod,
+    Workload,
+    WorkloadEvent,
+    WorkloadSpecDoc,
+)
+from core.sources.credentials import Credentials
+from core.sources.errors import (
+    ApiError,
+    ForbiddenError,
+    MalformedResponse,
+    NotFoundError,
+    clean_text,
+    error_fields,
+    safe_target,
+    scrub_secrets,
+    transport_failure,
+)
+from core.sources.guard import ReadOnlyTransport, token_paths
+from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, run_with_retry
+from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens, StaticTokens, token_source
+
+M = TypeVar("M", bound=ApiModel)
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
+MAX_LIMIT = 500
+MAX_SAMPLES = 1000
+FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
+DATE_FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=")
+USER_AGENT = "runai-triage/0.1 (read-only)"
+# Never sent through a proxy: the local simulator and port-forwards live here.
+_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+_FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
+# Workload ids are UUIDs; anything path-like (slashes, dots only, spaces) is refused so an id cannot escape
+# its path segment.
+_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+# Kind-specific spec endpoints, keyed by the workload `type` lower-cased with spaces, dashes and
+# underscores removed.
+_SPEC_KINDS: dict[str, str] = {
+    "training": "trainings",
+    "trainings": "trainings",
+    "workspace": "workspaces",
+    "workspaces": "workspaces",
+    "interactive": "workspaces",
+    "distributed": "distributed",
+    "distributedtraining": "distributed",
+    "inference": "inferences",
+    "inferences": "inferences",
+    "distributedinference": "distributed-inferences",
+    "distributedinferences": "distributed-inferences",
+}
+
+
+def filter_item(field: str, op: str, value: str | int | float | datetime) -> str:
+    """One `filterBy` item, `<field><op><value>`, checked before it is sent.
+
+    How the API escapes a comma inside a value is UNVERIFIED (commas separate items), so a value containing
+    one is refused rather than guessed at; callers filter such names on the client side instead.
+    """
+    if not isinstance(field, str) or not _FIELD_RE.match(field):
+        raise ValueError(f"filter field {clean_text(str(field), 64)!r} is not a plain field name")
+    if op not in FILTER_OPS:
+        raise ValueError(f"filter operator {clean_text(str(op), 8)!r} is not one of {' '.join(FILTER_OPS)}")
+    if isinstance(value, datetime):
+        if op not in DATE_FILTER_OPS:
+            raise ValueError(f"filter on date field {field!r}: operator {op!r} is not one of == != <= >=")
+        text = _iso(value, f"filter value for {field!r}")
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int | float):
+        text = str(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise ValueError(f"filter value for {field!r} must be text, a number or a datetime")
+    if "," in text:
+        raise ValueError(
+            f"filter value for {field!r} contains a comma; how the API escapes commas in filterBy is "
+            "UNVERIFIED, so filter this value on the client side instead"
+        )
+    if not text or any(ch in text for ch in "\r\n\x00"):
+        raise ValueError(f"filter value for {field!r} is empty or contains a line break or NUL")
+    return f"{field}{op}{text}"
+
+
+def _check_filters(filters: Sequence[str] | None) -> str | None:
+    if not filters:
+        return None
+    if isinstance(filters, str):
+        raise ValueError("filters must be a sequence of items such as ['name==bert'], not one string")
+    for index, item in enumerate(filters):
+        if not isinstance(item, str) or not item:
+            raise ValueError(f"filters[{index}] must be a non-empty string")
+        if "," in item:
+            raise ValueError(
+                f"filters[{index}] contains a comma; items are comma-separated and the escaping is UNVERIFIED"
+            )
+        if not any(op in item for op in FILTER_OPS):
+            ops = " ".join(FILTER_OPS)
+            raise ValueError(f"filters[{index}] {clean_text(item, 80)!r} has no operator ({ops})")
+    return ",".join(filters)
+
+
+def _iso(value: datetime, what: str) -> str:
+    if value.tzinfo is None:
+        raise ValueError(f"{what} must be timezone-aware (a naive datetime has no defined instant)")
+    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _segment(workload_id: str) -> str:
+    if not isinstance(workload_id, str) or not _ID_RE.match(workload_id):
+        raise ValueError(f"workload id {clean_text(str(workload_id), 80)!r} is not a valid id")
+    return quote(workload_id, safe="")
+
+
+def spec_path(workload_id: str, workload_type: str | None) -> str:
+    """The spec endpoint for a workload: the kind-specific one from `type` (any case), else the v2 one."""
+    segment = _segment(workload_id)
+    key = re.sub(r"[\s_-]+", "", workload_type or "").lower()
+    kind = _SPEC_KINDS.get(key)
+    if kind is None:
+        return f"/api/v2/workloads/{segment}"
+    return f"/api/v1/workloads/{kind}/{segment}"
+
+
+def _check_paging(offset: int, limit: int) -> None:
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
+
+
+def _check_sort_order(sort_order: str | None) -> None:
+    if sort_order is not None and sort_order not in ("asc", "desc"):
+        raise ValueError(f"sort_order must be 'asc' or 'desc', got {clean_text(str(sort_order), 16)!r}")
+
+
+def _base_url(base_url: str) -> httpx.URL:
+    """Parse and check the tenant URL; credentials in it are refused without echoing them."""
+    try:
+        url = httpx.URL(base_url.strip())
+    except (httpx.InvalidURL, TypeError):
+        raise ValueError("base URL is not a valid URL") from None
+    if url.scheme not in ("https", "http") or not url.host:
+        raise ValueError("base URL must be an http(s) URL with a host, e.g. https://<tenant>.run.ai")
+    if url.userinfo:
+        raise ValueError("base URL must not carry a user name or password; pass credentials separately")
+    if url.query or url.fragment:
+        raise ValueError("base URL must not have a query string or fragment")
+    return url.copy_with(path=url.path.rstrip("/") or "")
+
+
+def _default_transport(url: httpx.URL) -> httpx.AsyncBaseTransport:
+    """A network transport that still honours the usual proxy variables (a custom transport disables
+    httpx's own environment proxy handling, and the guard always supplies one)."""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(url.scheme) or proxies.get("all")
+    if proxy and (url.host in _LOOPBACK_HOSTS or urllib.request.proxy_bypass(url.host)):
+        proxy = None
+    return httpx.AsyncHTTPTransport(proxy=proxy or None, trust_env=True)
+
+
+class RunaiClient:
+    """Read-only client of one Run:ai tenant. Use as `async with RunaiClient(url, creds) as client:`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        credentials: Credentials,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: httpx.Timeout | float = DEFAULT_TIMEOUT,
+        retry: RetryPolicy | None = None,
+        clock: Clock = time.time,
+        sleep: Sleep = asyncio.sleep,
+        rand: Rand = random.random,
+        refresh_margin_s: float = DEFAULT_REFRESH_MARGIN_S,
+    ) -> None:
+        url = _base_url(base_url)
+        self.base_url = str(url).rstrip("/")
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._retry = retry or RetryPolicy()
+        self._clock = clock
+        self._sleep = sleep
+        self._rand = rand
+        inner = transport if transport is not None else _default_transport(url)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=ReadOnlyTransport(inner, allowed_posts=token_paths(url.path)),
+            timeout=self._timeout,
+            follow_redirects=False,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        )
+        self._tokens: StaticTokens | ClientCredentialTokens = token_source(
+            credentials,
+            self._http,
+            self.base_url,
+            clock=clock,
+            sleep=sleep,
+            rand=rand,
+            retry=self._retry,
+            refresh_margin_s=refresh_margin_s,
+            read_timeout_s=lambda: self._timeout.read,
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    async def __aenter__(self) -> RunaiClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    @property
+    def http(self) -> httpx.AsyncClient:
+        """The underlying httpx client (already behind the read-only guard)."""
+        return self._http
+
+    @property
+    def tokens(self) -> StaticTokens | ClientCredentialTokens:
+        return self._tokens
+
+    # -- endpoints ---------------------------------------------------------------------------------
+    async def list_workloads(
+        self,
+        *,
+        filters: Sequence[str] | None = None,
+        sort_by: str | None = None,
+        sort_order: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+        deleted: bool | None = None,
+        search: str | None = None,
+    ) -> Page[Workload]:
+        """`GET /api/v1/workloads`; `filters` are items made by `filter_item`, joined into one `filterBy`."""
+        _check_paging(offset, limit)
+        _check_sort_order(sort_order)
+        params = {
+            "filterBy": _check_filters(filters),
+            "sortBy": sort_by,
+            "sortOrder": sort_order,
+            "offset": offset,
+            "limit": limit,
+            "deleted": deleted,
+            "search": search,
+        }
+        body = await self._get_json("/api/v1/workloads", params, resource="workloads")
+        return self._page("/api/v1/workloads", params, body, "workloads", Workload)
+
+    async def count_workloads(self, filters: Sequence[str] | None = None, deleted: bool | None = None) -> int:
+        path = "/api/v1/workloads/count"
+        params = {"filterBy": _check_filters(filters), "deleted": deleted}
+        body = await self._get_json(path, params, resource="workloads")
+        count = body.get("count") if isinstance(body, dict) else None
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            target = self._target(path, params)
+            raise MalformedResponse("GET", target, 'expected {"count": <non-negative integer>}')
+        return count
+
+    async def get_workload(self, workload_id: str) -> Workload:
+        path = f"/api/v1/workloads/{_segment(workload_id)}"
+        body = await self._get_json(path, {}, resource="workloads")
+        return self._object(path, {}, body, Workload)
+
+    async def get_events(
+        self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT, sort_order: str = "desc"
+    ) -> Page[WorkloadEvent]:
+        _check_paging(offset, limit)
+        _check_sort_order(sort_order)
+        path = f"/api/v1/workloads/{_segment(workload_id)}/events"
+        params = {"offset": offset, "limit": limit, "sortOrder": sort_order}
+        body = await self._get_json(path, params, resource="workload events")
+        return self._page(path, params, body, "events", WorkloadEvent)
+
+    async def get_spec(self, workload_id: str, workload_type: str | None) -> WorkloadSpecDoc:
+        """The submitted spec from the kind-specific endpoint chosen by `workload_type`."""
+        path = spec_path(workload_id, workload_type)
+        body = await self._get_json(path, {}, resource="workload specs")
+        return self._object(path, {}, body, WorkloadSpecDoc)
+
+    async def get_pods(
+        self, workload_id: str, *, deleted: bool | None = None, offset: int = 0, limit: int = MAX_LIMIT
+    ) -> Page[RunaiPod]:
+        _check_paging(offset, limit)
+        path = f"/api/v1/workloads/{_segment(workload_id)}/pods"
+        params = {"deleted": deleted, "offset": offset, "limit": limit}
+        body = await self._get_json(path, params, resource="workload pods")
+        return self._page(path, params, body, "pods", RunaiPod)
+
+    async def get_history(
+        self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
+    ) -> Page[HistoryRecord]:
+        _check_paging(offset, limit)
+        path = f"/api/v1/workloads/{_segment(workload_id)}/history"
+        params = {"offset": offset, "limit": limit}
+        body = await self._get_json(path, params, resource="workload history")
+        return self._page(path, params, body, "records", HistoryRecord)
+
+    async def get_metrics(
+        self,
+        workload_id: str,
+        types: Sequence[str],
+        start: datetime,
+        end: datetime,
+        samples: int = MAX_SAMPLES,
+    ) -> MetricsResponse:
+        """Sampled metrics; 207 (some types missing) is a success and simply has fewer series."""
+        if isinstance(types, str) or not types or not all(isinstance(t, str) and t for t in types):
+            raise ValueError("types must be a non-empty sequence of metric type names")
+        if any("," in t for t in types):
+            raise ValueError("a metric type name must not contain a comma")
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
+            raise ValueError(f"samples must be an integer from 1 to {MAX_SAMPLES}, got {samples!r}")
+        start_text, end_text = _iso(start, "start"), _iso(end, "end")
+        if end <= start:
+            raise ValueError("end must be after start")
+        path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
+        params = {
+            "metricType": ",".join(types),
+            "start": start_text,
+            "end": end_text,
+            "numberOfSamples": samples,
+        }
+        body = await self._get_json(path, params, resource="workload metrics", ok=(200, 207))
+        return self._object(path, params, body, MetricsResponse)
+
+    async def list_clusters_page(self) -> Page[Cluster]:
+        """`GET /api/v1/clusters` with per-item problems kept (the body is a bare list, so `next` is None)."""
+        path = "/api/v1/clusters"
+        body = await self._get_json(path, {}, resource="clusters")
+        try:
+            return parse_list(body, Cluster, "clusters")
+        except ShapeError as exc:
+            raise self._malformed(path, {}, exc) from None
+
+    async def list_clusters(self) -> list[Cluster]:
+        return (await self.list_clusters_page()).items
+
+    async def list_projects(
+        self,
+        *,
+        filters: Sequence[str] | None = None,
+        sort_by: str | None = None,
+        sort_order: str | None = None,
+        offset: int = 0,
+        limit: int = 50,
+    ) -> Page[Project]:
+        _check_paging(offset, limit)
+        _check_sort_order(sort_order)
+        path = "/api/v1/org-unit/projects"
+        params = {
+            "filterBy": _check_filters(filters),
+            "sortBy": sort_by,
+            "sortOrder": sort_order,
+            "offset": offset,
+            "limit": limit,
+        }
+        body = await self._get_json(path, params, resource="projects")
+        return self._page(path, params, body, "projects", Project)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+    @staticmethod
+    def _query(params: Mapping[str, Any]) -> dict[str, str]:
+        query: dict[str, str] = {}
+        for key, value in params.items():
+            if value is None:
+                continue
+            query[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        return query
+
+    def _target(self, path: str, params: Mapping[str, Any]) -> str:
+        return safe_target(path, urlencode(self._query(params)))
+
+    async def _get_json(
+        self, path: str, params: Mapping[str, Any], *, resource: str, ok: Sequence[int] = (200,)
+    ) -> Any:
+        query = self._query(params)
+        target = self._target(path, params)
+        token = await self._tokens.token()
+        response, attempts = await self._send_get(path, query, token, target)
+        if response.status_code == 401:
+            if not self._tokens.refreshable:
+                raise self._tokens.refused("GET", target)
+            # One refresh (shared with every call that saw the same 401) and one replay; never a loop.
+            token = await self._tokens.refresh(token)
+            response, attempts = await self._send_get(path, query, token, target)
+            if response.status_code == 401:
+                raise self._tokens.refused("GET", target)
+        if response.status_code not in ok:
+            raise self._status_error(target, resource, response, attempts)
+        try:
+            return parse_json(response.content, "body")
+        except ShapeError as exc:
+            raise self._malformed(path, params, exc) from None
+
+    async def _send_get(
+        self, path: str, query: dict[str, str], token: str, target: str
+    ) -> tuple[httpx.Response, int]:
+        headers = {"Authorization": f"Bearer {token}"}
+
+        async def send() -> httpx.Response:
+            return await self._http.get(path, params=query, headers=headers)
+
+        outcome = await run_with_retry(
+            send, method="GET", policy=self._retry, sleep=self._sleep, rand=self._rand, clock=self._clock
+        )
+        if outcome.response is None:
+            assert outcome.error is not None
+            raise transport_failure(
+                "GET", target, self.base_url, outcome.error, outcome.attempts, self._timeout.read
+            ) from outcome.error
+        return outcome.response, outcome.attempts
+
+    def _status_error(self, target: str, resource: str, response: httpx.Response, attempts: int) -> ApiError:
+        status = response.status_code
+        message, details = error_fields(response.content, self._tokens.secrets())
+        if attempts > 1:
+            message = f"{message} (gave up after {attempts} attempts)"
+        if status == 403:
+            return ForbiddenError("GET", target, resource, message, details)
+        if status == 404:
+            return NotFoundError("GET", target, 404, message, details)
+        if 300 <= status < 400:
+            return ApiError("GET", target, status, "unexpected redirect (redirects are not followed)", None)
+        return ApiError("GET", target, status, message, details)
+
+    def _malformed(self, path: str, params: Mapping[str, Any], exc: ShapeError) -> MalformedResponse:
+        problem = clean_text(scrub_secrets(str(exc), self._tokens.secrets()), 300)
+        return MalformedResponse("GET", self._target(path, params), problem)
+
+    def _page(self, path: str, params: Mapping[str, Any], body: Any, key: str, model: type[M]) -> Page[M]:
+        try:
+            return parse_page(body, key, model)
+        except ShapeError as exc:
+            raise self._malformed(path, params, exc) from None
+
+    def _object(self, path: str, params: Mapping[str, Any], body: Any, model: type[M]) -> M:
+        try:
+            return parse_object(body, model, path)
+        except ShapeError as exc:
+            raise self._malformed(path, params, exc) from None
