@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
+from tui.serve import add_serve_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -15,7 +16,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Diagnose failed NVIDIA Run:ai workloads, read-only.",
     )
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_serve_parser(subparsers)
     return parser
 
 
@@ -25,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return 0
+    return int(args.handler(args))
 
 
 if __name__ == "__main__":

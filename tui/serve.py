@@ -1,0 +1,112 @@
+"""`runai-triage serve`: the simulated Run:ai control plane and Kubernetes API on loopback."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import TextIO
+
+from core.sim.bundle import BundleError, CaseBundle, load_bundle
+from core.sim.control_plane import ControlPlane, RecordedRequest
+from core.sim.kubeconfig import write_kubeconfig
+from core.sim.loopback import LoopbackServer
+
+
+def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve a case bundle (or the demo tenant) as a simulated Run:ai + Kubernetes API on loopback",
+        description="Serve a case bundle as the Run:ai REST API and the Kubernetes API on 127.0.0.1.",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--case", metavar="FILE", help="a runai-triage/case@1 bundle (.json or .json.gz)")
+    source.add_argument("--demo", action="store_true", help="the built-in demo tenant")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")
+    parser.add_argument("--latency-ms", type=float, default=0.0, help="delay added to every response")
+    parser.add_argument("--request-log", metavar="FILE", help="append every request as a JSON line to FILE")
+    parser.add_argument("--kubeconfig-out", metavar="FILE", help="write a kubeconfig for the simulated Kubernetes API")
+    parser.set_defaults(handler=run_serve)
+
+
+def _load(args: argparse.Namespace) -> CaseBundle:
+    if args.demo:
+        from core.sim.demo import load_demo_bundle
+
+        return load_demo_bundle()
+    return load_bundle(args.case)
+
+
+class _RequestLogWriter:
+    """Copies new entries of the control plane's request log to a file, one JSON object a line."""
+
+    def __init__(self, control_plane: ControlPlane, stream: TextIO) -> None:
+        self._cp = control_plane
+        self._stream = stream
+        self._written = 0
+
+    def flush(self) -> None:
+        entries: list[RecordedRequest] = self._cp.requests[self._written :]
+        for entry in entries:
+            record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status}
+            self._stream.write(json.dumps(record) + "\n")
+        self._written += len(entries)
+        self._stream.flush()
+
+
+def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    if not 0 <= args.port <= 65535:
+        print(f"error: --port {args.port} is not a TCP port (0-65535)", file=sys.stderr)
+        return 2
+    if args.latency_ms < 0:
+        print("error: --latency-ms must not be negative", file=sys.stderr)
+        return 2
+    try:
+        bundle = _load(args)
+    except BundleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    control_plane = ControlPlane(bundle, latency_ms=args.latency_ms)
+    server = LoopbackServer(control_plane, port=args.port)
+    try:
+        url = server.start()
+    except OSError as exc:
+        print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    token = control_plane.issue_token()
+    print(f"Serving {bundle.source} ({len(bundle.workloads)} workloads) at {url}", file=out)
+    print("Authenticate with either of:", file=out)
+    print(f"  export RUNAI_BASE_URL={url} RUNAI_BEARER_TOKEN={token}", file=out)
+    print(f"  export RUNAI_BASE_URL={url} RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any", file=out)
+    print("  (POST /api/v2/token or /api/v1/token hands out a token for any client id and secret)", file=out)
+    if args.kubeconfig_out:
+        path = Path(args.kubeconfig_out)
+        write_kubeconfig(path, url, control_plane.kube_token)
+        print(f"Kubernetes API: kubeconfig written to {path} (export KUBECONFIG={path})", file=out)
+    else:
+        print("Kubernetes API: same address; pass --kubeconfig-out FILE for a kubeconfig", file=out)
+    print("Press Ctrl-C to stop.", file=out)
+    out.flush()
+    return _serve_until_stopped(server, control_plane, args.request_log)
+
+
+def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, log_path: str | None) -> int:
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115 - closed below
+    writer = _RequestLogWriter(control_plane, log_file) if log_file else None
+    try:
+        while not stop.wait(0.2):
+            if writer:
+                writer.flush()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        if writer and log_file:
+            writer.flush()
+            log_file.close()
+    return 0
