@@ -44,11 +44,20 @@ def preview(raw: Any) -> str:
     return text
 
 
+# Problems recorded during the outermost validation under way, whichever model they belong to.
+_problem_total: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
+    "runai_triage_problem_total", default=None
+)
+
+
 def record_problem(field_name: str, message: str) -> None:
     """Attach a problem about one field to the ApiModel being validated (no-op outside validation)."""
     stack = _problem_stack.get()
     if stack:
         stack[-1].append((field_name, message))
+        total = _problem_total.get()
+        if total is not None:
+            total[0] += 1
 
 
 class ApiModel(BaseModel):
@@ -62,36 +71,50 @@ class ApiModel(BaseModel):
     )
 
     _parse_problems: list[str] = PrivateAttr(default_factory=list)
+    _tree_clean: bool = PrivateAttr(default=False)
 
     @model_validator(mode="wrap")
     @classmethod
     def _collect_problems(cls, data: Any, handler: Any) -> Any:
         stack = _problem_stack.get()
         token = None
+        total_token = None
         if stack is None:
             stack = []
             token = _problem_stack.set(stack)
+            total_token = _problem_total.set([0])
         mine: list[tuple[str, str]] = []
         stack.append(mine)
         try:
             result = handler(data)
         finally:
             stack.pop()
+            seen = 0
             if token is not None:
                 _problem_stack.reset(token)
+            if total_token is not None:
+                seen = (_problem_total.get() or [0])[0]
+                _problem_total.reset(total_token)
         if isinstance(result, ApiModel) and mine:
             for field_name, message in mine:
                 field = cls.model_fields.get(field_name)
                 wire = (field.alias if field is not None else None) or field_name
                 result._parse_problems.append(f"{wire}: {message}")
+        if token is not None and isinstance(result, ApiModel):
+            # The outermost validation knows whether any nested model recorded a problem: if none did,
+            # parse_problems() need not walk the tree (a hot path when pages of thousands are parsed).
+            result._tree_clean = seen == 0
         return result
 
     def add_parse_problem(self, message: str) -> None:
         """Record a problem found outside validation (used by the tolerant parser)."""
         self._parse_problems.append(message)
+        self._tree_clean = False
 
     def parse_problems(self) -> list[str]:
         """Problems of this object and all nested models, each prefixed with its wire path."""
+        if self._tree_clean:
+            return []
         return list(_walk_problems(self, ""))
 
 
