@@ -1,0 +1,239 @@
+"""How Tier 2 connects to Kubernetes: an explicit client configuration, or a one-line reason why not.
+
+Resolution order: ``--kubeconfig``; the first existing file of ``KUBECONFIG``; ``~/.kube/config``; the pod's
+service account when running in a cluster. The result is always a fresh ``kubernetes.client.Configuration``
+handed to our own ``ApiClient``: the client library's process-wide default is never read or set, so two
+connections (or a test and the developer's shell) cannot leak into each other, and the kubeconfig file is
+never written back (no token persistence).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from kubernetes.client import Configuration
+from kubernetes.config.config_exception import ConfigException
+from kubernetes.config.incluster_config import InClusterConfigLoader
+from kubernetes.config.kube_config import KubeConfigLoader
+from urllib3.util.retry import Retry
+
+from core.models.base import preview
+
+SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+DEFAULT_CONNECT_TIMEOUT = 3.0
+DEFAULT_READ_TIMEOUT = 10.0
+# Status codes worth one more try: the API server or a proxy in front of it was briefly unavailable.
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+_UNAVAILABLE = "Tier 2 unavailable: "
+
+
+@dataclass(frozen=True, slots=True)
+class KubeSettings:
+    """What the user asked for on the command line (``--kubeconfig``, ``--kube-context``, ``--no-kube``).
+
+    ``in_cluster``: None = use the service account only when no kubeconfig is found; True = only the service
+    account; False = never the service account.
+    """
+
+    kubeconfig: Path | None = None
+    context: str | None = None
+    enabled: bool = True
+    in_cluster: bool | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class KubeConnection:
+    """A ready client configuration plus where it came from (for the report) and the per-call timeouts."""
+
+    configuration: Configuration
+    origin: str
+    context: str | None
+    timeout: tuple[float, float] = field(default=(DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT))
+
+
+@dataclass(frozen=True, slots=True)
+class KubeUnavailable:
+    """Tier 2 cannot be used; ``reason`` is one line starting with "Tier 2 unavailable: "."""
+
+    reason: str
+
+
+def bounded_retry() -> Retry:
+    """One retry at most, only for GET, only on a refused/failed connect or a 5xx answer, with no sleeping.
+
+    urllib3's default (3 retries) would quadruple every timeout; a read timeout is never retried because the
+    server may still be working on the first request. ``Retry-After`` is ignored so a hostile or confused
+    server cannot park us, and redirects are not followed (the 3xx is reported instead).
+    """
+    return Retry(
+        total=1,
+        connect=1,
+        read=0,
+        status=1,
+        other=0,
+        redirect=False,
+        status_forcelist=RETRY_STATUSES,
+        allowed_methods=frozenset({"GET"}),
+        backoff_factor=0,
+        raise_on_status=False,
+        respect_retry_after_header=False,
+    )
+
+
+def build_configuration(
+    settings: KubeSettings,
+    env: Mapping[str, str] = os.environ,
+    *,
+    home: Path | None = None,
+    service_account_dir: Path = SERVICE_ACCOUNT_DIR,
+) -> KubeConnection | KubeUnavailable:
+    """Resolve settings into a connection, or say in one line why Tier 2 is unavailable. Never raises.
+
+    ``env`` stands in for the process environment and ``home`` for the user's home directory (default: the
+    ``HOME`` in ``env``, else the real home), so tests never touch the developer's files.
+    """
+    if not settings.enabled:
+        return KubeUnavailable(_UNAVAILABLE + "disabled with --no-kube")
+    timeout = (settings.connect_timeout, settings.read_timeout)
+
+    if settings.in_cluster is True:
+        return _in_cluster(env, service_account_dir, timeout)
+
+    searched: list[str] = []
+    path = _find_kubeconfig(settings, env, home, searched)
+    if path is not None:
+        return _from_kubeconfig(path, settings.context, timeout)
+    if settings.kubeconfig is not None:
+        return KubeUnavailable(_UNAVAILABLE + f"no kubeconfig found at {settings.kubeconfig} (--kubeconfig)")
+    if settings.context is not None:
+        return KubeUnavailable(
+            _UNAVAILABLE + f"context {settings.context} was asked for but no kubeconfig found at "
+            + ", ".join(searched)
+        )
+    if settings.in_cluster is None and env.get("KUBERNETES_SERVICE_HOST"):
+        return _in_cluster(env, service_account_dir, timeout)
+    tail = "" if settings.in_cluster is False else " and not in a cluster (KUBERNETES_SERVICE_HOST unset)"
+    return KubeUnavailable(_UNAVAILABLE + "no kubeconfig found at " + ", ".join(searched) + tail)
+
+
+def _find_kubeconfig(
+    settings: KubeSettings, env: Mapping[str, str], home: Path | None, searched: list[str]
+) -> Path | None:
+    if settings.kubeconfig is not None:
+        explicit = settings.kubeconfig.expanduser()
+        return explicit if explicit.is_file() else None
+    listed = env.get("KUBECONFIG", "")
+    if listed:
+        for item in listed.split(os.pathsep):
+            if not item:
+                continue
+            candidate = Path(item).expanduser()
+            searched.append(f"{candidate} (KUBECONFIG)")
+            if candidate.is_file():
+                return candidate
+        # kubectl ignores ~/.kube/config when KUBECONFIG is set; so do we.
+        return None
+    base = home if home is not None else Path(env["HOME"]) if env.get("HOME") else Path.home()
+    default = base / ".kube" / "config"
+    searched.append(str(default))
+    return default if default.is_file() else None
+
+
+def _new_configuration() -> Configuration:
+    # A plain constructor in this client version: it does not copy the process-wide default (never set here).
+    configuration = Configuration()
+    configuration.retries = bounded_retry()
+    return configuration
+
+
+def _from_kubeconfig(
+    path: Path, context: str | None, timeout: tuple[float, float]
+) -> KubeConnection | KubeUnavailable:
+    def unreadable(why: str) -> KubeUnavailable:
+        return KubeUnavailable(_UNAVAILABLE + f"kubeconfig unreadable: {path}: {why}")
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        return unreadable("not UTF-8 text")
+    except OSError as exc:
+        return unreadable(exc.strerror or type(exc).__name__)
+    try:
+        data: Any = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        return unreadable(f"not valid YAML{where}")
+    if not isinstance(data, dict):
+        return unreadable(f"expected a mapping at the top level, got {type(data).__name__}")
+
+    names = _context_names(data.get("contexts"))
+    if context is not None and context not in names:
+        listed = ", ".join(preview(n) for n in names) if names else "none"
+        return KubeUnavailable(
+            _UNAVAILABLE + f"context {preview(context)} not in kubeconfig {path} (contexts: {listed})"
+        )
+    active = context if context is not None else data.get("current-context")
+    if not active:
+        return unreadable("no current-context set; pass --kube-context")
+    if not isinstance(active, str) or active not in names:
+        return unreadable(f"current-context {preview(active)} is not one of its contexts")
+
+    configuration = _new_configuration()
+    try:
+        # No config_persister: a refreshed token must never be written back into the user's file.
+        KubeConfigLoader(
+            config_dict=data, active_context=active, config_base_path=str(path.parent)
+        ).load_and_set(configuration)
+    except ConfigException as exc:
+        return unreadable(_first_line(str(exc)))
+    except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
+        # The loader indexes the YAML directly; a wrong shape surfaces as one of these.
+        return unreadable(f"malformed ({type(exc).__name__}: {_first_line(str(exc))})")
+    if not configuration.host:
+        return unreadable(f"context {active} names no cluster server")
+    return KubeConnection(configuration, f"kubeconfig {path}, context {active}", active, timeout)
+
+
+def _context_names(raw: Any) -> list[str]:
+    if not isinstance(raw, list):
+        return []
+    return [item["name"] for item in raw if isinstance(item, dict) and isinstance(item.get("name"), str)]
+
+
+def _in_cluster(
+    env: Mapping[str, str], service_account_dir: Path, timeout: tuple[float, float]
+) -> KubeConnection | KubeUnavailable:
+    if not env.get("KUBERNETES_SERVICE_HOST"):
+        return KubeUnavailable(_UNAVAILABLE + "in-cluster requested but KUBERNETES_SERVICE_HOST is unset")
+    configuration = _new_configuration()
+    loader = InClusterConfigLoader(
+        token_filename=str(service_account_dir / "token"),
+        cert_filename=str(service_account_dir / "ca.crt"),
+        environ=dict(env),
+    )
+    try:
+        loader.load_and_set(configuration)
+    except ConfigException as exc:
+        return KubeUnavailable(
+            _UNAVAILABLE
+            + f"in-cluster service account unusable ({service_account_dir}): {_first_line(str(exc))}"
+        )
+    except OSError as exc:
+        return KubeUnavailable(
+            _UNAVAILABLE + f"in-cluster service account unreadable ({service_account_dir}): "
+            f"{exc.strerror or type(exc).__name__}"
+        )
+    return KubeConnection(configuration, f"in-cluster service account ({service_account_dir})", None, timeout)
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else "no detail"
+    return line if len(line) <= 200 else line[:200] + "..."

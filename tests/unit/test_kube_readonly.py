@@ -1,0 +1,200 @@
+"""Read-only, twice: the Tier 2 source calls only read methods, and a guard under the client stops writes."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+from collections.abc import Iterator
+
+import pytest
+from kubernetes.client import ApiClient, Configuration, CoreV1Api
+
+from core.sim.bundle import parse_bundle
+from core.sim.control_plane import ControlPlane
+from core.sim.loopback import LoopbackServer
+from core.sources.kube import KubeSource
+from core.sources.kube_config import KubeConnection, bounded_retry
+from core.sources.kube_guard import ReadOnlyViolation, guard_api_client, is_guarded, read_only_api_client
+
+KUBE_SOURCE = pathlib.Path(__file__).resolve().parents[2] / "core" / "sources" / "kube.py"
+ALLOWED = {
+    "read_namespaced_pod",
+    "read_namespaced_pod_log",
+    "list_namespaced_event",
+    "list_event_for_all_namespaces",
+    "read_node",
+}
+WRITE_PREFIXES = ("create", "patch", "replace", "delete", "connect")
+
+
+def _core_api_attributes(tree: ast.AST) -> set[str]:
+    """Attribute names under which a CoreV1Api(...) instance is stored (``self._api = CoreV1Api(...)``)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            func = node.value.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if called == "CoreV1Api":
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute):
+                        names.add(target.attr)
+                    elif isinstance(target, ast.Name):
+                        names.add(target.id)
+    return names
+
+
+def _receiver_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return None
+
+
+def api_calls(source: str) -> list[ast.Call]:
+    """Every call made on the CoreV1Api object in ``source``."""
+    tree = ast.parse(source)
+    holders = _core_api_attributes(tree)
+    assert holders, "no CoreV1Api(...) assignment found"
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _receiver_name(node.func.value) in holders
+    ]
+
+
+def dynamic_access(source: str) -> list[int]:
+    """Lines that reach the API object by name at run time (getattr), which the call check could not see."""
+    tree = ast.parse(source)
+    holders = _core_api_attributes(tree)
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) == "getattr"
+        and node.args
+        and _receiver_name(node.args[0]) in holders
+    ]
+
+
+def write_like(names: set[str]) -> set[str]:
+    return {n for n in names if n.startswith(WRITE_PREFIXES) or "evict" in n}
+
+
+def test_kube_source_calls_only_the_five_read_methods() -> None:
+    source = KUBE_SOURCE.read_text(encoding="utf-8")
+    called = {call.func.attr for call in api_calls(source)}  # type: ignore[union-attr]
+    assert write_like(called) == set()
+    assert called == ALLOWED
+    assert dynamic_access(source) == []
+
+
+def test_every_api_call_reads_raw_bytes_with_an_explicit_timeout() -> None:
+    for call in api_calls(KUBE_SOURCE.read_text(encoding="utf-8")):
+        keywords = {kw.arg: kw.value for kw in call.keywords}
+        preload = keywords.get("_preload_content")
+        assert isinstance(preload, ast.Constant) and preload.value is False, ast.unparse(call)
+        assert "_request_timeout" in keywords, ast.unparse(call)
+
+
+def test_the_ast_check_flags_a_write_and_a_getattr() -> None:
+    # The same helpers over a source that deletes and evicts must report it, or the test above proves nothing.
+    bad = (
+        "class S:\n"
+        "    def __init__(self, c):\n"
+        "        self._api = CoreV1Api(c)\n"
+        "    def go(self):\n"
+        "        self._api.delete_namespaced_pod('p', 'ns')\n"
+        "        self._api.create_namespaced_pod_eviction('p', 'ns', body={})\n"
+        "        getattr(self._api, 'patch_node')('n', {})\n"
+    )
+    called = {call.func.attr for call in api_calls(bad)}  # type: ignore[union-attr]
+    assert write_like(called) == {"delete_namespaced_pod", "create_namespaced_pod_eviction"}
+    assert dynamic_access(bad) == [7]
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[ControlPlane, str]]:
+    bundle = parse_bundle(
+        {
+            "format": "runai-triage/case@1",
+            "capturedAt": "2026-11-30T12:00:00Z",
+            "workloads": [],
+            "kubernetes": {
+                "pods": [{"metadata": {"name": "p", "namespace": "ns", "uid": "u1"}, "spec": {}}],
+            },
+        }
+    )
+    plane = ControlPlane(bundle)
+    loop = LoopbackServer(plane)
+    url = loop.start()
+    try:
+        yield plane, url
+    finally:
+        loop.stop()
+
+
+def _configuration(url: str, token: str) -> Configuration:
+    configuration = Configuration()
+    configuration.host = url
+    configuration.api_key = {"BearerToken": f"Bearer {token}"}
+    configuration.retries = bounded_retry()
+    return configuration
+
+
+@pytest.mark.parametrize("method", ["DELETE", "POST", "PUT", "PATCH", "OPTIONS", "HEAD"])
+def test_guard_refuses_call_api_writes_before_anything_is_sent(
+    server: tuple[ControlPlane, str], method: str
+) -> None:
+    plane, url = server
+    client = read_only_api_client(_configuration(url, plane.kube_token))
+    with pytest.raises(ReadOnlyViolation) as caught:
+        client.call_api(method, url + "/api/v1/namespaces/ns/pods/p", header_params={})
+    assert method in str(caught.value)
+    assert plane.requests == []
+    client.close()
+
+
+def test_guard_refuses_raw_rest_and_pool_manager_writes(server: tuple[ControlPlane, str]) -> None:
+    plane, url = server
+    client = read_only_api_client(_configuration(url, plane.kube_token))
+    with pytest.raises(ReadOnlyViolation):
+        client.rest_client.request("POST", url + "/api/v1/namespaces/ns/pods", body={"kind": "Pod"})
+    with pytest.raises(ReadOnlyViolation):
+        client.rest_client.pool_manager.urlopen("DELETE", url + "/api/v1/nodes/n")
+    with pytest.raises(ReadOnlyViolation):
+        client.rest_client.pool_manager.request("PATCH", url + "/api/v1/nodes/n", body=b"{}")
+    assert plane.requests == []
+    client.close()
+
+
+def test_guard_lets_gets_through_so_the_log_above_is_meaningful(server: tuple[ControlPlane, str]) -> None:
+    plane, url = server
+    client = read_only_api_client(_configuration(url, plane.kube_token))
+    pod = CoreV1Api(client).read_namespaced_pod("p", "ns", _preload_content=False, _request_timeout=(1, 2))
+    assert pod.status == 200
+    assert [(r.method, r.path) for r in plane.requests] == [("GET", "/api/v1/namespaces/ns/pods/p")]
+    client.close()
+
+
+def test_guard_is_idempotent_and_a_plain_client_is_not_guarded() -> None:
+    configuration = _configuration("http://127.0.0.1:9", "t")
+    plain = ApiClient(configuration)
+    assert not is_guarded(plain)
+    guarded = guard_api_client(guard_api_client(plain))
+    assert guarded is plain and is_guarded(plain)
+    with pytest.raises(ReadOnlyViolation):
+        plain.rest_client.pool_manager.urlopen("DELETE", "http://127.0.0.1:9/api/v1/nodes/n")
+    plain.close()
+
+
+def test_kube_source_builds_its_client_with_the_guard(server: tuple[ControlPlane, str]) -> None:
+    plane, url = server
+    source = KubeSource(KubeConnection(_configuration(url, plane.kube_token), "test", None, (1.0, 2.0)))
+    assert is_guarded(source._api_client)
+    with pytest.raises(ReadOnlyViolation):
+        source._api_client.call_api("DELETE", url + "/api/v1/namespaces/ns/pods/p", header_params={})
+    assert plane.requests == []
+    source.close()
