@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from core import __version__
+from tui.diagnose_cmd import add_diagnose_parser
 from tui.serve import add_serve_parser
 
 
@@ -17,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_diagnose_parser(subparsers)
     add_serve_parser(subparsers)
     return parser
 

@@ -1,0 +1,200 @@
+"""Step 2: what was submitted (spec) and what ran (pods), as cited evidence and the memory settings.
+
+Configuration only corroborates: nothing here decides a category. Memory quantities are parsed exactly; a
+malformed one is reported as such and never replaced by a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.diagnosis.observations import quote
+from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
+from core.models.report import EvidenceItem, MissingItem
+from core.models.runai import ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
+from core.safety.redact import redact_annotation, redact_env_value
+from core.safety.untrusted import clean
+
+SPEC = "get_workload_spec"
+PODS = "get_workload_pods"
+STATUS = "get_workload_status"
+SUBMIT_ANNOTATION = "runai-submit-command"
+
+
+@dataclass
+class MemorySetting:
+    request_bytes: int | None = None
+    limit_bytes: int | None = None
+    source: str | None = None  # where the values came from, in report vocabulary
+    origin: str | None = None  # which field, for the evidence text
+    problems: list[MissingItem] = field(default_factory=list)
+
+
+def _bytes(value: object, what: str, where: str, problems: list[MissingItem]) -> int | None:
+    if value is None:
+        return None
+    try:
+        return quantity_to_bytes(value)  # type: ignore[arg-type]
+    except QuantityError as exc:
+        problems.append(
+            MissingItem(
+                what=f"CPU-memory {what}",
+                why=f"{where} holds '{quote(value, 60)}', which is not a Kubernetes quantity ({quote(exc, 160)}); "
+                "it was not guessed",
+                source=None,
+            )
+        )
+        return None
+
+
+def _from_resources(
+    resources: ResourceSet | None, where: str, source: str, problems: list[MissingItem]
+) -> MemorySetting:
+    setting = MemorySetting(source=source, origin=where)
+    if resources is None or resources.cpu_memory is None:
+        return setting
+    setting.request_bytes = _bytes(resources.cpu_memory.request, "request", f"{where}.cpuMemory.request", problems)
+    setting.limit_bytes = _bytes(resources.cpu_memory.limit, "limit", f"{where}.cpuMemory.limit", problems)
+    return setting
+
+
+def memory_setting(workload: Workload, pods: Sequence[RunaiPod], spec: WorkloadSpecDoc | None) -> MemorySetting:
+    """Request and limit, preferring the pods' requestedResources (the seed's source of the limit)."""
+    problems: list[MissingItem] = []
+    candidates: list[MemorySetting] = []
+    for pod in pods:
+        candidates.append(
+            _from_resources(pod.requested_resources, f"pod {quote(pod.name, 80)} requestedResources", PODS, problems)
+        )
+    candidates.append(_from_resources(workload.pods_requested_resources, "podsRequestedResources", STATUS, problems))
+    candidates.append(
+        _from_resources(workload.workload_requested_resources, "workloadRequestedResources", STATUS, problems)
+    )
+    compute = spec.spec.compute if spec and spec.spec else None
+    if compute is not None:
+        candidates.append(
+            MemorySetting(
+                request_bytes=_bytes(compute.cpu_memory_request, "request", "spec.compute.cpuMemoryRequest", problems),
+                limit_bytes=_bytes(compute.cpu_memory_limit, "limit", "spec.compute.cpuMemoryLimit", problems),
+                source=SPEC,
+                origin="spec.compute",
+            )
+        )
+    chosen = MemorySetting(problems=problems)
+    for cand in candidates:
+        if chosen.limit_bytes is None and cand.limit_bytes is not None:
+            chosen.limit_bytes, chosen.source, chosen.origin = cand.limit_bytes, cand.source, cand.origin
+            if cand.request_bytes is not None:
+                chosen.request_bytes = cand.request_bytes
+        if chosen.request_bytes is None and cand.request_bytes is not None:
+            chosen.request_bytes = cand.request_bytes
+            chosen.source = chosen.source or cand.source
+            chosen.origin = chosen.origin or cand.origin
+    return chosen
+
+
+def memory_text(request: int | None, limit: int | None) -> str:
+    req = format_bytes(request) if request is not None else "not set"
+    lim = format_bytes(limit) if limit is not None else "not set"
+    text = f"memory request/limit: {req} / {lim}"
+    if request is not None and limit is not None and request == limit:
+        text += " (request equals limit)"
+    return text
+
+
+def _mounts(spec: SubmittedSpec) -> list[str]:
+    storage = spec.storage
+    if storage is None:
+        return []
+    out: list[str] = []
+    for pvc in storage.pvc or ():
+        out.append(f"PVC {quote(pvc.claim_name or pvc.name, 80)} at {quote(pvc.path, 120)}")
+    for nfs in storage.nfs or ():
+        out.append(f"NFS {quote(nfs.server, 80)}:{quote(nfs.path, 120)} at {quote(nfs.mount_path, 120)}")
+    for s3 in storage.s3 or ():
+        out.append(f"S3 bucket {quote(s3.bucket, 80)}")
+    for git in storage.git or ():
+        out.append(f"git {quote(git.repository, 160)}")
+    for label, items in (
+        ("hostPath", storage.host_path),
+        ("configMap volume", storage.config_map_volume),
+        ("secret volume", storage.secret_volume),
+        ("data volume", storage.data_volume),
+    ):
+        if items:
+            out.append(f"{len(items)} {label}(s)")
+    return out
+
+
+def spec_evidence(doc: WorkloadSpecDoc) -> list[EvidenceItem]:
+    spec = doc.spec
+    if spec is None:
+        return []
+    items: list[EvidenceItem] = []
+
+    def add(text: str, signal: str) -> None:
+        items.append(EvidenceItem(text=text, source=SPEC, signal=signal))
+
+    if spec.image:
+        pull = f" (imagePullPolicy {quote(spec.image_pull_policy, 20)})" if spec.image_pull_policy else ""
+        add(f"Submitted image: {quote(spec.image, 300)}{pull}", "image")
+    if spec.command or spec.args:
+        command = " ".join(part for part in (spec.command, spec.args) if part)
+        add(f"Submitted command: {quote(command, 400)}", "command")
+    submit = spec.annotation(SUBMIT_ANNOTATION)
+    if submit:
+        shown = clean(redact_annotation(SUBMIT_ANNOTATION, submit), max_len=400, one_line=True)
+        add(f"{SUBMIT_ANNOTATION} annotation: {shown}", "submit-command")
+    compute = spec.compute
+    if compute is not None and (compute.cpu_memory_request is not None or compute.cpu_memory_limit is not None):
+        req = quote(compute.cpu_memory_request, 30) if compute.cpu_memory_request is not None else "not set"
+        lim = quote(compute.cpu_memory_limit, 30) if compute.cpu_memory_limit is not None else "not set"
+        add(f"Submitted CPU memory request/limit: {req} / {lim}", "memory-config")
+    if spec.restart_policy:
+        backoff = f", backoffLimit {spec.backoff_limit}" if spec.backoff_limit is not None else ""
+        add(f"Restart policy: {quote(spec.restart_policy, 30)}{backoff}", "restart-policy")
+    mounts = _mounts(spec)
+    if mounts:
+        add("Data sources: " + "; ".join(mounts), "mounts")
+    secrets = [env for env in spec.environment_variables or () if env.secret is not None]
+    if secrets:
+        names = ", ".join(
+            f"{quote(env.name, 60)} from secret {quote(env.secret.name, 80)}" for env in secrets if env.secret
+        )
+        add(f"Environment from secrets (names only): {names}", "env-secrets")
+    return items
+
+
+def env_display(spec: SubmittedSpec) -> list[tuple[str, str]]:
+    """Environment variables as (name, shown value): sensitive ones hidden, references by name only."""
+    out: list[tuple[str, str]] = []
+    for env in spec.environment_variables or ():
+        name = env.name or ""
+        if env.secret is not None:
+            shown = f"<from secret {quote(env.secret.name, 80)}>"
+        elif env.config_map is not None:
+            shown = f"<from configMap {quote(env.config_map.name, 80)}>"
+        else:
+            shown = clean(redact_env_value(name, env.value) or "", max_len=200, one_line=True)
+        out.append((quote(name, 80), shown))
+    return out
+
+
+def pod_evidence(pod: RunaiPod, memory: MemorySetting | None = None) -> EvidenceItem:
+    parts = [f"Pod {quote(pod.name, 120)}"]
+    if pod.node_name:
+        parts.append(f"node {quote(pod.node_name, 120)}")
+    parts.append(f"k8sPhase: {quote(pod.k8s_phase, 40) if pod.k8s_phase else 'not reported'}")
+    problems: list[MissingItem] = []
+    req = _from_resources(pod.requested_resources, "pod", PODS, problems)
+    if req.request_bytes is not None or req.limit_bytes is not None:
+        parts.append(memory_text(req.request_bytes, req.limit_bytes))
+    alloc = pod.allocated_resources
+    if alloc is not None and alloc.cpu_memory is not None:
+        allocated = _bytes(alloc.cpu_memory, "allocation", "allocatedResources.cpuMemory", problems)
+        if allocated is not None:
+            parts.append(f"allocated memory {format_bytes(allocated)}")
+    if pod.measurements:
+        parts.append("measurements reported")
+    return EvidenceItem(text="; ".join(parts), source=PODS, signal="pod")

@@ -1,0 +1,197 @@
+"""Step 3: the lookback's history as a timeline, cut into failure occurrences for the recurrence count.
+
+An occurrence is one failure of the workload: one transition into an ending phase (Failed, Crashed, Stopped),
+or one continuous failing episode of a workload that is still trying (a pod that cannot start). Every record
+describing it (the phase update, the events before it, back-off events repeated a hundred times, a late event
+a minute after) belongs to that one occurrence, so it counts once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from core.diagnosis.observations import Observation, event_text, from_event, from_phase_message, quote
+from core.diagnosis.signals import SignalKind
+from core.models.report import HistoryEntry
+from core.models.runai import HistoryRecord
+
+SOURCE = "get_workload_history"
+ENDING_PHASES = frozenset({"Failed", "Crashed", "Stopped"})
+# Events reported shortly after the phase change still describe the failure that caused it.
+LATE_EVENT_GRACE = timedelta(minutes=2)
+# Kinds that show a failure on their own; a lone SIGTERM or crash-loop back-off needs more to be counted.
+FAILING_KINDS = frozenset(
+    {
+        SignalKind.OOM_KILLED,
+        SignalKind.NODE_OOM_KILLING,
+        SignalKind.IMAGE_PULL,
+        SignalKind.INIT_FAILED,
+        SignalKind.MOUNT_FAILED,
+        SignalKind.CREATE_CONTAINER_CONFIG_ERROR,
+        SignalKind.START_ERROR,
+        SignalKind.APP_EXIT,
+        SignalKind.GPU_OOM,
+        SignalKind.CRASH_LOOP,
+        SignalKind.LIVENESS_KILL,
+        SignalKind.EVICTED,
+        SignalKind.NODE_LOST,
+        SignalKind.NODE_NOT_READY,
+        SignalKind.SIGKILLED,
+    }
+)
+
+
+@dataclass
+class Occurrence:
+    index: int
+    start: datetime | None
+    end: datetime | None  # the ending phase update; None while the episode is still open
+    phase: str | None
+    run_start: datetime | None = None  # last transition into Running inside the episode
+    observations: list[Observation] = field(default_factory=list)
+    category: str | None = None
+    routed: str | None = None  # "preempted" when this one was a preemption, not a failure
+
+    @property
+    def open(self) -> bool:
+        return self.end is None
+
+    @property
+    def at(self) -> datetime | None:
+        """When it happened: the ending phase change, or the newest record of an open episode."""
+        if self.end is not None:
+            return self.end
+        times = [obs.at for obs in self.observations if obs.at is not None]
+        return max(times) if times else self.start
+
+
+@dataclass
+class HistoryAnalysis:
+    records: int
+    timeline: list[HistoryEntry]
+    occurrences: list[Occurrence]  # oldest first; the last may be open
+    problems: list[str]
+    earliest: datetime | None
+    covers_cutoff: bool  # True when the records reach back to the cutoff (or the workload's start)
+
+
+def _key(record: HistoryRecord) -> tuple[object, ...]:
+    event = record.spec.event if record.spec else None
+    update = record.spec.phase_update if record.spec else None
+    return (
+        record.meta.type if record.meta else None,
+        record.timestamp,
+        event.id if event else None,
+        event.reason if event else None,
+        event.message if event else None,
+        update.phase if update else None,
+        update.phase_message if update else None,
+    )
+
+
+def order_records(records: Iterable[HistoryRecord]) -> tuple[list[HistoryRecord], list[str]]:
+    """Oldest first, exact duplicates removed (pages can overlap when the list moves while it is paged)."""
+    problems: list[str] = []
+    seen: set[tuple[object, ...]] = set()
+    kept: list[HistoryRecord] = []
+    undated = 0
+    for record in records:
+        if record.timestamp is None:
+            undated += 1
+            continue
+        key = _key(record)
+        if key in seen:
+            continue
+        seen.add(key)
+        kept.append(record)
+    if undated:
+        problems.append(f"{undated} history record(s) without a usable timestamp were left out of the timeline")
+    kept.sort(key=lambda r: r.timestamp)  # type: ignore[arg-type,return-value]
+    return kept, problems
+
+
+def analyse_history(
+    records: Sequence[HistoryRecord], *, cutoff: datetime, current_phase: str | None
+) -> HistoryAnalysis:
+    ordered, problems = order_records(records)
+    timeline: list[HistoryEntry] = []
+    occurrences: list[Occurrence] = []
+    episode = Occurrence(index=0, start=ordered[0].timestamp if ordered else None, end=None, phase=None)
+    last_closed: Occurrence | None = None
+    phase_since_close = False
+
+    for record in ordered:
+        at = record.timestamp
+        spec = record.spec
+        if spec is not None and spec.phase_update is not None:
+            phase = spec.phase_update.phase
+            message = spec.phase_update.phase_message
+            obs = from_phase_message(phase, message, SOURCE, at, label="Phase update")
+            text = f"Phase -> {quote(phase, 40) if phase else '(unknown)'}"
+            if message:
+                text += f": {quote(message, 200)}"
+            if phase in ENDING_PHASES:
+                if last_closed is not None and not phase_since_close:
+                    # Stopping -> Stopped, or Failed reported twice: the same ending.
+                    last_closed.observations.extend(obs)
+                    timeline.append(
+                        HistoryEntry(at=at, kind="phase", text=text, failure=True, occurrence=last_closed.index)
+                    )
+                    continue
+                episode.end, episode.phase = at, phase
+                episode.observations.extend(obs)
+                occurrences.append(episode)
+                timeline.append(HistoryEntry(at=at, kind="phase", text=text, failure=True, occurrence=episode.index))
+                last_closed, phase_since_close = episode, False
+                episode = Occurrence(index=len(occurrences), start=at, end=None, phase=None)
+                continue
+            phase_since_close = True
+            if phase == "Running":
+                episode.run_start = at
+            episode.observations.extend(obs)
+            timeline.append(HistoryEntry(at=at, kind="phase", text=text))
+            continue
+        event = spec.event if spec is not None else None
+        if event is None:
+            continue
+        obs = from_event(event, SOURCE, prefix="History event")
+        late = (
+            last_closed is not None
+            and not phase_since_close
+            and last_closed.end is not None
+            and at is not None
+            and at - last_closed.end <= LATE_EVENT_GRACE
+        )
+        target = last_closed if late and last_closed is not None else episode
+        target.observations.extend(obs)
+        failing = any(o.kind in FAILING_KINDS for o in obs)
+        timeline.append(
+            HistoryEntry(
+                at=at,
+                kind="event",
+                text=event_text(event, prefix="Event"),
+                failure=failing,
+                occurrence=target.index if (failing or late) else None,
+            )
+        )
+
+    # A still-running workload that keeps failing to start or keeps crashing is one open occurrence.
+    if current_phase not in ENDING_PHASES and any(o.kind in FAILING_KINDS for o in episode.observations):
+        occurrences.append(episode)
+
+    earliest = ordered[0].timestamp if ordered else None
+    return HistoryAnalysis(
+        records=len(ordered),
+        timeline=timeline,
+        occurrences=occurrences,
+        problems=problems,
+        earliest=earliest,
+        covers_cutoff=earliest is not None and earliest <= cutoff,
+    )
+
+
+def in_window(occurrence: Occurrence, cutoff: datetime) -> bool:
+    at = occurrence.at
+    return at is not None and at >= cutoff

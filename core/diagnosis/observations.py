@@ -1,0 +1,94 @@
+"""Observations: a classified signal together with where it was read, when, and the evidence text to cite.
+
+Everything a rule or the report sees passes through here, so this is where cluster text is cleaned: the
+Signal keeps the raw detail for matching, the Observation carries only redacted, sanitised text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.diagnosis.signals import Signal, SignalKind, classify_message
+from core.models.runai import Condition, RunaiPod, WorkloadEvent
+from core.safety.untrusted import clean
+
+# Evidence quotes are short: enough to recognise the message, not a dump of it.
+QUOTE_LEN = 600
+
+
+def quote(text: object, limit: int = QUOTE_LEN) -> str:
+    return clean(text, max_len=limit, one_line=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    signal: Signal
+    source: str
+    at: datetime | None
+    text: str
+
+    @property
+    def kind(self) -> SignalKind:
+        return self.signal.kind
+
+
+def event_text(event: WorkloadEvent, *, prefix: str = "Event") -> str:
+    reason = quote(event.reason, 80) if event.reason else "(no reason)"
+    parts = [f"{prefix} reason: {reason}"]
+    if event.message:
+        parts.append(f'message: "{quote(event.message)}"')
+    obj = event.involved_object
+    if obj is not None and obj.kind and obj.name:
+        parts.append(f"on {quote(obj.kind, 40)} {quote(obj.name, 120)}")
+    return "; ".join(parts)
+
+
+def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
+    kind = event.involved_object.kind if event.involved_object else None
+    signals = classify_message(event.reason, event.message, source=event.source, kind=kind)
+    text = event_text(event, prefix=prefix)
+    return [Observation(sig, source, event.created_at, text) for sig in signals]
+
+
+def from_phase_message(
+    phase: str | None, message: str | None, source: str, at: datetime | None, *, label: str = "Phase"
+) -> list[Observation]:
+    if not message:
+        return []
+    signals = classify_message(None, message)
+    text = f'{label} {quote(phase, 40) if phase else "(unknown)"}; phaseMessage: "{quote(message)}"'
+    return [Observation(sig, source, at, text) for sig in signals]
+
+
+def from_conditions(conditions: Iterable[Condition] | None, source: str) -> list[Observation]:
+    found: list[Observation] = []
+    for cond in conditions or ():
+        if not (cond.reason or cond.message):
+            continue
+        signals = classify_message(cond.reason, cond.message)
+        if not signals:
+            continue
+        text = f"Condition {quote(cond.type, 60)}={quote(cond.status, 10)}"
+        if cond.reason:
+            text += f"; reason: {quote(cond.reason, 80)}"
+        if cond.message:
+            text += f'; message: "{quote(cond.message)}"'
+        found.extend(Observation(sig, source, cond.last_transition_time, text) for sig in signals)
+    return found
+
+
+def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
+    if not pod.k8s_phase:
+        return []
+    signals = classify_message(pod.k8s_phase, None)
+    text = f"Pod {quote(pod.name, 120)} k8sPhase: {quote(pod.k8s_phase, 60)}"
+    if pod.node_name:
+        text += f" on node {quote(pod.node_name, 120)}"
+    at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
+    return [Observation(sig, source, at, text) for sig in signals]
+
+
+def kinds(observations: Iterable[Observation]) -> set[SignalKind]:
+    return {obs.kind for obs in observations}

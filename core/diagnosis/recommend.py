@@ -1,0 +1,177 @@
+"""Step 5, next actions: advice per category, in our own words, following the seed's per-category guidance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.diagnosis.signals import ImagePullKind
+from core.models.quantity import format_bytes
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceContext:
+    category: str
+    limit_bytes: int | None = None
+    peak_bytes: int | None = None
+    pull_kind: ImagePullKind | None = None
+    pull_ambiguous: bool = False
+    image: str | None = None
+    restart_policy: str | None = None
+    node: str | None = None
+    policy: str | None = None  # "idle timeout", "maximum duration", "manual stop"
+    log_line: str | None = None
+    gpu_oom: bool = False
+    liveness: bool = False
+    recurring_count: int = 0
+    lookback: str = "24h"
+    mount_resource: str | None = None
+    unresolved_kill: bool = False
+    tier2_available: bool = True
+
+
+def _oom(ctx: AdviceContext) -> list[str]:
+    limit = format_bytes(ctx.limit_bytes) if ctx.limit_bytes else None
+    first = (
+        f"Measure the job's real memory need, then set the limit above the {limit} it has now with room to spare."
+        if limit
+        else "Measure the job's real memory need, then set a CPU-memory limit with room to spare above it."
+    )
+    return [
+        first,
+        "Look for what grows: batch size, data-loader workers and prefetch, caches kept in host memory; "
+        "gradient checkpointing or a smaller batch cut the peak.",
+        "If the limit already fits the job, ask the administrator whether the node itself ran short of memory.",
+    ]
+
+
+_PULL_ADVICE: dict[ImagePullKind, str] = {
+    ImagePullKind.NOT_FOUND: "The registry has no such image or tag: check the repository name and tag "
+    "(or digest) the workload asks for and push or correct it.",
+    ImagePullKind.INVALID_NAME: "The image reference is not valid: fix its spelling (registry/repository:tag).",
+    ImagePullKind.AUTHORIZATION: "The registry refused the pull: give the project a pull secret with read "
+    "access to that repository, or check that the existing secret is current.",
+    ImagePullKind.NETWORK: "The node could not reach the registry: check DNS and network access from the "
+    "cluster to the registry host (a proxy or firewall rule is a common cause).",
+    ImagePullKind.TLS: "The registry's TLS certificate is not trusted by the node: install the registry's CA "
+    "on the nodes or use a registry with a publicly trusted certificate.",
+    ImagePullKind.RATE_LIMIT: "The registry is rate-limiting pulls: wait and retry, pull with an authenticated "
+    "account, or mirror the image into a registry the cluster owns.",
+    ImagePullKind.NEVER_PULL: "imagePullPolicy is Never and the image is not on the node: allow pulls or "
+    "pre-load the image.",
+}
+
+
+def _image(ctx: AdviceContext) -> list[str]:
+    kind = ctx.pull_kind or ImagePullKind.UNKNOWN_PULL
+    advice = _PULL_ADVICE.get(kind)
+    if advice is None:
+        return [
+            "The pull failed without saying why in the evidence we could read: look at the kubelet's pull "
+            "message (kubectl describe pod) before changing the image or the credentials."
+        ]
+    out = [advice]
+    if kind is ImagePullKind.AUTHORIZATION and ctx.pull_ambiguous:
+        out.append(
+            "Registries answer the same way for an image that does not exist: confirm the name and tag "
+            "before changing credentials."
+        )
+    return out
+
+
+def _crash(ctx: AdviceContext) -> list[str]:
+    out: list[str] = []
+    if ctx.gpu_oom:
+        out.append(
+            "The application ran out of GPU memory (not host memory): lower the batch size or sequence length, "
+            "use mixed precision or gradient checkpointing, or request a GPU with more memory."
+        )
+    elif ctx.liveness:
+        out.append(
+            "The liveness probe killed the container: find out why it stopped answering (a long step, a "
+            "deadlock), or give the probe a longer timeout and initial delay."
+        )
+    if ctx.log_line:
+        out.append(f'Fix the code or configuration behind the failing log line: "{ctx.log_line}".')
+    else:
+        out.append(
+            "Fix the code or configuration that makes the main container exit non-zero; its previous log "
+            "is the place to start."
+        )
+    return out
+
+
+def _node(ctx: AdviceContext) -> list[str]:
+    node = f" {ctx.node}" if ctx.node else ""
+    if (ctx.restart_policy or "").lower() == "onfailure":
+        first = (
+            "The restart policy is OnFailure, so a retry can land on a healthy node: rerun it once the node"
+            f"{node} is healthy or cordoned."
+        )
+    else:
+        first = (
+            f"Resubmit the workload: with restart policy {ctx.restart_policy or 'unknown'} it will not be "
+            "retried on another node by itself."
+        )
+    return [first, f"Report the node{node} to the infrastructure team with the times in this report."]
+
+
+def _policy(ctx: AdviceContext) -> list[str]:
+    what = ctx.policy or "a scheduling policy"
+    return [
+        f"The workload was ended by {what}. If that was intended, nothing is broken.",
+        "If it was not, ask the administrator to review the project's scheduling rules (idle-GPU and duration "
+        "limits), or plan the job to fit them (checkpoint and resume).",
+    ]
+
+
+def _mount(ctx: AdviceContext) -> list[str]:
+    what = f" ({ctx.mount_resource})" if ctx.mount_resource else ""
+    return [
+        f"A volume or secret the workload needs could not be provided{what}: check that it exists in the "
+        "workload's namespace and is bound, and that no other node holds an exclusive attachment.",
+        "Storage problems are for the storage administrator once the names are confirmed right.",
+    ]
+
+
+def _init(ctx: AdviceContext) -> list[str]:
+    line = f' Its log says: "{ctx.log_line}".' if ctx.log_line else ""
+    return [f"Fix the init container's script or configuration; the main container never started.{line}"]
+
+
+def _unknown(ctx: AdviceContext) -> list[str]:
+    out = []
+    if ctx.unresolved_kill:
+        out.append(
+            "The container was killed (SIGKILL) and nothing we could read says why: check the node's events and "
+            "kernel log around the failure for an OOM kill, a probe or an eviction."
+        )
+    if not ctx.tier2_available:
+        out.append(
+            "Give runai-triage read-only Kubernetes access (see the README) so the pod, its previous log "
+            "and its events can be read; Run:ai data alone did not identify the cause."
+        )
+    out.append("Do not rerun unchanged until the cause is known.")
+    return out
+
+
+_BY_CATEGORY = {
+    "OOM_KILLED": _oom,
+    "IMAGE_PULL_FAILED": _image,
+    "CRASH_APP_ERROR": _crash,
+    "NODE_FAILURE": _node,
+    "SCHEDULING_POLICY_TERMINATED": _policy,
+    "DATASOURCE_MOUNT_FAILED": _mount,
+    "INIT_FAILED": _init,
+    "UNKNOWN": _unknown,
+}
+
+
+def recommendations(ctx: AdviceContext) -> list[str]:
+    out = list(_BY_CATEGORY[ctx.category](ctx))
+    if ctx.recurring_count >= 2 and ctx.category not in {"UNKNOWN", "SCHEDULING_POLICY_TERMINATED"}:
+        out.insert(
+            0,
+            f"This failed the same way {ctx.recurring_count} times in the last {ctx.lookback}: make a lasting fix "
+            "before running it again; an unchanged rerun is likely to fail again.",
+        )
+    return out

@@ -1,0 +1,232 @@
+"""Step 5, the report: category or outcome first, evidence with the deciding signals on top, what is missing,
+memory against the limit, recurrence, and the next actions. Nothing here invents a value: a field the
+diagnosis did not measure stays null."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.history import HistoryAnalysis
+from core.diagnosis.log_scan import LogFinding
+from core.diagnosis.observations import Observation, quote
+from core.diagnosis.recommend import AdviceContext, recommendations
+from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.rules import Verdict
+from core.diagnosis.signals import ImagePullKind, SignalKind
+from core.models.quantity import format_bytes
+from core.models.report import EvidenceItem, HistoryEntry, Memory, MissingItem, Recurrence, Report, WorkloadRef
+from core.models.runai import WorkloadSpecDoc
+
+# The report carries the newest part of a long timeline; the screen gets all of it from the progress event.
+REPORT_TIMELINE_ENTRIES = 300
+
+_POLICY_NAMES = {
+    SignalKind.POLICY_IDLE_TIMEOUT: "the idle-GPU time limit",
+    SignalKind.POLICY_MAX_DURATION: "the maximum-duration limit",
+    SignalKind.MANUAL_STOP: "a manual stop",
+    SignalKind.DEADLINE_EXCEEDED: "its active deadline (activeDeadlineSeconds)",
+}
+
+
+_PULL_LABELS = {
+    ImagePullKind.NOT_FOUND: "image or tag not found",
+    ImagePullKind.AUTHORIZATION: "registry refused access",
+    ImagePullKind.NETWORK: "registry unreachable",
+    ImagePullKind.TLS: "registry certificate not trusted",
+    ImagePullKind.RATE_LIMIT: "registry rate limit",
+    ImagePullKind.INVALID_NAME: "invalid image reference",
+    ImagePullKind.NEVER_PULL: "pull policy Never",
+}
+
+
+@dataclass
+class ReportInputs:
+    request: DiagnosisRequest
+    now: datetime
+    cutoff: datetime
+    workload: WorkloadRef
+    verdict: Verdict
+    evidence: list[EvidenceItem]
+    missing: list[MissingItem]
+    notes: list[str]
+    memory: MemorySetting
+    memory_relevant: bool
+    peak: int | None
+    peak_at: datetime | None
+    samples: int
+    windows: list[dict[str, object]]
+    occurrences: list[datetime]
+    history: HistoryAnalysis | None
+    spec: WorkloadSpecDoc | None
+    log_finding: LogFinding | None
+    tier2_available: bool
+    node_name: str | None
+    observations: Sequence[Observation]
+
+
+def _ordered_evidence(evidence: list[EvidenceItem], deciding: Sequence[Observation]) -> list[EvidenceItem]:
+    first = {(o.text, o.source) for o in deciding}
+    top = [e for e in evidence if (e.text, e.source) in first]
+    rest = [e for e in evidence if (e.text, e.source) not in first]
+    return top + rest
+
+
+def _pull_kind(deciding: Sequence[Observation]) -> tuple[ImagePullKind | None, bool]:
+    specific = [o for o in deciding if o.signal.pull_kind not in (None, ImagePullKind.UNKNOWN_PULL)]
+    pool = specific or list(deciding)
+    if not pool:
+        return None, False
+    chosen = pool[0]  # deciding observations come newest first
+    return chosen.signal.pull_kind, chosen.signal.ambiguous
+
+
+def _most_telling(deciding: Sequence[Observation]) -> Observation:
+    """The deciding observation that says the most: a specific pull error, an exit code, a real message."""
+
+    def score(obs: Observation) -> tuple[int, int]:
+        sig = obs.signal
+        specific = sig.pull_kind not in (None, ImagePullKind.UNKNOWN_PULL)
+        return (int(specific) + int(sig.exit_code is not None) + int(len(sig.detail) > 40), -deciding.index(obs))
+
+    return max(deciding, key=score)
+
+
+def _reason(inputs: ReportInputs) -> str:
+    verdict = inputs.verdict
+    if verdict.rule is None:
+        if verdict.unresolved_kill:
+            codes = sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})
+            shown = "/".join(str(c) for c in codes) or "a kill signal"
+            return f"exit {shown} without OOMKilled, and nothing read explains the kill"
+        return "the signals that could be read do not identify a cause"
+    top = _most_telling(verdict.deciding)
+    detail = quote(top.signal.detail, 200)
+    label = _PULL_LABELS.get(top.signal.pull_kind) if top.signal.pull_kind else None
+    trigger = f"{verdict.rule.trigger} ({label})" if label else verdict.rule.trigger
+    text = f"{trigger}: {detail} (source: {top.source})"
+    if verdict.category == "OOM_KILLED" and inputs.memory.limit_bytes:
+        text += f"; limit {format_bytes(inputs.memory.limit_bytes)}"
+        if inputs.peak is not None:
+            text += f", observed peak {format_bytes(inputs.peak)}"
+    return text
+
+
+def _advice(inputs: ReportInputs, count: int) -> list[str]:
+    verdict = inputs.verdict
+    kinds = {o.kind for o in verdict.deciding}
+    pull_kind, ambiguous = _pull_kind(verdict.deciding) if verdict.category == "IMAGE_PULL_FAILED" else (None, False)
+    spec = inputs.spec.spec if inputs.spec else None
+    policy = next((_POLICY_NAMES[k] for k in _POLICY_NAMES if k in kinds), None)
+    mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
+    log_line = quote(inputs.log_finding.text, 200) if inputs.log_finding else None
+    gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
+    ctx = AdviceContext(
+        category=verdict.category,
+        limit_bytes=inputs.memory.limit_bytes,
+        peak_bytes=inputs.peak,
+        pull_kind=pull_kind,
+        pull_ambiguous=ambiguous,
+        image=quote(spec.image, 200) if spec and spec.image else None,
+        restart_policy=quote(spec.restart_policy, 20) if spec and spec.restart_policy else None,
+        node=quote(inputs.node_name, 120) if inputs.node_name else None,
+        policy=policy,
+        log_line=log_line,
+        gpu_oom=gpu_oom and verdict.category == "CRASH_APP_ERROR",
+        liveness=SignalKind.LIVENESS_KILL in kinds,
+        recurring_count=count,
+        lookback=inputs.request.lookback,
+        mount_resource=quote(mount, 120) if mount else None,
+        unresolved_kill=verdict.unresolved_kill,
+        tier2_available=inputs.tier2_available,
+    )
+    return recommendations(ctx)
+
+
+def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:
+    if history is None:
+        return []
+    return history.timeline[-REPORT_TIMELINE_ENTRIES:]
+
+
+def build_report(inputs: ReportInputs) -> Report:
+    verdict = inputs.verdict
+    count = len(inputs.occurrences)
+    notes = list(inputs.notes)
+    if verdict.category == "CRASH_APP_ERROR" and (
+        SignalKind.GPU_OOM in {o.kind for o in inputs.observations}
+        or (inputs.log_finding is not None and inputs.log_finding.gpu_oom)
+    ):
+        notes.append("the log shows a GPU (CUDA) out-of-memory: an application error, not a host-memory OOM kill")
+    same = inputs.memory.request_bytes is not None and inputs.memory.request_bytes == inputs.memory.limit_bytes
+    if same and verdict.category == "OOM_KILLED":
+        notes.append("the memory request equals the limit (Guaranteed QoS): the limit is the OOM ceiling")
+    memory = None
+    if inputs.memory_relevant:
+        memory = Memory(
+            request_bytes=inputs.memory.request_bytes,
+            limit_bytes=inputs.memory.limit_bytes,
+            peak_bytes=inputs.peak,
+            samples=inputs.samples,
+            peak_at=inputs.peak_at,
+            windows=inputs.windows,
+        )
+        if inputs.memory.limit_bytes is None:
+            missing = [m for m in inputs.missing if m.what == "CPU-memory limit"]
+            if not missing:
+                inputs.missing.append(
+                    MissingItem(
+                        what="CPU-memory limit",
+                        why="no limit is set in the pods, the workload or the spec",
+                        source="get_workload_pods",
+                    )
+                )
+    history_span = inputs.request.lookback
+    return Report(
+        outcome="diagnosed",
+        category=verdict.category,  # type: ignore[arg-type]
+        workload=inputs.workload,
+        evidence=_ordered_evidence(inputs.evidence, verdict.deciding),
+        missing=inputs.missing,
+        memory=memory,
+        recurrence=Recurrence(count=count, lookback=history_span, recurring=count >= 2, occurrences=inputs.occurrences),
+        recommendations=_advice(inputs, count),
+        reason=_reason(inputs),
+        next_action=None,
+        notes=notes,
+        history=_timeline(inputs.history),
+        generated_at=inputs.now,
+        lookback_start=inputs.cutoff,
+    )
+
+
+def routed_report(
+    *,
+    outcome: str,
+    workload: WorkloadRef,
+    evidence: list[EvidenceItem],
+    missing: list[MissingItem],
+    lookback: str,
+    reason: str,
+    next_action: str,
+    notes: list[str],
+    now: datetime,
+    cutoff: datetime,
+) -> Report:
+    return Report(
+        outcome=outcome,  # type: ignore[arg-type]
+        category=None,
+        workload=workload,
+        evidence=evidence,
+        missing=missing,
+        memory=None,
+        recurrence=Recurrence(count=0, lookback=lookback, recurring=False),
+        recommendations=[next_action],
+        reason=reason,
+        next_action=next_action,
+        notes=notes,
+        generated_at=now,
+        lookback_start=cutoff,
+    )

@@ -1,0 +1,81 @@
+"""What a diagnosis is asked to do: the seed's parameters, checked before any call is made."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+DEFAULT_LOOKBACK = "24h"
+_LOOKBACK_RE = re.compile(r"^\s*(\d{1,6})\s*([mhdw])\s*$")
+_UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
+MAX_LOOKBACK = timedelta(days=366)
+
+
+class UsageError(ValueError):
+    """The request cannot be run as given; the message says what to supply."""
+
+
+def parse_lookback(text: str) -> timedelta:
+    """`90m`, `24h`, `7d`, `2w` -> timedelta. Anything else is a UsageError naming the accepted forms."""
+    match = _LOOKBACK_RE.match(text or "")
+    if not match:
+        raise UsageError(
+            f"lookback {text!r} is not understood: use a whole number and a unit m, h, d or w (90m, 24h, 7d, 2w)"
+        )
+    value = int(match.group(1)) * _UNIT[match.group(2)]
+    if value <= timedelta(0):
+        raise UsageError(f"lookback {text!r} must be longer than zero")
+    if value > MAX_LOOKBACK:
+        raise UsageError(f"lookback {text!r} is longer than a year; pick a shorter window")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosisRequest:
+    """Option A: `workload_id`. Option B: `name` + `project`. `cluster_id` always.
+
+    `active` selects the seed's current-failure intent for Option B (a CrashLoopBackOff or a start failure now);
+    otherwise the most recent terminal submission is diagnosed.
+    """
+
+    cluster_id: str
+    workload_id: str | None = None
+    name: str | None = None
+    project: str | None = None
+    lookback: str = DEFAULT_LOOKBACK
+    active: bool = False
+    now: datetime | None = None
+
+    def __post_init__(self) -> None:
+        missing: list[str] = []
+        if not (self.cluster_id or "").strip():
+            missing.append("a cluster id (--cluster-id)")
+        has_id = bool((self.workload_id or "").strip())
+        has_name = bool((self.name or "").strip())
+        has_project = bool((self.project or "").strip())
+        if has_id and (has_name or has_project):
+            raise UsageError("give either a workload id (Option A) or a name and project (Option B), not both")
+        if not has_id:
+            if not has_name and not has_project:
+                missing.append("a workload id (--workload-id), or a workload name and project (--name, --project)")
+            elif not has_name:
+                missing.append("the workload name (--name) to go with --project")
+            elif not has_project:
+                missing.append("the project (--project) to go with --name")
+        if missing:
+            raise UsageError("missing " + "; ".join(missing) + ". Identifiers are never guessed.")
+        if has_id and self.active:
+            raise UsageError("--active selects among submissions of a name; it does not apply to a workload id")
+        parse_lookback(self.lookback)
+
+    @property
+    def option(self) -> str:
+        return "A" if self.workload_id else "B"
+
+    @property
+    def lookback_delta(self) -> timedelta:
+        return parse_lookback(self.lookback)
+
+    def moment(self) -> datetime:
+        return self.now if self.now is not None else datetime.now(UTC)

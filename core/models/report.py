@@ -1,0 +1,136 @@
+"""The diagnosis report, format `runai-triage/report@1` (docs/report-format.md), plus the keys we add.
+
+The required keys are exactly the contract's; additions are only new keys (`reason`, `nextAction`, `history`,
+`requested`, `notes`, ...) so other tools that read report@1 keep working.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+SCHEMA = "runai-triage/report@1"
+
+Outcome = Literal[
+    "diagnosed",
+    "preempted",
+    "pending",
+    "suspended",
+    "succeeded",
+    "running",
+    "not-terminal",
+    "cluster-mismatch",
+    "not-found",
+    "ambiguous",
+]
+OUTCOMES: tuple[str, ...] = Outcome.__args__  # type: ignore[attr-defined]
+
+Category = Literal[
+    "CRASH_APP_ERROR",
+    "OOM_KILLED",
+    "IMAGE_PULL_FAILED",
+    "INIT_FAILED",
+    "DATASOURCE_MOUNT_FAILED",
+    "NODE_FAILURE",
+    "SCHEDULING_POLICY_TERMINATED",
+    "UNKNOWN",
+]
+CATEGORIES: tuple[str, ...] = Category.__args__  # type: ignore[attr-defined]
+
+Source = Literal[
+    "get_workload_status",
+    "get_workload_spec",
+    "get_workload_pods",
+    "get_workload_history",
+    "get_workload_metrics",
+    "list_workloads",
+    "kubectl describe pod",
+    "kubectl logs --previous",
+    "kubectl get events",
+    "kubectl describe node",
+]
+SOURCES: tuple[str, ...] = Source.__args__  # type: ignore[attr-defined]
+
+
+class ReportModel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class WorkloadRef(ReportModel):
+    id: str | None = None
+    name: str | None = None
+    project: str | None = None
+    cluster_id: str | None = None
+    phase: str | None = None
+    namespace: str | None = None
+    # Added keys: where the namespace came from, and when the phase last changed.
+    namespace_source: str | None = None
+    phase_updated_at: datetime | None = None
+    type: str | None = None
+
+
+class EvidenceItem(ReportModel):
+    text: str
+    source: Source
+    # Added key: a stable machine-readable tag of the signal ("OOMKilled", "exit-code", ...), for tools.
+    signal: str | None = None
+
+
+class MissingItem(ReportModel):
+    what: str
+    why: str
+    # Added key: the read that could not be made, in the report's source vocabulary.
+    source: str | None = None
+
+
+class Memory(ReportModel):
+    request_bytes: int | None = None
+    limit_bytes: int | None = None
+    peak_bytes: int | None = None
+    samples: int = 0
+    # Added keys: when the peak was seen and the windows that were queried.
+    peak_at: datetime | None = None
+    windows: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Recurrence(ReportModel):
+    count: int = 0
+    lookback: str
+    recurring: bool = False
+    # Added key: when each counted occurrence happened (failure time), newest first.
+    occurrences: list[datetime] = Field(default_factory=list)
+
+
+class HistoryEntry(ReportModel):
+    """One line of the lookback timeline (added key `history`)."""
+
+    at: datetime | None
+    kind: Literal["phase", "event"]
+    text: str
+    failure: bool = False
+    occurrence: int | None = None
+
+
+class Report(ReportModel):
+    schema_: str = Field(default=SCHEMA, alias="schema")
+    outcome: Outcome
+    category: Category | None = None
+    workload: WorkloadRef
+    evidence: list[EvidenceItem] = Field(default_factory=list)
+    missing: list[MissingItem] = Field(default_factory=list)
+    memory: Memory | None = None
+    recurrence: Recurrence
+    recommendations: list[str] = Field(default_factory=list)
+    # Added keys.
+    reason: str | None = None
+    next_action: str | None = None
+    notes: list[str] = Field(default_factory=list)
+    history: list[HistoryEntry] = Field(default_factory=list)
+    generated_at: datetime | None = None
+    lookback_start: datetime | None = None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)

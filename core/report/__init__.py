@@ -1,0 +1,1 @@
+"""Rendering a report@1 as JSON, plain text or Markdown."""

@@ -1,0 +1,117 @@
+"""`runai-triage diagnose`: one diagnosis, headless, printed as text, Markdown or JSON. Never loads Textual.
+
+Exit status (report-format.md): 0 when a report was produced, whatever its outcome; 1 when none could be
+(unreachable, credentials refused, unreadable case); 2 for a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+from core.diagnosis.engine import DiagnosisFailed, run_to_report
+from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
+from core.report.render import RENDERERS
+from core.sources.kube_config import KubeSettings
+from tui.start import StartOptions, StartProblem, open_tenant
+
+
+def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "diagnose",
+        help="diagnose one workload and print the report (text, markdown or json)",
+        description="Diagnose one failed Run:ai workload, read-only, and print the report.",
+    )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--case", metavar="FILE", help="diagnose from a runai-triage/case@1 bundle")
+    source.add_argument("--demo", action="store_true", help="diagnose from the built-in demo tenant")
+    source.add_argument("--base-url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL or CLI session)")
+    parser.add_argument("--cluster-id", metavar="UUID", help="the cluster the workload runs on (always required)")
+    parser.add_argument("--workload-id", metavar="ID", help="Option A: the workload's UUID")
+    parser.add_argument("--name", metavar="NAME", help="Option B: the workload name (with --project)")
+    parser.add_argument("--project", metavar="NAME", help="Option B: the project of --name")
+    parser.add_argument(
+        "--active",
+        action="store_true",
+        help="Option B: diagnose a current crash loop or start failure instead of the last terminal run",
+    )
+    parser.add_argument("--lookback", default=DEFAULT_LOOKBACK, help="history window: 90m, 24h, 7d, 2w (default 24h)")
+    parser.add_argument("--now", metavar="ISO8601", help="the moment to diagnose at (default: a bundle's capturedAt)")
+    parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default text)")
+    parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig for Tier 2 (default: $KUBECONFIG)")
+    parser.add_argument("--kube-context", metavar="NAME", help="kubeconfig context for Tier 2")
+    parser.add_argument("--no-kube", action="store_true", help="do not read Kubernetes (Tier 1 only)")
+    parser.set_defaults(handler=run_diagnose)
+
+
+def _parse_now(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--now {text!r} is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)") from None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def run_diagnose(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    try:
+        now = _parse_now(args.now)
+        request = DiagnosisRequest(
+            cluster_id=(args.cluster_id or "").strip(),
+            workload_id=args.workload_id,
+            name=args.name,
+            project=args.project,
+            lookback=args.lookback,
+            active=args.active,
+            now=now,
+        )
+    except UsageError as exc:
+        print(f"runai-triage diagnose: error: {exc}", file=err)
+        return 2
+    options = StartOptions(
+        mode="demo" if args.demo else "case" if args.case else "env",
+        case_path=Path(args.case).expanduser() if args.case else None,
+        base_url=args.base_url,
+        kube=KubeSettings(
+            kubeconfig=Path(args.kubeconfig).expanduser() if args.kubeconfig else None,
+            context=args.kube_context,
+            enabled=not args.no_kube,
+        ),
+    )
+    try:
+        report = asyncio.run(_diagnose(options, request))
+    except StartProblem as exc:
+        print(f"runai-triage diagnose: {exc.title}: {exc.detail}", file=err)
+        for hint in exc.hints:
+            print(f"  {hint}", file=err)
+        return 1
+    except DiagnosisFailed as exc:
+        print(f"runai-triage diagnose: no report could be produced: {exc}", file=err)
+        print("  Check the tenant URL, the credentials and the network, then try again.", file=err)
+        return 1
+    out.write(RENDERERS[args.format](report))
+    return 0
+
+
+async def _diagnose(options: StartOptions, request: DiagnosisRequest):
+    opened = open_tenant(options)
+    tenant = opened.tenant
+    try:
+        if request.now is None and tenant.captured_at is not None:
+            request = DiagnosisRequest(
+                cluster_id=request.cluster_id,
+                workload_id=request.workload_id,
+                name=request.name,
+                project=request.project,
+                lookback=request.lookback,
+                active=request.active,
+                now=tenant.captured_at,
+            )
+        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
+    finally:
+        await tenant.aclose()
