@@ -19,7 +19,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 CLUSTER = "05664dde-1ea7-5931-81c6-fcd52b6608e7"
 
 
-async def _diagnose(tenant: Tenant, **kwargs: object):  # noqa: ANN202
+async def _diagnose(tenant: Tenant, **kwargs: object):
     request = DiagnosisRequest(now=tenant.captured_at, **kwargs)  # type: ignore[arg-type]
     return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
 
