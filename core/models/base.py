@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import re
+import weakref
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -18,7 +19,6 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    PrivateAttr,
     ValidationInfo,
     WrapValidator,
     model_validator,
@@ -60,6 +60,25 @@ def record_problem(field_name: str, message: str) -> None:
             total[0] += 1
 
 
+# Problems live beside the objects, keyed by identity, and only for objects that have any: private
+# attributes would cost every one of the many thousands of clean objects an initialisation step.
+# `weakref.finalize` drops an entry when its object goes, so a recycled id never inherits stale problems.
+_PROBLEMS: dict[int, list[str]] = {}
+_DIRTY: set[int] = set()  # objects whose own fields or nested models recorded a problem
+
+
+def _forget(key: int) -> None:
+    _PROBLEMS.pop(key, None)
+    _DIRTY.discard(key)
+
+
+def _mark_dirty(model: BaseModel) -> None:
+    key = id(model)
+    if key not in _DIRTY:
+        _DIRTY.add(key)
+        weakref.finalize(model, _forget, key)
+
+
 class ApiModel(BaseModel):
     """Base for every API object: snake_case in Python, camelCase on the wire, unknown keys kept."""
 
@@ -69,9 +88,6 @@ class ApiModel(BaseModel):
         alias_generator=to_camel,
         frozen=False,
     )
-
-    _parse_problems: list[str] = PrivateAttr(default_factory=list)
-    _tree_clean: bool = PrivateAttr(default=False)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -83,43 +99,46 @@ class ApiModel(BaseModel):
             stack = []
             token = _problem_stack.set(stack)
             total_token = _problem_total.set([0])
+        total = _problem_total.get()
+        before = total[0] if total is not None else 0
         mine: list[tuple[str, str]] = []
         stack.append(mine)
         try:
             result = handler(data)
+            after = total[0] if total is not None else 0
         finally:
             stack.pop()
-            seen = 0
             if token is not None:
                 _problem_stack.reset(token)
             if total_token is not None:
-                seen = (_problem_total.get() or [0])[0]
                 _problem_total.reset(total_token)
-        if isinstance(result, ApiModel) and mine:
-            for field_name, message in mine:
-                field = cls.model_fields.get(field_name)
-                wire = (field.alias if field is not None else None) or field_name
-                result._parse_problems.append(f"{wire}: {message}")
-        if token is not None and isinstance(result, ApiModel):
-            # The outermost validation knows whether any nested model recorded a problem: if none did,
-            # parse_problems() need not walk the tree (a hot path when pages of thousands are parsed).
-            result._tree_clean = seen == 0
+        if isinstance(result, ApiModel):
+            if mine:
+                own = _PROBLEMS.setdefault(id(result), [])
+                for field_name, message in mine:
+                    field = cls.model_fields.get(field_name)
+                    wire = (field.alias if field is not None else None) or field_name
+                    own.append(f"{wire}: {message}")
+            if after != before or mine:
+                _mark_dirty(result)
         return result
 
     def add_parse_problem(self, message: str) -> None:
         """Record a problem found outside validation (used by the tolerant parser)."""
-        self._parse_problems.append(message)
-        self._tree_clean = False
+        _PROBLEMS.setdefault(id(self), []).append(message)
+        _mark_dirty(self)
 
     def parse_problems(self) -> list[str]:
         """Problems of this object and all nested models, each prefixed with its wire path."""
-        if self._tree_clean:
+        if id(self) not in _DIRTY:
             return []
         return list(_walk_problems(self, ""))
 
 
 def _walk_problems(model: ApiModel, prefix: str) -> Iterator[str]:
-    for message in model._parse_problems:
+    if id(model) not in _DIRTY:
+        return
+    for message in _PROBLEMS.get(id(model), ()):
         yield f"{prefix}.{message}" if prefix else message
     for name, field in type(model).model_fields.items():
         wire = field.alias or name
