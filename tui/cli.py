@@ -9,14 +9,19 @@ from collections.abc import Sequence
 from core import __version__
 from tui.diagnose_cmd import add_diagnose_parser
 from tui.serve import add_serve_parser
+from tui.start import add_tui_arguments, run_tui
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="runai-triage",
-        description="Diagnose failed NVIDIA Run:ai workloads, read-only.",
+        description=(
+            "Diagnose failed NVIDIA Run:ai workloads, read-only. With no command, opens the terminal app "
+            "(--demo for the built-in demo tenant)."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
+    add_tui_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_diagnose_parser(subparsers)
     add_serve_parser(subparsers)
@@ -27,8 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 2
+        return run_tui(args)
     return int(args.handler(args))
 
 
