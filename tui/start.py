@@ -1,0 +1,226 @@
+"""Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand) and how they
+turn into a tenant.
+
+Kept free of Textual so `tui/cli.py` can add these options without loading the UI; `run_tui` imports the app
+only when it is about to run it. Option destinations are prefixed `tui_` so they cannot collide with a
+subcommand's options of the same name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from core.sim.bundle import BundleError
+from core.sources.credentials import (
+    CliSession,
+    Credentials,
+    CredentialsProblem,
+    base_url_from_env,
+    credentials_from_env,
+    load_cli_session,
+)
+from core.sources.kube_config import KubeSettings
+from core.tenant import Tenant, open_case_tenant, open_demo_tenant, open_real_tenant
+
+Mode = Literal["env", "demo", "case"]
+
+# What to tell a user with no working connection; shown on the problem screen.
+CONNECT_HINTS: tuple[str, ...] = (
+    "export RUNAI_BASE_URL=https://<tenant>.run.ai",
+    "and either RUNAI_CLIENT_ID + RUNAI_CLIENT_SECRET (an access key) or RUNAI_BEARER_TOKEN (a ready token),",
+    "or log in with the Run:ai CLI (`runai login`) so its session can be borrowed.",
+    "To try the app without a tenant: runai-triage --demo",
+)
+BUNDLE_HINTS: tuple[str, ...] = (
+    "Fix the bundle (format runai-triage/case@1, see docs/case-format.md) or pass another with --case FILE.",
+    "To try the app without a bundle: runai-triage --demo",
+)
+
+
+class UsageError(ValueError):
+    """Options that do not fit together; reported like an argparse error (exit status 2)."""
+
+
+class StartProblem(Exception):
+    """Why the app could not open a tenant, in words for the user: what happened and what to set."""
+
+    def __init__(self, title: str, detail: str, hints: tuple[str, ...] = ()) -> None:
+        self.title = title
+        self.detail = detail
+        self.hints = hints
+        super().__init__(f"{title}: {detail}")
+
+
+@dataclass(frozen=True)
+class StartOptions:
+    mode: Mode = "env"
+    case_path: Path | None = None
+    base_url: str | None = None
+    kube: KubeSettings = field(default_factory=KubeSettings)
+    cluster_id: str | None = None
+    workload_id: str | None = None
+    name: str | None = None
+    project: str | None = None
+
+    @property
+    def wants_diagnosis(self) -> bool:
+        """True when the options name one workload to open straight into."""
+        return self.workload_id is not None or self.name is not None
+
+    def describe(self) -> str:
+        """The tenant being opened, for the start-up screen."""
+        if self.mode == "demo":
+            return "the demo tenant"
+        if self.mode == "case":
+            return f"case bundle {self.case_path}"
+        return self.base_url or "the tenant configured in the environment"
+
+
+@dataclass(frozen=True)
+class OpenedTenant:
+    """A ready tenant plus the cluster to select first (from --cluster-id or the CLI session), if any."""
+
+    tenant: Tenant
+    cluster_id: str | None = None
+
+
+def add_tui_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of the interactive app to the top-level `runai-triage` parser."""
+    group = parser.add_argument_group("interactive app (runai-triage with no subcommand)")
+    source = group.add_mutually_exclusive_group()
+    source.add_argument("--demo", dest="tui_demo", action="store_true", help="open the built-in demo tenant")
+    source.add_argument("--case", dest="tui_case", metavar="FILE", help="open a runai-triage/case@1 bundle")
+    group.add_argument(
+        "--base-url", dest="tui_base_url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL)"
+    )
+    group.add_argument("--kubeconfig", dest="tui_kubeconfig", metavar="FILE", help="kubeconfig for Tier 2")
+    group.add_argument("--kube-context", dest="tui_kube_context", metavar="NAME", help="kubeconfig context")
+    group.add_argument(
+        "--no-kube", dest="tui_no_kube", action="store_true", help="do not read Kubernetes (Tier 1 only)"
+    )
+    group.add_argument("--cluster-id", dest="tui_cluster_id", metavar="UUID", help="cluster to show first")
+    group.add_argument(
+        "--workload-id",
+        dest="tui_workload_id",
+        metavar="ID",
+        help="open straight into this workload's diagnosis",
+    )
+    group.add_argument(
+        "--name", dest="tui_name", metavar="NAME", help="workload name to diagnose (with --project)"
+    )
+    group.add_argument("--project", dest="tui_project", metavar="NAME", help="project of --name")
+
+
+def _text(args: argparse.Namespace, name: str) -> str | None:
+    value = getattr(args, name, None)
+    if value is None:
+        return None
+    value = str(value).strip()
+    return value or None
+
+
+def options_from_args(args: argparse.Namespace) -> StartOptions:
+    """Check the options of `add_tui_arguments` against each other; raises UsageError naming the clash."""
+    case = _text(args, "tui_case")
+    demo = bool(getattr(args, "tui_demo", False))
+    mode: Mode = "demo" if demo else "case" if case else "env"
+    base_url = _text(args, "tui_base_url")
+    if base_url and mode != "env":
+        raise UsageError(f"--base-url cannot be used with --{mode}: the {mode} tenant has its own address")
+    workload_id = _text(args, "tui_workload_id")
+    name = _text(args, "tui_name")
+    project = _text(args, "tui_project")
+    cluster_id = _text(args, "tui_cluster_id")
+    if workload_id and (name or project):
+        raise UsageError("give either --workload-id or --name/--project, not both")
+    if (name is None) != (project is None):
+        raise UsageError("--name and --project go together (a name is only unique within a project)")
+    if (workload_id or name) and not cluster_id:
+        raise UsageError(
+            "--workload-id and --name/--project need --cluster-id (the cluster the workload runs on)"
+        )
+    kubeconfig = _text(args, "tui_kubeconfig")
+    kube = KubeSettings(
+        kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
+        context=_text(args, "tui_kube_context"),
+        enabled=not bool(getattr(args, "tui_no_kube", False)),
+    )
+    return StartOptions(
+        mode=mode,
+        case_path=Path(case).expanduser() if case else None,
+        base_url=base_url,
+        kube=kube,
+        cluster_id=cluster_id,
+        workload_id=workload_id,
+        name=name,
+        project=project,
+    )
+
+
+def _problem_lines(problems: list[CredentialsProblem]) -> str:
+    return "\n".join(f"- {problem}" for problem in problems)
+
+
+def _real_connection(
+    options: StartOptions, env: Mapping[str, str]
+) -> tuple[str, Credentials, CliSession | None]:
+    problems: list[CredentialsProblem] = []
+    base_url = options.base_url or base_url_from_env(env, problems=problems)
+    credentials: Credentials | None = credentials_from_env(env, problems=problems)
+    session: CliSession | None = None
+    if credentials is None or base_url is None:
+        # The CLI session supplies what the environment lacks: a token, the tenant URL, or both.
+        session = load_cli_session(env=env, problems=problems)
+    if credentials is None and session is not None:
+        credentials = session
+    if base_url is None and session is not None and session.base_url:
+        base_url = session.base_url
+    if base_url is None or credentials is None:
+        missing = "a tenant URL" if base_url is None else "credentials"
+        if base_url is None and credentials is None:
+            missing = "a tenant URL or credentials"
+        raise StartProblem(
+            "No Run:ai tenant configured",
+            f"runai-triage found no {missing}. What it looked at:\n{_problem_lines(problems)}",
+            CONNECT_HINTS,
+        )
+    return base_url, credentials, session
+
+
+def open_tenant(options: StartOptions, env: Mapping[str, str] = os.environ) -> OpenedTenant:
+    """Open the tenant the options describe. Raises StartProblem (never anything else for bad input)."""
+    if options.mode == "demo":
+        return OpenedTenant(open_demo_tenant(), options.cluster_id)
+    if options.mode == "case":
+        assert options.case_path is not None
+        try:
+            return OpenedTenant(open_case_tenant(options.case_path), options.cluster_id)
+        except BundleError as exc:
+            raise StartProblem("The case bundle cannot be used", str(exc), BUNDLE_HINTS) from None
+    base_url, credentials, session = _real_connection(options, env)
+    try:
+        tenant = open_real_tenant(base_url, credentials, options.kube)
+    except ValueError as exc:
+        raise StartProblem("The Run:ai tenant URL is not usable", str(exc), CONNECT_HINTS) from None
+    cluster = options.cluster_id or (session.cluster_uuid if session is not None else None)
+    return OpenedTenant(tenant, cluster)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    """Run the interactive app for parsed arguments; returns the process exit status."""
+    try:
+        options = options_from_args(args)
+    except UsageError as exc:
+        print(f"runai-triage: error: {exc}", file=sys.stderr)
+        return 2
+    from tui.app import TriageApp
+
+    app = TriageApp(options)
+    app.run()
+    return int(app.return_code or 0)
