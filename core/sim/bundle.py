@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from core.models.pages import json_type
 from core.sim.faults import Fault, parse_match
 
 FORMAT = "runai-triage/case@1"
@@ -55,20 +56,6 @@ def parse_instant(value: object) -> datetime | None:
     return parsed.astimezone(UTC)
 
 
-def type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 class BundleError(ValueError):
@@ -158,12 +145,12 @@ class _Validator:
 
     def obj(self, value: object, path: str, what: str = "an object") -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise self.fail(path, f"expected {what}, got {type_name(value)}")
+            raise self.fail(path, f"expected {what}, got {json_type(value)}")
         return value
 
     def lst(self, value: object, path: str) -> list[Any]:
         if not isinstance(value, list):
-            raise self.fail(path, f"expected a list, got {type_name(value)}")
+            raise self.fail(path, f"expected a list, got {json_type(value)}")
         return value
 
     def text(self, container: dict[str, Any], key: str, path: str) -> str:
@@ -171,7 +158,7 @@ class _Validator:
             raise self.fail(path, f"missing required key '{key}'")
         value = container[key]
         if not isinstance(value, str) or not value:
-            raise self.fail(self.join(path, key), f"expected a non-empty string, got {type_name(value)}")
+            raise self.fail(self.join(path, key), f"expected a non-empty string, got {json_type(value)}")
         return value
 
     def instant(self, container: dict[str, Any], key: str, path: str) -> datetime:
@@ -247,7 +234,7 @@ class _Validator:
         if "events" in entry and entry["events"] is not None:
             events = entry["events"]
             if not isinstance(events, list):
-                raise self.fail(f"{path}.events", f"expected a list or null, got {type_name(events)}")
+                raise self.fail(f"{path}.events", f"expected a list or null, got {json_type(events)}")
             for j, ev in enumerate(events):
                 self.obj(ev, f"{path}.events[{j}]")
         if "spec" in entry and entry["spec"] is not None:
@@ -284,7 +271,7 @@ class _Validator:
                 raise self.fail(spath, "missing required key 'value'")
             if not isinstance(point["value"], str | int | float) or isinstance(point["value"], bool):
                 raise self.fail(
-                    f"{spath}.value", f"expected a number as a string, got {type_name(point['value'])}"
+                    f"{spath}.value", f"expected a number as a string, got {json_type(point['value'])}"
                 )
 
     # -- kubernetes ------------------------------------------------------------------------------------------
@@ -304,10 +291,10 @@ class _Validator:
             if "text" not in log:
                 raise self.fail(lpath, "missing required key 'text'")
             if not isinstance(log["text"], str):
-                raise self.fail(f"{lpath}.text", f"expected a string, got {type_name(log['text'])}")
+                raise self.fail(f"{lpath}.text", f"expected a string, got {json_type(log['text'])}")
             if not isinstance(log.get("previous", False), bool):
                 raise self.fail(
-                    f"{lpath}.previous", f"expected true or false, got {type_name(log['previous'])}"
+                    f"{lpath}.previous", f"expected true or false, got {json_type(log['previous'])}"
                 )
         forbidden = kube.get("forbidden")
         if forbidden is not None:
@@ -359,7 +346,7 @@ class _Validator:
                 )
             body = fault.get("body")
             if body is not None and not isinstance(body, str):
-                raise self.fail(f"{fpath}.body", f"expected a string, got {type_name(body)}")
+                raise self.fail(f"{fpath}.body", f"expected a string, got {json_type(body)}")
             method, template = parsed
             out.append(
                 Fault(
@@ -382,6 +369,6 @@ class _Validator:
         value = item[key]
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(
-                self.join(path, key), f"expected an integer, got {type_name(value)}: {show(value)}"
+                self.join(path, key), f"expected an integer, got {json_type(value)}: {show(value)}"
             )
         return value
