@@ -1,0 +1,88 @@
+"""SVG snapshots of the picker: loaded, loading, empty and error, at 80x24 and 160x50.
+
+Deterministic by construction: the demo tenant's clock is frozen at its capture time, input cursors do not
+blink, animations are off, and nothing on screen depends on the loopback port. Regenerate with
+`pytest tests/ui/test_snapshots_picker.py --snapshot-update` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from core.sim.bundle import CaseBundle
+from core.tenant import open_bundle_tenant
+from tests.ui.conftest import settle, small_bundle, workload
+from tui.app import TriageApp
+from tui.screens.picker import PickerScreen
+from tui.start import OpenedTenant
+
+SIZES = [(80, 24), (160, 50)]
+
+
+def _app(bundle: CaseBundle, **tenant_kwargs: Any) -> TriageApp:
+    def opener() -> OpenedTenant:
+        return OpenedTenant(open_bundle_tenant(bundle, label="demo tenant", **tenant_kwargs))
+
+    app = TriageApp(opener=opener, cursor_blink=False, debounce_s=0.05)
+    app.animation_level = "none"
+    return app
+
+
+def _answered(pilot: Pilot[Any]) -> bool:
+    screen = pilot.app.screen
+    return isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading
+
+
+async def _loaded(pilot: Pilot[Any]) -> None:
+    await settle(pilot, lambda: _answered(pilot) and "…" not in _indicator(pilot))
+    await pilot.pause()
+
+
+def _indicator(pilot: Pilot[Any]) -> str:
+    from tui.widgets.page_indicator import PageIndicator
+
+    return pilot.app.screen.query_one(PageIndicator).plain
+
+
+async def _empty(pilot: Pilot[Any]) -> None:
+    await _loaded(pilot)
+    await pilot.press("slash")
+    pilot.app.screen.query_one("#name-filter", Input).value = "no-such-workload"
+    await pilot.press("enter")
+    await settle(pilot, lambda: _answered(pilot) and pilot.app.screen.picker_query.name == "no-such-workload")  # type: ignore[attr-defined]
+    await pilot.pause()
+
+
+async def _on_picker(pilot: Pilot[Any]) -> None:
+    await settle(pilot, lambda: isinstance(pilot.app.screen, PickerScreen))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_loaded(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_loaded)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_loading(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    # Every answer takes 30 s, so the screenshot catches the first load in progress; closing the app stops
+    # the server, which wakes the sleeping handler at once.
+    assert snap_compare(_app(demo_bundle, latency_ms=30_000), terminal_size=size, run_before=_on_picker)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_empty(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_empty)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_error(snap_compare: Any, size: tuple[int, int]) -> None:
+    fault = {"match": "GET /api/v1/workloads", "status": 403, "times": 1000}
+    bundle = small_bundle([workload("job-a", 5)], [fault])
+    run_before: Callable[[Pilot[Any]], Awaitable[None]] = _loaded
+    assert snap_compare(_app(bundle), terminal_size=size, run_before=run_before)

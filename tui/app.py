@@ -1,0 +1,168 @@
+"""The Textual app: opens the tenant in a worker, then shows the picker (or the problem screen).
+
+Diagnosis is reached through one seam, `TriageApp.open_diagnosis`, called for a `WorkloadChosen` message and
+for `--workload-id` / `--name --project` at start-up; the diagnosis screen plugs in there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Static
+
+import styles
+from core.safety.untrusted import clean
+from core.tenant import Tenant
+from tui.clock import Clock, frozen_clock, system_clock
+from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
+from tui.screens.help import HelpScreen, KeysProvider, key_entries
+from tui.screens.picker import PickerScreen
+from tui.screens.problem import ProblemScreen
+from tui.start import CONNECT_HINTS, OpenedTenant, StartOptions, StartProblem, open_tenant
+from tui.widgets.top_bar import TopBar
+
+STYLES_DIR = Path(styles.__file__).parent
+FAILED_ONLY_NOTE = (
+    "f (failed only) lists phase Failed. Stopped workloads (manual stops, preemptions, policy limits) and "
+    "Pending ones with pod errors are listed with it off: filterBy has no OR, and pod errors are only "
+    "visible per workload."
+)
+
+
+class TriageApp(App[None]):
+    CSS_PATH: ClassVar[list[str | Path]] = [
+        STYLES_DIR / "app.tcss",
+        STYLES_DIR / "picker.tcss",
+        STYLES_DIR / "dialogs.tcss",
+    ]
+    TITLE = "runai-triage"
+    COMMANDS = App.COMMANDS | {KeysProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "help", key_display="?"),
+        Binding("colon", "command_palette", "commands", key_display=":"),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(
+        self,
+        options: StartOptions | None = None,
+        *,
+        tenant: Tenant | None = None,
+        opener: Callable[[], OpenedTenant] | None = None,
+        clock: Clock | None = None,
+        env: Mapping[str, str] | None = None,
+        debounce_s: float = 0.4,
+        cursor_blink: bool = True,
+    ) -> None:
+        """`tenant`: use this one (the caller closes it). `opener`: how to open one (the app closes it).
+        Neither: open what `options` describe. `clock` overrides "now" (default: the bundle's capture time
+        for demo and case tenants, the wall clock for a real one)."""
+        super().__init__()
+        self.options = options or StartOptions()
+        self._given = tenant
+        self._env = env if env is not None else os.environ
+        self._opener = opener or (lambda: open_tenant(self.options, self._env))
+        self._clock_override = clock
+        self._debounce_s = debounce_s
+        self._cursor_blink = cursor_blink
+        self._owns_tenant = False
+        self.tenant: Tenant | None = None
+        self.clock: Clock = clock or system_clock
+        self.diagnosis_requests: list[DiagnosisTarget] = []
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(f"opening {self.options.describe()}")
+        yield Static(Text(clean(f"Opening {self.options.describe()}…", one_line=True)), id="start-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self._given is not None:
+            self.post_message(TenantOpened(OpenedTenant(self._given, self.options.cluster_id)))
+        else:
+            self._open_tenant()
+
+    async def on_unmount(self) -> None:
+        if self.tenant is not None and self._owns_tenant:
+            await self.tenant.aclose()
+
+    # -- start-up -----------------------------------------------------------------------------------------
+    @work(thread=True, group="app-open", exclusive=True, exit_on_error=False)
+    def _open_tenant(self) -> None:
+        # Opening reads files and may start a loopback server: done in a thread so the UI paints at once.
+        try:
+            opened = self._opener()
+        except StartProblem as problem:
+            self.post_message(StartFailed(problem))
+            return
+        except Exception as exc:  # an unexpected failure still gets the problem screen, not a traceback
+            detail = clean(f"{type(exc).__name__}: {exc}", max_len=600)
+            self.post_message(StartFailed(StartProblem("Start-up failed", detail, CONNECT_HINTS)))
+            return
+        self.post_message(TenantOpened(opened))
+
+    def on_tenant_opened(self, message: TenantOpened) -> None:
+        tenant = message.opened.tenant
+        self.tenant = tenant
+        self._owns_tenant = self._given is None
+        if self._clock_override is not None:
+            self.clock = self._clock_override
+        elif tenant.captured_at is not None:
+            self.clock = frozen_clock(tenant.captured_at)
+        else:
+            self.clock = system_clock
+        cluster = message.opened.cluster_id or self.options.cluster_id
+        picker = PickerScreen(
+            tenant,
+            self.clock,
+            cluster_id=cluster,
+            live_clock=self._clock_override is None and tenant.captured_at is None,
+            debounce_s=self._debounce_s,
+            cursor_blink=self._cursor_blink,
+        )
+        self._show(picker)
+        if self.options.wants_diagnosis:
+            o = self.options
+            self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))
+
+    def on_start_failed(self, message: StartFailed) -> None:
+        self._show(ProblemScreen(message.problem, self.options.describe()))
+
+    def _show(self, screen: PickerScreen | ProblemScreen) -> None:
+        if isinstance(self.screen, ProblemScreen):
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def action_restart(self) -> None:
+        """Try opening the tenant again (from the problem screen, after fixing the environment)."""
+        if self.tenant is None:
+            self._open_tenant()
+
+    # -- diagnosis seam -----------------------------------------------------------------------------------
+    def on_workload_chosen(self, message: WorkloadChosen) -> None:
+        self.open_diagnosis(
+            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project)
+        )
+
+    def open_diagnosis(self, target: DiagnosisTarget) -> None:
+        """Open the diagnosis of `target` on `self.tenant` with `self.clock` as "now".
+
+        The diagnosis screen (part 2) is pushed here; until then the request is recorded and acknowledged.
+        """
+        self.diagnosis_requests.append(target)
+        label = clean(target.name or target.workload_id or "workload", one_line=True, max_len=80)
+        self.notify(f"Diagnosis of {label} requested.", title="diagnose", markup=False)
+
+    # -- help ---------------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        extra = FAILED_ONLY_NOTE if isinstance(self.screen, PickerScreen) else ""
+        self.push_screen(HelpScreen(key_entries(self.screen, self), extra))

@@ -1,0 +1,125 @@
+"""The key list, in one place: the help screen (`?`) and the command palette both read it from the bindings
+of the screen in use and of the app, so neither can drift from what the keys really do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import VerticalScroll
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from tui.widgets.readonly_badge import ReadOnlyBadge
+
+
+@dataclass(frozen=True, slots=True)
+class KeyEntry:
+    keys: tuple[str, ...]
+    description: str
+    action: str
+    node: DOMNode
+
+
+def _bindings(node: DOMNode) -> Iterable[Binding]:
+    # Only the class's own list: inherited Textual bindings (tab focus etc.) are not ours to document.
+    raw: list[BindingType] = list(type(node).__dict__.get("BINDINGS", []))
+    for item in raw:
+        yield item if isinstance(item, Binding) else Binding(*item)
+
+
+def _display(app: App[object], binding: Binding, key: str) -> str:
+    if binding.key_display and "," not in binding.key:
+        return binding.key_display
+    return app.get_key_display(Binding(key.strip(), binding.action, binding.description))
+
+
+def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
+    """The documented keys of `screen` then `app`, with every key of one action on one line."""
+    entries: dict[tuple[int, str], KeyEntry] = {}
+    for node in (screen, app):
+        for binding in _bindings(node):
+            description = binding.description or (binding.tooltip if binding.tooltip else "")
+            if not description:
+                continue
+            # "screen.next_page" bound on the screen is the same action as "next_page".
+            action = binding.action.removeprefix("screen.") if node is screen else binding.action
+            key = (id(node), action)
+            shown = tuple(_display(app, binding, one) for one in binding.key.split(","))
+            if key in entries:
+                old = entries[key]
+                entries[key] = KeyEntry(old.keys + shown, old.description, action, node)
+            else:
+                entries[key] = KeyEntry(shown, description, action, node)
+    return list(entries.values())
+
+
+class KeysProvider(Provider):
+    """Command palette entries for the same actions the keys run (searchable by their description)."""
+
+    def _key_commands(self) -> list[tuple[str, KeyEntry]]:
+        screen = self.screen
+        # With the palette or the help open on top, document the screen underneath.
+        stack = [s for s in self.app.screen_stack if not isinstance(s, ModalScreen)]
+        target = stack[-1] if stack else screen
+        return [
+            (f"{entry.description} ({' / '.join(entry.keys)})", entry)
+            for entry in key_entries(target, self.app)
+            if entry.action not in ("command_palette",)
+        ]
+
+    async def _run_entry(self, entry: KeyEntry) -> None:
+        await entry.node.run_action(entry.action)
+
+    async def discover(self) -> Hits:
+        for title, entry in self._key_commands():
+            yield DiscoveryHit(title, partial(self._run_entry, entry), help=f"runs {entry.action}")
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, entry in self._key_commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(
+                    score,
+                    matcher.highlight(title),
+                    partial(self._run_entry, entry),
+                    help=f"runs {entry.action}",
+                )
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of the screen underneath, read from its bindings."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "close", show=False),
+        Binding("question_mark", "dismiss", "close", show=False),
+        Binding("q", "dismiss", "close", show=False),
+    ]
+
+    def __init__(self, entries: list[KeyEntry], extra: str = "") -> None:
+        super().__init__()
+        self.entries = entries
+        self._extra = extra
+
+    def compose(self) -> ComposeResult:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
+        for entry in self.entries:
+            table.add_row(Text(" / ".join(entry.keys)), Text(entry.description))
+        with VerticalScroll(id="help-body"):
+            yield Static(Text("Keys", style="bold"), id="help-title")
+            yield Static(table, id="help-keys")
+            if self._extra:
+                yield Static(Text(self._extra), id="help-extra")
+            yield Static(Text("esc, ? or q closes this help"), id="help-close")
+            yield ReadOnlyBadge()

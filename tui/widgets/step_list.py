@@ -1,0 +1,129 @@
+"""The seed's five steps with their state as the engine works through them, and what each one cost.
+
+A step is pending until the engine starts it, running until it finishes, then done (with its reads and
+time) or skipped (with why). Reads are counted live from ReadFinished while a step runs; StepFinished's
+own count replaces them when it arrives, because that is the engine's authoritative tally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from core.diagnosis.progress import STEP_TITLES
+
+# The step each read belongs to, by its source (the engine makes these reads in these steps).
+STEP_OF_SOURCE: dict[str, int] = {
+    "list_workloads": 1,
+    "get_workload_status": 1,
+    "get_workload_spec": 2,
+    "get_workload_pods": 2,
+    "get_workload_history": 3,
+    "get_workload_metrics": 4,
+    "kubectl describe pod": 4,
+    "kubectl logs --previous": 4,
+    "kubectl get events": 4,
+    "kubectl describe node": 4,
+}
+_LOOK = {
+    "pending": ("○", "dim"),
+    "running": ("◐", "bold"),
+    "done": ("✓", ""),
+    "skipped": ("–", "dim"),
+    "failed": ("✗", "bold"),
+    "cancelled": ("■", "dim"),
+}
+
+
+@dataclass
+class StepState:
+    step: int
+    title: str
+    state: str = "pending"
+    reads: int = 0
+    failed_reads: int = 0
+    seconds: float | None = None
+    why: str | None = None
+
+    def cost(self) -> str:
+        if self.state == "pending":
+            return ""
+        reads = f"{self.reads} read{'s' if self.reads != 1 else ''}"
+        if self.failed_reads:
+            reads += f" ({self.failed_reads} failed)"
+        if self.seconds is None:
+            return reads
+        return f"{reads} · {self.seconds * 1000:.0f} ms"
+
+
+class StepList(Static):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.steps: dict[int, StepState] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        self.steps = {n: StepState(n, title) for n, title in STEP_TITLES.items()}
+        self._refresh_table()
+
+    def start(self, step: int, title: str) -> None:
+        state = self._get(step, title)
+        if state.state == "pending":
+            state.state = "running"
+        self._refresh_table()
+
+    def read(self, source: str, ok: bool) -> None:
+        step = STEP_OF_SOURCE.get(source)
+        if step is None or step not in self.steps:
+            return
+        state = self.steps[step]
+        if state.state in ("pending", "running"):
+            state.reads += 1
+            state.failed_reads += 0 if ok else 1
+            self._refresh_table()
+
+    def finish(self, step: int, reads: int, seconds: float, skipped: str | None) -> None:
+        state = self._get(step, STEP_TITLES.get(step, f"Step {step}"))
+        state.reads = reads
+        state.seconds = seconds
+        state.state = "skipped" if skipped else "done"
+        state.why = skipped
+        self._refresh_table()
+
+    def close_open(self, pending: str, running: str | None, why: str) -> None:
+        """End the steps a run left open: never-started ones become `pending`, unfinished ones `running`
+        (e.g. "skipped" and None after a route-out; "cancelled" and "cancelled" after esc)."""
+        for state in self.steps.values():
+            if state.state == "pending":
+                state.state, state.why = pending, why
+            elif state.state == "running" and running is not None:
+                state.state, state.why = running, why
+        self._refresh_table()
+
+    def _get(self, step: int, title: str) -> StepState:
+        if step not in self.steps:
+            self.steps[step] = StepState(step, title)
+        return self.steps[step]
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(
+            f"{s.step} {s.state} {s.title} {s.cost()} {s.why or ''}".rstrip() for s in self.steps.values()
+        )
+
+    def _refresh_table(self) -> None:
+        table = Table.grid(padding=(0, 1), expand=True)
+        table.add_column(no_wrap=True, width=12)
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column(no_wrap=True, justify="right")
+        for s in self.steps.values():
+            symbol, style = _LOOK.get(s.state, ("?", ""))
+            label = Text(f"{symbol} {s.step} {s.state}", style=style)
+            title = Text(s.title, style=style)
+            if s.why:
+                title.append(f" — {s.why}", style="italic")
+            table.add_row(label, title, Text(s.cost(), style="dim" if s.state != "done" else ""))
+        self.update(table)
