@@ -116,6 +116,9 @@ MAX_LIST_PAGES = 40
 ACTIVE_CONFIRM_BATCH = 4
 # Step 1 reads "recent" events: those around the last phase change. Older ones describe earlier runs.
 RECENT_BEFORE_PHASE_CHANGE = timedelta(minutes=10)
+# How far before its phase change the diagnosed failure's own records are read when it lies before the
+# lookback cutoff and the workload's creation time is unknown.
+FAILURE_LOOKBEHIND = timedelta(days=7)
 ACTIVE_PHASES = frozenset({"Running", "Pending"})
 SUCCESS_PHASES = frozenset({"Completed", "Succeeded"})
 TERMINAL_FOR_SELECTION = ENDING_PHASES | SUCCESS_PHASES
@@ -812,6 +815,7 @@ class _Diagnosis:
         problems = 0
         order: str | None = None
         failure: _ReadFailure | None = None
+        floor = self.evidence_floor()
         while pages < MAX_HISTORY_PAGES:
             page = await self.read(
                 3,
@@ -829,7 +833,7 @@ class _Diagnosis:
             if order is None and len(stamps) >= 2:
                 order = "desc" if stamps[0] >= stamps[-1] else "asc"
             # Newest-first pages can stop at the cutoff; any other order must be read to the end.
-            if order == "desc" and stamps and min(stamps) < self.cutoff:
+            if order == "desc" and stamps and min(stamps) < floor:
                 break
             if page.next is None:
                 break
@@ -852,7 +856,9 @@ class _Diagnosis:
         if problems:
             self.missing("some history records", f"{problems} record(s) could not be read", HISTORY)
         w = self.s.workload
-        in_lookback = [r for r in records if r.timestamp is None or r.timestamp >= self.cutoff]
+        # Records of the diagnosed failure are kept even before the cutoff; recurrence still counts only
+        # occurrences inside the lookback (in_window).
+        in_lookback = [r for r in records if r.timestamp is None or r.timestamp >= floor]
         analysis = analyse_history(in_lookback, cutoff=self.cutoff, current_phase=w.phase if w else None)
         for problem in analysis.problems:
             self.missing("some history records", problem, HISTORY)
@@ -865,6 +871,18 @@ class _Diagnosis:
             for o in current.observations:
                 if o.kind in FAILING_KINDS or o.kind in NODE_KINDS or o.kind is SignalKind.PREEMPTED:
                     self.evidence(o.text, o.source, o.kind.value)
+
+    def evidence_floor(self) -> datetime:
+        """The oldest instant whose history is read: the lookback cutoff, or earlier when the failure being
+        diagnosed happened before it (its own records are evidence whatever the lookback)."""
+        w = self.s.workload
+        # Only an ending phase dates the failure; a Running or Pending workload's failure is happening now.
+        if w is None or (w.phase or "") not in ENDING_PHASES:
+            return self.cutoff
+        if w.phase_updated_at is None or w.phase_updated_at >= self.cutoff:
+            return self.cutoff
+        start = w.created_at if w.created_at is not None else w.phase_updated_at - FAILURE_LOOKBEHIND
+        return min(self.cutoff, start - timedelta(minutes=1))
 
     def current_occurrence(self) -> Occurrence | None:
         analysis = self.s.history
@@ -1047,7 +1065,8 @@ class _Diagnosis:
             return
         end = self.failure_time() or self.now
         start = self.run_start() or (end - timedelta(hours=1))
-        current = RunWindow(max(start, self.cutoff), min(end + timedelta(minutes=1), self.now), "failed run", True)
+        # The failed run's window is queried whatever the lookback: it is the run being diagnosed.
+        current = RunWindow(start, min(end + timedelta(minutes=1), self.now), "failed run", True)
         windows = [current] if current.end > current.start else []
         for occ in self.other_oom_occurrences():
             if occ.end is None:
@@ -1062,7 +1081,11 @@ class _Diagnosis:
             if win.end > win.start:
                 windows.append(win)
         if not windows:
-            self.missing("CPU-memory samples", "the failed run's time window lies outside the lookback", METRICS)
+            self.missing(
+                "CPU-memory samples",
+                "the failed run's time window could not be placed (its start is not before its end)",
+                METRICS,
+            )
             return
         self.s.metrics_queried = True
         self.s.memory_windows = windows
@@ -1119,6 +1142,12 @@ class _Diagnosis:
             self.memory_evidence(summary, memory, limit_series.peak, request_series.peak)
             self.emit(MemoryTrend(tuple(summary.samples), memory.request_bytes, memory.limit_bytes, summary.peak))
         occurrences = self.recurrence(verdict)
+        failed_at = self.failure_time()
+        if failed_at is not None and failed_at < self.cutoff:
+            self.s.notes.append(
+                f"the diagnosed failure ({failed_at.isoformat()}) is older than the {self.req.lookback} lookback, so "
+                "it is not in the recurrence count; widen --lookback to count it"
+            )
         if self.s.history is None:
             self.missing("recurrence beyond this failure", "history could not be read", HISTORY)
         return build_report(
