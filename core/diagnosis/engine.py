@@ -458,8 +458,9 @@ class _Diagnosis:
             phase_text += f"; phaseReason: {quote(w.phase_reason, 60)}"
         if w.phase_message:
             phase_text += f'; phaseMessage: "{quote(w.phase_message)}"'
-        self.evidence(phase_text, STATUS, "phase")
-        obs = from_phase_message(w.phase, w.phase_message, STATUS, w.phase_updated_at)
+        obs = from_phase_message(w.phase, w.phase_message, STATUS, w.phase_updated_at, text=phase_text)
+        if not obs:
+            self.evidence(phase_text, STATUS, "phase")
         obs += from_conditions(w.conditions, STATUS)
         for event in self.s.events or ():
             if self.recent(event.created_at):

@@ -53,12 +53,19 @@ def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> l
 
 
 def from_phase_message(
-    phase: str | None, message: str | None, source: str, at: datetime | None, *, label: str = "Phase"
+    phase: str | None,
+    message: str | None,
+    source: str,
+    at: datetime | None,
+    *,
+    label: str = "Phase",
+    text: str | None = None,
 ) -> list[Observation]:
+    """Signals in a phaseMessage; `text` replaces the default citation (so one line is not cited twice)."""
     if not message:
         return []
     signals = classify_message(None, message)
-    text = f'{label} {quote(phase, 40) if phase else "(unknown)"}; phaseMessage: "{quote(message)}"'
+    text = text or f'{label} {quote(phase, 40) if phase else "(unknown)"}; phaseMessage: "{quote(message)}"'
     return [Observation(sig, source, at, text) for sig in signals]
 
 
