@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +17,9 @@ from typing import TextIO
 
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
+from core.models.report import Report
 from core.report.render import RENDERERS
+from core.safety.untrusted import clean
 from core.sources.kube_config import KubeSettings
 from tui.start import StartOptions, StartProblem, open_tenant
 
@@ -29,8 +33,12 @@ def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.Argument
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--case", metavar="FILE", help="diagnose from a runai-triage/case@1 bundle")
     source.add_argument("--demo", action="store_true", help="diagnose from the built-in demo tenant")
-    source.add_argument("--base-url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL or CLI session)")
-    parser.add_argument("--cluster-id", metavar="UUID", help="the cluster the workload runs on (always required)")
+    source.add_argument(
+        "--base-url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL or CLI session)"
+    )
+    parser.add_argument(
+        "--cluster-id", metavar="UUID", help="the cluster the workload runs on (always required)"
+    )
     parser.add_argument("--workload-id", metavar="ID", help="Option A: the workload's UUID")
     parser.add_argument("--name", metavar="NAME", help="Option B: the workload name (with --project)")
     parser.add_argument("--project", metavar="NAME", help="Option B: the project of --name")
@@ -39,9 +47,15 @@ def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.Argument
         action="store_true",
         help="Option B: diagnose a current crash loop or start failure instead of the last terminal run",
     )
-    parser.add_argument("--lookback", default=DEFAULT_LOOKBACK, help="history window: 90m, 24h, 7d, 2w (default 24h)")
-    parser.add_argument("--now", metavar="ISO8601", help="the moment to diagnose at (default: a bundle's capturedAt)")
-    parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default text)")
+    parser.add_argument(
+        "--lookback", default=DEFAULT_LOOKBACK, help="history window: 90m, 24h, 7d, 2w (default 24h)"
+    )
+    parser.add_argument(
+        "--now", metavar="ISO8601", help="the moment to diagnose at (default: a bundle's capturedAt)"
+    )
+    parser.add_argument(
+        "--format", choices=sorted(RENDERERS), default="text", help="output format (default text)"
+    )
     parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig for Tier 2 (default: $KUBECONFIG)")
     parser.add_argument("--kube-context", metavar="NAME", help="kubeconfig context for Tier 2")
     parser.add_argument("--no-kube", action="store_true", help="do not read Kubernetes (Tier 1 only)")
@@ -54,11 +68,33 @@ def _parse_now(text: str | None) -> datetime | None:
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(f"--now {text!r} is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)") from None
+        raise UsageError(
+            f"--now {text!r} is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)"
+        ) from None
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def run_diagnose(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+PROG = "runai-triage diagnose"
+
+
+def _say(err: TextIO, text: object) -> None:
+    # Messages can quote a server's answer or a file's content: cleaned like any other cluster text.
+    print(clean(text, max_len=4000), file=err)
+
+
+def _tolerant(stream: TextIO) -> None:
+    # A terminal that cannot show some character gets a visible \uXXXX instead of a UnicodeEncodeError;
+    # in JSON output that is still a valid escape of the same character.
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="backslashreplace")
+
+
+def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    # Streams are looked up at call time, so a caller that swapped sys.stdout (a test, a wrapper) is honoured.
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
     try:
         now = _parse_now(args.now)
         request = DiagnosisRequest(
@@ -71,7 +107,8 @@ def run_diagnose(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO
             now=now,
         )
     except UsageError as exc:
-        print(f"runai-triage diagnose: error: {exc}", file=err)
+        _say(err, f"{PROG}: error: {exc}")
+        _say(err, f"  See `{PROG} --help` for the options.")
         return 2
     options = StartOptions(
         mode="demo" if args.demo else "case" if args.case else "env",
@@ -86,32 +123,40 @@ def run_diagnose(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO
     try:
         report = asyncio.run(_diagnose(options, request))
     except StartProblem as exc:
-        print(f"runai-triage diagnose: {exc.title}: {exc.detail}", file=err)
+        _say(err, f"{PROG}: {exc.title}: {exc.detail}")
         for hint in exc.hints:
-            print(f"  {hint}", file=err)
+            _say(err, f"  {hint}")
         return 1
     except DiagnosisFailed as exc:
-        print(f"runai-triage diagnose: no report could be produced: {exc}", file=err)
-        print("  Check the tenant URL, the credentials and the network, then try again.", file=err)
+        _say(err, f"{PROG}: no report could be produced: {exc}")
+        _say(err, "  Check the tenant URL, the credentials and the network, then try again.")
         return 1
-    out.write(RENDERERS[args.format](report))
+    except KeyboardInterrupt:
+        _say(err, f"{PROG}: interrupted; no report was produced.")
+        return 1
+    except Exception as exc:  # the contract: a clear message and status 1, never a traceback
+        _say(err, f"{PROG}: internal error, no report could be produced: {type(exc).__name__}: {exc}")
+        _say(err, "  Please report this, with the case bundle or the command line that caused it.")
+        return 1
+    _tolerant(out)
+    try:
+        out.write(RENDERERS[args.format](report))
+        out.flush()
+    except BrokenPipeError:
+        # The reader (`| head`) went away; the report was produced, and nothing is left to say.
+        return 0
     return 0
 
 
-async def _diagnose(options: StartOptions, request: DiagnosisRequest):
+async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
     opened = open_tenant(options)
     tenant = opened.tenant
     try:
         if request.now is None and tenant.captured_at is not None:
-            request = DiagnosisRequest(
-                cluster_id=request.cluster_id,
-                workload_id=request.workload_id,
-                name=request.name,
-                project=request.project,
-                lookback=request.lookback,
-                active=request.active,
-                now=tenant.captured_at,
-            )
-        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
+            # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
+            request = dataclasses.replace(request, now=tenant.captured_at)
+        return await run_to_report(
+            request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
+        )
     finally:
         await tenant.aclose()

@@ -1,57 +1,83 @@
-"""report@1 -> text, Markdown, JSON. The three carry the same content; text and Markdown put the verdict first.
+"""report@1 -> text, Markdown, JSON: the same content in three forms; text and Markdown lead with the verdict.
 
-Every string in a report is already redacted and free of control characters (it was cleaned where it entered),
-so rendering only lays it out. Markdown escapes the characters that would change a ticket's formatting.
+Strings in a report were already redacted and made safe where they entered the diagnosis. Rendering is the
+last step before a terminal, a ticket or another tool, so every string passes the same cleaning once more:
+on clean text it changes nothing, and a value that slipped past an earlier step still cannot carry an
+escape sequence or a credential out. Markdown additionally escapes what would change a ticket's formatting.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from core.models.quantity import format_bytes
 from core.models.report import Report
+from core.safety.untrusted import clean
 
-_NEXT = {
+# What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
+NEXT_STEP: dict[str, str] = {
     "preempted": "route to preemption diagnosis",
     "pending": "route to Pending-workload diagnosis",
     "suspended": "out of scope: the workload is paused",
-    "succeeded": "the workload succeeded",
+    "succeeded": "the workload succeeded; nothing to diagnose",
     "running": "ask whether a past run was meant",
     "not-terminal": "report the current phase",
-    "cluster-mismatch": "the workload is on another cluster",
+    "cluster-mismatch": "the workload is on another cluster; check the cluster id",
     "not-found": "ask for a workload id or clarification",
     "ambiguous": "ask for a workload id",
 }
 
 
+def _safe(text: object) -> str:
+    return clean(text, max_len=None)
+
+
+def _safe_line(text: object) -> str:
+    # Names and ids stay on their line: a line break in one is shown as `\n`, as in the rest of the app.
+    return clean(text, max_len=None, one_line=True)
+
+
+def _safe_tree(value: Any) -> Any:
+    if isinstance(value, str):
+        return _safe(value)
+    if isinstance(value, list):
+        return [_safe_tree(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _safe_tree(v) for k, v in value.items()}
+    return value
+
+
 def to_json(report: Report) -> str:
-    return json.dumps(report.to_json_dict(), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(_safe_tree(report.to_json_dict()), indent=2, ensure_ascii=False) + "\n"
 
 
 def headline(report: Report) -> str:
+    """Line one: `Category: X` for a diagnosis, `Outcome: <outcome> (<what to do next>)` otherwise."""
     if report.outcome == "diagnosed":
         return f"Category: {report.category}"
-    return f"Outcome: {report.outcome} ({_NEXT.get(report.outcome, 'see below')})"
+    return f"Outcome: {report.outcome} ({NEXT_STEP.get(report.outcome, 'see below')})"
 
 
 def _when(at: datetime | None) -> str:
     return at.strftime("%Y-%m-%d %H:%M:%S UTC") if at else "unknown time"
 
 
-def _workload_line(report: Report) -> str:
+def _workload_fields(report: Report) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the seed's workload line: name, phase, project), (identifiers for the second line)."""
     w = report.workload
-    parts = [
-        f"Workload: {w.name or '(unknown name)'}",
-        f"Phase: {w.phase or 'unknown'}",
-        f"Project: {w.project or '?'}",
+    line = [
+        ("Workload", _safe_line(w.name) if w.name else "(unknown name)"),
+        ("Phase", _safe_line(w.phase) if w.phase else "unknown"),
+        ("Project", _safe_line(w.project) if w.project else "unknown"),
     ]
-    line = " | ".join(parts)
-    extra = [f"id {w.id}" if w.id else None, f"cluster {w.cluster_id}" if w.cluster_id else None]
+    ids = [(label, _safe_line(value)) for label, value in (("id", w.id), ("cluster", w.cluster_id)) if value]
     if w.namespace:
-        extra.append(f"namespace {w.namespace}")
-    return line + "\n" + "  " + ", ".join(x for x in extra if x)
+        ids.append(("namespace", _safe_line(w.namespace)))
+    return line, ids
 
 
 def _memory_lines(report: Report) -> list[str]:
@@ -60,81 +86,146 @@ def _memory_lines(report: Report) -> list[str]:
         return []
     req = format_bytes(m.request_bytes) if m.request_bytes is not None else "not set or unreadable"
     lim = format_bytes(m.limit_bytes) if m.limit_bytes is not None else "not set or unreadable"
-    peak = (
-        f"{format_bytes(m.peak_bytes)} at {_when(m.peak_at)} from {m.samples} samples"
-        if m.peak_bytes is not None
-        else "not observed (no samples)"
-    )
-    lines = [f"request {req}, limit {lim}", f"measured peak {peak}"]
-    if m.peak_bytes is not None and m.limit_bytes:
-        lines.append(f"peak / limit: {m.peak_bytes / m.limit_bytes:.1%}")
+    lines = [f"request {req}, limit {lim}"]
+    if m.peak_bytes is not None:
+        lines.append(
+            f"measured peak {format_bytes(m.peak_bytes)} at {_when(m.peak_at)} from {m.samples} samples "
+            "(source: get_workload_metrics)"
+        )
+        if m.limit_bytes:
+            lines.append(f"peak / limit: {m.peak_bytes / m.limit_bytes:.1%}")
+    elif m.windows:
+        lines.append("no measured peak: the metrics series had no samples for the queried window")
+    else:
+        lines.append("no measured peak: no usage samples were read")
     return lines
 
 
 def _recurrence_line(report: Report) -> str:
     r = report.recurrence
+    lookback = _safe(r.lookback)
     if report.outcome != "diagnosed":
-        return f"History: not counted (outcome {report.outcome}); lookback {r.lookback}"
+        return f"History: not counted (outcome {report.outcome}); lookback {lookback}"
     if r.count == 0:
-        return f"History: no occurrence of {report.category} inside the last {r.lookback}"
+        return f"History: no occurrence of {report.category} inside the last {lookback}"
     kind = "recurring" if r.recurring else "one-off"
     times = ", ".join(_when(t) for t in r.occurrences[:5])
-    return f"History: {r.count} {report.category} failure(s) in the last {r.lookback}: {kind} ({times})"
+    more = f", and {len(r.occurrences) - 5} more" if len(r.occurrences) > 5 else ""
+    shown = f" ({times}{more})" if times else ""
+    noun = "failure" if r.count == 1 else "failures"
+    return f"History: {r.count} {report.category} {noun} in the last {lookback}: {kind}{shown}"
+
+
+# -- text ----------------------------------------------------------------------------------------------------
+def _indent_breaks(text: str) -> str:
+    # A line break inside one entry is indented, so what follows can never pass for a heading or a new item.
+    return text.replace("\n", "\n  ")
+
+
+def _item(text: str) -> str:
+    return "- " + _indent_breaks(text)
 
 
 def to_text(report: Report) -> str:
-    out = [headline(report), _workload_line(report)]
+    line, ids = _workload_fields(report)
+    out = [headline(report), " | ".join(f"{label}: {value}" for label, value in line)]
+    if ids:
+        out.append("  " + ", ".join(f"{label} {value}" for label, value in ids))
     if report.reason:
-        out.append(f"Reason: {report.reason}")
-    out.append("")
-    out.append("Evidence:")
-    out += [f"- {e.text} (source: {e.source})" for e in report.evidence] or ["- none could be read"]
+        out.append(_indent_breaks(f"Reason: {_safe(report.reason)}"))
+    out += ["", "Evidence:"]
+    out += [_item(f"{_safe(e.text)} (source: {e.source})") for e in report.evidence] or ["- none recorded"]
     mem = _memory_lines(report)
     if mem:
-        out += ["", "Memory:"] + [f"- {line}" for line in mem]
+        out += ["", "Memory:"] + [_item(m) for m in mem]
     out += ["", _recurrence_line(report)]
     if report.missing:
         out += ["", "Missing evidence:"]
-        out += [f"- {m.what}: {m.why}" for m in report.missing]
+        out += [_item(f"{_safe(m.what)}: {_safe(m.why)}") for m in report.missing]
     if report.notes:
-        out += ["", "Notes:"] + [f"- {n}" for n in report.notes]
-    out += ["", "Recommendation:"] + [f"- {r}" for r in report.recommendations]
+        out += ["", "Notes:"] + [_item(_safe(n)) for n in report.notes]
+    out += ["", "Recommendation:"] + ([_item(_safe(r)) for r in report.recommendations] or ["- none"])
     return "\n".join(out) + "\n"
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+# -- Markdown ------------------------------------------------------------------------------------------------
+# The ASCII punctuation that CommonMark or GitHub-flavoured Markdown gives a meaning to anywhere in a line
+# (links, images, HTML and entities, emphasis, code, tables, strikethrough, math). Characters that only
+# matter at the start of a line are handled by _LINE_START, since line breaks are flattened first.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~&$])")
+# Renderers turn more than `http://...` into links: GitHub links `www.` hosts, chat tools and linkify
+# libraries link bare domains (`evil.io/login`) and e-mail addresses, and escaping does not stop them all.
+# A word that could be taken for one is shown as inline code instead, which no renderer links.
+_LINKABLE = re.compile(r"://|^www\.|[\w-]\.[A-Za-z]{2}")
+_EDGE_PUNCT = "\"'()[]<>{},.;:!?"
+_WORDS = re.compile(r"(\s+)")
+_BREAKS = re.compile(r"[\r\n\f\v\x1c-\x1e\x85\u2028\u2029]")
+_LINE_START = re.compile(r"^(\d+[.)]|[-=])")
 
 
-def _md(text: str) -> str:
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def md_code(text: str) -> str:
+    """`text` as an inline code span, whatever backticks it holds (the fence is longer than any run)."""
+    # Blocks are parsed before code spans, so a line break inside one could still start an HTML block.
+    text = _BREAKS.sub(" ", text)
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _md_word(word: str) -> str:
+    core = word.strip(_EDGE_PUNCT)
+    if not core or not _LINKABLE.search(core):
+        return _MD_SPECIAL.sub(r"\\\1", word)
+    lead = word[: word.index(core)]
+    trail = word[len(lead) + len(core) :]
+    return _MD_SPECIAL.sub(r"\\\1", lead) + md_code(core) + _MD_SPECIAL.sub(r"\\\1", trail)
+
+
+def md_escape(text: str) -> str:
+    """Cluster text as literal Markdown: no links, images, HTML, emphasis, headings or lists can result.
+
+    Line breaks become spaces (inside a list item a new line could start a heading or a table), and leading
+    blanks go (four of them would start a code block).
+    """
+    words = _WORDS.split(text.strip())
+    out = "".join(_BREAKS.sub(" ", w) if i % 2 else _md_word(w) for i, w in enumerate(words))
+    # "1." or "-" at the start of an item would open a list inside it; "=" or "-" could underline a heading.
+    return _LINE_START.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], out)
+
+
+def _md(text: object) -> str:
+    return md_escape(_safe(text))
 
 
 def to_markdown(report: Report) -> str:
-    w = report.workload
-    out = [f"## {_md(headline(report))}", ""]
-    out.append(
-        f"**Workload:** {_md(w.name or '(unknown)')} | **Phase:** {_md(w.phase or 'unknown')} | "
-        f"**Project:** {_md(w.project or '?')}  "
-    )
-    ids = [f"id `{w.id}`" if w.id else "", f"cluster `{w.cluster_id}`" if w.cluster_id else ""]
-    if w.namespace:
-        ids.append(f"namespace `{w.namespace}`")
-    out.append(", ".join(i for i in ids if i))
+    line, ids = _workload_fields(report)
+    out = [f"## {md_escape(headline(report))}", ""]
+    workload = " | ".join(f"**{label}:** {md_escape(value)}" for label, value in line)
+    out.append(workload + ("  " if ids else ""))
+    if ids:
+        out.append(", ".join(f"{label} {md_code(value)}" for label, value in ids))
     if report.reason:
         out += ["", f"**Reason:** {_md(report.reason)}"]
     out += ["", "### Evidence", ""]
-    out += [f"- {_md(e.text)} _(source: `{e.source}`)_" for e in report.evidence] or ["- none could be read"]
+    evidence = [f"- {_md(e.text)} _(source: {md_code(e.source)})_" for e in report.evidence]
+    out += evidence or ["- none recorded"]
     mem = _memory_lines(report)
     if mem:
-        out += ["", "### Memory", ""] + [f"- {_md(line)}" for line in mem]
-    out += ["", "### History", "", _md(_recurrence_line(report).removeprefix("History: "))]
+        out += ["", "### Memory", ""] + [f"- {md_escape(m)}" for m in mem]
+    out += ["", "### History", "", md_escape(_recurrence_line(report).removeprefix("History: "))]
     if report.missing:
-        out += ["", "### Missing evidence", ""] + [f"- **{_md(m.what)}**: {_md(m.why)}" for m in report.missing]
+        out += ["", "### Missing evidence", ""] + [
+            f"- **{_md(m.what)}**: {_md(m.why)}" for m in report.missing
+        ]
     if report.notes:
         out += ["", "### Notes", ""] + [f"- {_md(n)}" for n in report.notes]
-    out += ["", "### Recommendation", ""] + [f"- {_md(r)}" for r in report.recommendations]
-    out += ["", f"_runai-triage, {report.schema_}, generated {_when(report.generated_at)}_"]
+    out += ["", "### Recommendation", ""] + ([f"- {_md(r)}" for r in report.recommendations] or ["- none"])
+    out += [
+        "",
+        f"_runai-triage, {md_escape(report.schema_)}, generated {md_escape(_when(report.generated_at))}_",
+    ]
     return "\n".join(out) + "\n"
 
 
-RENDERERS = {"text": to_text, "markdown": to_markdown, "json": to_json}
+RENDERERS: dict[str, Callable[[Report], str]] = {"text": to_text, "markdown": to_markdown, "json": to_json}
