@@ -22,6 +22,7 @@ from core.safety.untrusted import clean
 from core.tenant import Tenant
 from tui.clock import Clock, frozen_clock, system_clock
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
+from tui.screens.diagnosis import show_diagnosis
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
@@ -152,13 +153,10 @@ class TriageApp(App[None]):
         )
 
     def open_diagnosis(self, target: DiagnosisTarget) -> None:
-        """Open the diagnosis of `target` on `self.tenant` with `self.clock` as "now".
-
-        The diagnosis screen (part 2) is pushed here; until then the request is recorded and acknowledged.
-        """
+        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now"."""
         self.diagnosis_requests.append(target)
-        label = clean(target.name or target.workload_id or "workload", one_line=True, max_len=80)
-        self.notify(f"Diagnosis of {label} requested.", title="diagnose", markup=False)
+        if self.tenant is not None:
+            show_diagnosis(self, self.tenant, target, self.clock)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -23,6 +23,7 @@ from tests.ui.conftest import loaded_picker, make_app, settle, small_bundle, wor
 from tui.app import TriageApp
 from tui.clock import relative_time
 from tui.messages import DiagnosisTarget, PageLoaded
+from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
@@ -401,7 +402,9 @@ async def test_workload_id_option_opens_straight_into_diagnosis(demo_bundle: Cas
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: bool(app.diagnosis_requests))
         assert app.diagnosis_requests == [DiagnosisTarget(target["clusterId"], target["id"], None, None)]
-        assert isinstance(app.screen, PickerScreen)  # esc from the diagnosis lands on the picker
+        await settle(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, PickerScreen))  # esc lands on the picker
 
 
 async def test_missing_credentials_get_the_problem_screen(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ class EvidencePane(VerticalScroll):
         super().__init__(id=id)
         self.items: list[EvidenceItem] = []
         self._note = "Waiting for the first reads…"
+        self.preface: Text | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self._note), classes="evidence--body", markup=False)
@@ -34,6 +35,7 @@ class EvidencePane(VerticalScroll):
     def reset(self, note: str = "Waiting for the first reads…") -> None:
         self.items = []
         self._note = note
+        self.preface = None
         self._render_items()
 
     def add(self, item: EvidenceItem) -> None:
@@ -42,9 +44,16 @@ class EvidencePane(VerticalScroll):
         self.items.append(item)
         self._render_items()
 
-    def set_items(self, items: Iterable[EvidenceItem], note: str = "No evidence could be read.") -> None:
+    def set_items(
+        self,
+        items: Iterable[EvidenceItem],
+        note: str = "No evidence could be read.",
+        preface: Text | None = None,
+    ) -> None:
+        """Replace the lines (the report's final list); `preface` is shown above the groups."""
         self.items = list(items)
         self._note = note
+        self.preface = preface
         self._render_items()
 
     def groups(self) -> list[tuple[str, list[EvidenceItem]]]:
@@ -61,10 +70,10 @@ class EvidencePane(VerticalScroll):
         if not self.is_mounted:
             return
         body = self.query_one(".evidence--body", Static)
+        parts: list[Table | Text] = [self.preface, Text()] if self.preface is not None else []
         if not self.items:
-            body.update(Text(self._note, style="italic"))
+            body.update(Group(*parts, Text(self._note, style="italic")))
             return
-        parts: list[Table | Text] = []
         for source, items in self.groups():
             parts.append(Text(f"{source} ({len(items)})", style="bold underline"))
             table = Table.grid(padding=(0, 1), expand=True)

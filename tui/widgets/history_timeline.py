@@ -52,6 +52,9 @@ class HistoryTimeline(Vertical):
         table = self.query_one(DataTable)
         for label in COLUMNS:
             table.add_column(label, key=label or "mark")
+        if self.entries:
+            table.add_rows(self._row(entry) for entry in self.entries)
+        self.query_one(".history--summary", Static).update(self._summary)
 
     def reset(self, note: str = "History not read yet.") -> None:
         self.entries, self.records, self.pages = (), 0, 0
@@ -62,7 +65,9 @@ class HistoryTimeline(Vertical):
     def set_unavailable(self, why: str) -> None:
         self.reset(f"History unavailable: {why}")
 
-    def show(self, entries: Sequence[HistoryEntry], records: int, pages: int, lookback: str | None = None) -> None:
+    def show(
+        self, entries: Sequence[HistoryEntry], records: int, pages: int, lookback: str | None = None
+    ) -> None:
         self.entries = tuple(entries)
         self.records, self.pages = records, pages
         occurrences = sorted({e.occurrence for e in self.entries if e.occurrence is not None})

@@ -1,5 +1,5 @@
-"""CPU memory of the failed run: the measured peak against the limit (and request) as a bar drawn here, and the
-usage trend as a Sparkline.
+"""CPU memory of the failed run: the measured peak against the limit (and request) as a bar drawn here, and
+the usage trend as a Sparkline.
 
 Sparkline scales to its own data, so it cannot show a fixed limit; the bar is scaled to the larger of the
 limit, the request and the peak, with a marker where the limit (┃) and the request (┊) fall. When the metrics
@@ -8,7 +8,6 @@ answered with no samples the chart says so in words instead of drawing anything 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import ClassVar
@@ -87,6 +86,7 @@ class MemoryChart(Vertical):
         self.state = "waiting"
         self.trend: MemoryTrend | None = None
         self._plain = ""
+        self._why = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="memory--head", markup=False)
@@ -134,70 +134,64 @@ class MemoryChart(Vertical):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(f"memory-chart--{name}", partial=True)
 
+    def _lines(self) -> tuple[Text, Text | PeakBar, Text, Text]:
+        """Head, bar, legend and trend label for the current state."""
+        t = self.trend
+        if self.state == "waiting" or (t is None and self.state in ("samples", "no-samples")):
+            note = "Memory: waiting for the diagnosis to decide whether metrics are needed."
+            return Text(note, style="italic"), Text(), Text(), Text()
+        if self.state in ("not-read", "unavailable") or t is None:
+            head = Text(f"Memory {'not read' if self.state == 'not-read' else 'unavailable'}: ", style="bold")
+            head.append(self._why, style="not bold")
+            return head, Text(), Text(), Text()
+        head = Text("CPU memory of the failed run", style="bold")
+        config = Text(f"request {fmt(t.request_bytes)} · limit {fmt(t.limit_bytes)}")
+        if t.peak_bytes is None:
+            bar = Text("no samples recorded", style="bold")
+            bar.append(" — the metrics answered with no usage samples for this run", style="not bold")
+            return head, bar, config, Text("No trend to draw: the peak is unknown, not zero.", style="italic")
+        ratio = t.peak_bytes / t.limit_bytes if t.limit_bytes else None
+        high = ratio is not None and ratio >= HIGH_RATIO
+        peak_bar = PeakBar(
+            t.peak_bytes,
+            t.limit_bytes,
+            t.request_bytes,
+            self._style("high" if high else "ok"),
+            self._style("limit"),
+            self._style("request"),
+            self._style("track"),
+        )
+        legend = Text(f"█ peak {format_bytes(t.peak_bytes)}")
+        if ratio is not None:
+            legend.append(f" = {ratio:.1%} of the limit" + (" (at or over it)" if ratio >= 1 else ""))
+        legend.append(f"   {LIMIT_MARK} limit {fmt(t.limit_bytes)}")
+        if t.request_bytes is not None and t.request_bytes != t.limit_bytes:
+            legend.append(f"   {REQUEST_MARK} request {format_bytes(t.request_bytes)}")
+        elif t.request_bytes is not None:
+            legend.append(" (request = limit)")
+        if t.samples:
+            first, last = t.samples[0][0], t.samples[-1][0]
+            label = Text(
+                f"usage trend: {len(t.samples)} samples {_hhmm(first)}–{_hhmm(last)} UTC, "
+                "scaled to its own range"
+            )
+        else:
+            label = Text("No per-sample trend was returned.", style="italic")
+        return head, peak_bar, legend, label
+
     def _draw(self) -> None:
         if not self.is_mounted:
             return
-        head, bar, legend, trend_label = (
-            self.query_one(f".memory--{n}", Static) for n in ("head", "bar", "legend", "trend-label")
-        )
+        head, bar, legend, label = self._lines()
+        for name, value in zip(
+            ("head", "bar", "legend", "trend-label"), (head, bar, legend, label), strict=True
+        ):
+            widget = self.query_one(f".memory--{name}", Static)
+            widget.update(value)
+            widget.display = not (isinstance(value, Text) and not value.plain)
         spark = self.query_one(Sparkline)
-        texts: list[Text] = [Text(), Text(), Text(), Text()]
-        spark.display = False
-        bar.display = legend.display = trend_label.display = True
-        t = self.trend
-        if self.state == "waiting":
-            texts[0] = Text("Memory: waiting for the diagnosis to decide whether metrics are needed.", style="italic")
-        elif self.state in ("not-read", "unavailable"):
-            word = "not read" if self.state == "not-read" else "unavailable"
-            texts[0] = Text(f"Memory {word}: ", style="bold")
-            texts[0].append(getattr(self, "_why", ""), style="not bold")
-        elif t is not None:
-            texts[0] = Text("CPU memory of the failed run", style="bold")
-            config = Text(f"request {fmt(t.request_bytes)} · limit {fmt(t.limit_bytes)}")
-            if t.peak_bytes is None:
-                texts[1] = Text("no samples recorded", style="bold")
-                texts[1].append(" — the metrics answered, but with no usage samples for this run", style="not bold")
-                texts[2] = config
-                texts[3] = Text("No trend to draw: the peak is unknown, not zero.", style="italic")
-            else:
-                ratio = t.peak_bytes / t.limit_bytes if t.limit_bytes else None
-                high = ratio is not None and ratio >= HIGH_RATIO
-                bar_renderable = PeakBar(
-                    t.peak_bytes,
-                    t.limit_bytes,
-                    t.request_bytes,
-                    self._style("high" if high else "ok"),
-                    self._style("limit"),
-                    self._style("request"),
-                    self._style("track"),
-                )
-                bar.update(bar_renderable)
-                words = f"█ peak {format_bytes(t.peak_bytes)}"
-                if ratio is not None:
-                    words += f" = {ratio:.1%} of the limit" + (" (at or over the limit)" if ratio >= 1 else "")
-                legend_text = Text(words)
-                legend_text.append(f"   {LIMIT_MARK} limit {fmt(t.limit_bytes)}")
-                if t.request_bytes is not None and t.request_bytes != t.limit_bytes:
-                    legend_text.append(f"   {REQUEST_MARK} request {format_bytes(t.request_bytes)}")
-                elif t.request_bytes is not None:
-                    legend_text.append(" (request = limit)")
-                texts[2] = legend_text
-                if t.samples:
-                    first, last = t.samples[0][0], t.samples[-1][0]
-                    texts[3] = Text(
-                        f"usage trend, {len(t.samples)} samples {_hhmm(first)}–{_hhmm(last)} UTC (scaled to its own max)"
-                    )
-                    spark.data = [float(v) for _, v in t.samples]
-                    spark.display = True
-                else:
-                    texts[3] = Text("No per-sample trend was returned.", style="italic")
-        for widget, text in zip((head, legend, trend_label), (texts[0], texts[2], texts[3]), strict=True):
-            widget.update(text)
-        if not (t is not None and t.peak_bytes is not None and self.state == "samples"):
-            bar.update(texts[1])
-        bar.display = bool(bar.visual) if False else True
-        self._plain = "\n".join(x.plain for x in texts if x.plain)
-
-    @staticmethod
-    def values(samples: Sequence[tuple[datetime, int]]) -> list[float]:
-        return [float(v) for _, v in samples]
+        samples = self.trend.samples if self.trend is not None and self.state == "samples" else ()
+        spark.data = [float(v) for _, v in samples]
+        spark.display = bool(samples)
+        bar_words = "peak bar against the limit" if isinstance(bar, PeakBar) else bar.plain
+        self._plain = "\n".join(x for x in (head.plain, bar_words, legend.plain, label.plain) if x)

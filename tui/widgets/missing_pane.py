@@ -78,7 +78,9 @@ class MissingPane(VerticalScroll):
                 table.add_row(Text("✗"), line)
             parts.append(table)
         elif self._finished:
-            parts.append(Text("Nothing is missing: every read the diagnosis needed answered.", style="italic"))
+            parts.append(
+                Text("Nothing is missing: every read the diagnosis needed answered.", style="italic")
+            )
         else:
             parts.append(Text("Nothing is missing so far.", style="italic"))
         if self.notes:

@@ -63,11 +63,30 @@ class StepList(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.steps: dict[int, StepState] = {}
+        self.compact = False
+        self.total: tuple[int, float] | None = None
         self.reset()
 
     def reset(self) -> None:
         self.steps = {n: StepState(n, title) for n, title in STEP_TITLES.items()}
+        self.total = None
         self._refresh_table()
+
+    def set_compact(self, compact: bool) -> None:
+        """One line instead of a table, for short terminals (the full table shows from 36 rows up)."""
+        if compact != self.compact:
+            self.compact = compact
+            self._refresh_table()
+
+    def set_total(self, reads: int, seconds: float) -> None:
+        self.total = (reads, seconds)
+        self._refresh_table()
+
+    def total_text(self) -> str:
+        if self.total is None:
+            return ""
+        reads, seconds = self.total
+        return f"{reads} read{'s' if reads != 1 else ''} in {seconds * 1000:.0f} ms"
 
     def start(self, step: int, title: str) -> None:
         state = self._get(step, title)
@@ -110,11 +129,25 @@ class StepList(Static):
 
     @property
     def plain(self) -> str:
-        return "\n".join(
+        lines = [
             f"{s.step} {s.state} {s.title} {s.cost()} {s.why or ''}".rstrip() for s in self.steps.values()
-        )
+        ]
+        return "\n".join([*lines, self.total_text()] if self.total else lines)
+
+    def _compact_line(self) -> Text:
+        text = Text("Steps", style="bold", no_wrap=True, overflow="ellipsis")
+        if self.total is not None:
+            text.append(f" ({self.total_text()})", style="dim")
+        for s in self.steps.values():
+            symbol, style = _LOOK.get(s.state, ("?", ""))
+            text.append("  ")
+            text.append(f"{symbol}{s.step} {s.state}", style=style)
+        return text
 
     def _refresh_table(self) -> None:
+        if self.compact:
+            self.update(self._compact_line())
+            return
         table = Table.grid(padding=(0, 1), expand=True)
         table.add_column(no_wrap=True, width=12)
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
@@ -126,4 +159,6 @@ class StepList(Static):
             if s.why:
                 title.append(f" — {s.why}", style="italic")
             table.add_row(label, title, Text(s.cost(), style="dim" if s.state != "done" else ""))
+        if self.total is not None:
+            table.add_row(Text(""), Text("total", style="dim"), Text(self.total_text(), style="dim"))
         self.update(table)

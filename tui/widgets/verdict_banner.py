@@ -8,6 +8,7 @@ pasted screenshot still carries the verdict. All cluster text arrives as plain s
 
 from __future__ import annotations
 
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
@@ -47,19 +48,38 @@ class VerdictBanner(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.state = "running"
+        self.compact = False
         self._plain = ""
+        self._text = Text()
 
     @property
     def plain(self) -> str:
         """The banner's text without styles (what a reader sees), for tests and the terminal run."""
         return self._plain
 
+    def set_compact(self, compact: bool) -> None:
+        """On short terminals every line is cut to one row (the Evidence tab repeats the full reason)."""
+        if compact != self.compact:
+            self.compact = compact
+            self._paint()
+
     def _show(self, state: str, text: Text) -> None:
         self.state = state
         for name in STATES:
             self.set_class(name == state, f"-{name}")
         self._plain = text.plain
-        self.update(text)
+        self._text = text
+        self._paint()
+
+    def _paint(self) -> None:
+        if not self.compact:
+            self.update(self._text)
+            return
+        lines = self._text.split("\n")
+        for line in lines:
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+        self.update(Group(*lines))
 
     def show_running(self, workload: str, lookback: str, step: str | None = None) -> None:
         text = Text(f"{_SYMBOL['running']} Diagnosing ", style="bold")
@@ -78,10 +98,10 @@ class VerdictBanner(Static):
         else:
             state = "routed"
             text = Text(f"{_SYMBOL[state]} {headline(report)}", style="bold")
-        text.append("   ")
-        text.append(f" {recurrence_badge(report)} ", style="reverse")
         w = report.workload
-        text.append("\n" + workload_label(w.name, w.project, w.id or "workload"))
+        text.append("\n")
+        text.append(f" {recurrence_badge(report)} ", style="reverse")
+        text.append(" " + workload_label(w.name, w.project, w.id or "workload"))
         if w.phase:
             text.append(f" · phase {w.phase}")
         text.append("\nReason: ", style="bold")

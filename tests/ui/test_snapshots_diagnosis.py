@@ -1,0 +1,110 @@
+"""SVG snapshots of the diagnosis screen on demo stories: each category, each route-out outcome, the
+no-samples memory chart and the hostile story, at 80x24 and 160x50.
+
+Deterministic by construction: the demo's clock is frozen at its capture time, read timings come from a frozen
+engine clock (every step shows 0 ms), animation is off, no cursor blinks, and `run_before` waits for the
+verdict before the picture is taken. Plain `def` tests: snap_compare runs its own event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from core.sim.bundle import CaseBundle
+from core.sim.demo import demo_expectations
+from core.tenant import open_bundle_tenant
+from tui.app import TriageApp
+from tui.messages import DiagnosisTarget
+from tui.screens.diagnosis import DiagnosisScreen, request_for
+from tui.start import OpenedTenant, StartOptions
+
+CASES = {case["key"]: case for case in demo_expectations()}
+SMALL, LARGE = (80, 24), (160, 50)
+
+
+class SnapshotApp(TriageApp):
+    """The app with the diagnosis screen wired in and its read timings frozen."""
+
+    def open_diagnosis(self, target: DiagnosisTarget) -> None:
+        if self.tenant is not None:
+            request = request_for(target, self.clock())
+            self.push_screen(
+                DiagnosisScreen(request, self.tenant, clock=self.clock, engine_clock=lambda: 0.0)
+            )
+
+
+def app_for(bundle: CaseBundle, key: str) -> SnapshotApp:
+    case = CASES[key]
+    if case["lookup"] == "id":
+        options = StartOptions(mode="demo", cluster_id=case["clusterId"], workload_id=case["workloadId"])
+    else:
+        options = StartOptions(
+            mode="demo", cluster_id=case["clusterId"], name=case["name"], project=case["project"]
+        )
+    # The app opens (and on exit closes) its own tenant, inside the loop snap_compare runs.
+    app = SnapshotApp(
+        options,
+        opener=lambda: OpenedTenant(open_bundle_tenant(bundle, label="demo tenant")),
+        cursor_blink=False,
+    )
+    app.animation_level = "none"
+    return app
+
+
+def waiting_for_verdict(tab: str | None = None) -> Any:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        deadline = time.monotonic() + 15
+        while True:
+            screen = pilot.app.screen
+            if (
+                isinstance(screen, DiagnosisScreen)
+                and (screen.report or screen.failure)
+                and not screen.running
+            ):
+                break
+            assert time.monotonic() < deadline, "no verdict within 15 s"
+            await pilot.pause(0.02)
+        if tab is not None:
+            screen.show_tab(tab)
+        await pilot.pause()
+        await pilot.pause()
+
+    return run_before
+
+
+SNAPSHOTS = [
+    # (story, size, tab to show)
+    ("oom-rising", SMALL, None),
+    ("oom-rising", LARGE, "tab-memory"),
+    ("oom-empty-metrics", SMALL, "tab-memory"),
+    ("pull-not-found", LARGE, "tab-events"),
+    ("init-exit", LARGE, "tab-pod"),
+    ("mount-pvc-missing", SMALL, None),
+    ("crash-traceback", LARGE, "tab-log"),
+    ("node-notready", LARGE, "tab-node"),
+    ("policy-idle", SMALL, "tab-history"),
+    ("unknown-no-signals", SMALL, "tab-missing"),
+    ("preempt-priority", SMALL, None),
+    ("pending-unschedulable", LARGE, None),
+    ("succeeded", SMALL, None),
+    ("cluster-mismatch", LARGE, None),
+    ("not-found", SMALL, None),
+    ("ambiguous-chat-agent", LARGE, "tab-missing"),
+    ("hostile", LARGE, "tab-events"),
+    ("hostile", SMALL, "tab-log"),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "size", "tab"),
+    SNAPSHOTS,
+    ids=[f"{key}-{size[0]}x{size[1]}" + (f"-{tab[4:]}" if tab else "") for key, size, tab in SNAPSHOTS],
+)
+def test_diagnosis_snapshot(
+    snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str | None
+) -> None:
+    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))

@@ -1,0 +1,89 @@
+"""Writing a diagnosis report to a file: `runai-triage-<workload>-<time>.md` or `.json`.
+
+Kept free of Textual so it can be tested and reused without a terminal. The workload name comes from the
+cluster, so it is reduced to a safe file-name fragment: no path separators, no dot-files, no control or
+shell-special characters, bounded length. Files are created exclusively and never overwrite an earlier export.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from core.models.report import Report
+from core.report.render import to_json, to_markdown
+
+ExportFormat = Literal["markdown", "json"]
+EXPORT_DIR_ENV = "RUNAI_TRIAGE_EXPORT_DIR"
+SUFFIX: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json"}
+MAX_NAME = 60
+MAX_ATTEMPTS = 100
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class ExportError(Exception):
+    """The report could not be written; the message names the path and the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    path: Path
+    format: ExportFormat
+    bytes_written: int
+
+
+def safe_fragment(text: str | None, fallback: str = "workload") -> str:
+    """A file-name piece made only of letters, digits, `.`, `_` and `-`, never starting with a dot."""
+    cleaned = _UNSAFE.sub("-", text or "").strip("-.")
+    cleaned = re.sub(r"-{2,}", "-", cleaned)[:MAX_NAME].strip("-.")
+    return cleaned or fallback
+
+
+def export_stamp(at: datetime) -> str:
+    """`20261130T120000Z`: sortable, and free of characters some file systems refuse (`:`)."""
+    moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def export_name(report: Report, fmt: ExportFormat, at: datetime) -> str:
+    workload = report.workload.name or report.workload.id
+    return f"runai-triage-{safe_fragment(workload)}-{export_stamp(at)}{SUFFIX[fmt]}"
+
+
+def export_dir(env: Mapping[str, str] | None = None, default: Path | None = None) -> Path:
+    """Where exports go: $RUNAI_TRIAGE_EXPORT_DIR when set, else `default`, else the working directory."""
+    environ = os.environ if env is None else env
+    configured = (environ.get(EXPORT_DIR_ENV) or "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    return default if default is not None else Path.cwd()
+
+
+def render(report: Report, fmt: ExportFormat) -> str:
+    return to_markdown(report) if fmt == "markdown" else to_json(report)
+
+
+def write_export(report: Report, fmt: ExportFormat, directory: Path, at: datetime) -> Exported:
+    """Write the report; a second export in the same second gets `-2`, `-3`, ... rather than replacing one."""
+    body = render(report, fmt).encode("utf-8")
+    if not directory.is_dir():
+        raise ExportError(f"cannot export to {directory}: it is not an existing directory")
+    name = export_name(report, fmt, at)
+    stem, suffix = name.removesuffix(SUFFIX[fmt]), SUFFIX[fmt]
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        path = directory / (name if attempt == 1 else f"{stem}-{attempt}{suffix}")
+        try:
+            with path.open("xb") as handle:
+                handle.write(body)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ExportError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return Exported(path, fmt, len(body))
+    raise ExportError(f"cannot export to {directory}: {MAX_ATTEMPTS} files named {stem}* already exist")

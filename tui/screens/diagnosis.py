@@ -1,0 +1,584 @@
+"""The live diagnosis screen: runs the engine for one workload and fills the panes as its events arrive.
+
+Data flow: one worker (group `diagnosis`, exclusive, so a rerun cancels the run it replaces) drains the
+engine's async iterator and posts every progress event as a `DiagnosisProgress` message tagged with the run's
+number. Handlers drop messages of any run other than the one on screen, so a late answer of a cancelled or
+replaced run never overwrites the current one. Widgets are only touched in handlers, on the UI loop.
+
+The verdict's report is the single source for exports and the clipboard: what is written is exactly what
+`runai-triage diagnose` would print for the same request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+from typing import ClassVar, Protocol
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.containers import Container
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+from textual.worker import Worker
+
+import styles
+from core.diagnosis.engine import DiagnosisFailed, diagnose
+from core.diagnosis.progress import (
+    ContainersFound,
+    EvidenceFound,
+    HistoryFound,
+    KubeEventsFound,
+    LogFound,
+    MemoryTrend,
+    MissingFound,
+    NodeFound,
+    ProgressEvent,
+    ReadFinished,
+    StepFinished,
+    StepStarted,
+    VerdictReady,
+    WorkloadResolved,
+)
+from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
+from core.models.report import MissingItem, Report
+from core.report.render import to_text
+from core.safety.untrusted import clean
+from core.tenant import Tenant
+from tui.clock import Clock, system_clock
+from tui.export import Exported, ExportError, ExportFormat, export_dir, write_export
+from tui.messages import DiagnosisTarget
+from tui.screens.problem import describe_error
+from tui.widgets.containers_pane import ContainersPane
+from tui.widgets.evidence_pane import EvidencePane
+from tui.widgets.history_timeline import HistoryTimeline
+from tui.widgets.kube_events_pane import KubeEventsPane
+from tui.widgets.log_pane import LogPane
+from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.missing_pane import MissingPane
+from tui.widgets.node_pane import NodePane
+from tui.widgets.step_list import StepList
+from tui.widgets.top_bar import TopBar
+from tui.widgets.verdict_banner import VerdictBanner, workload_label
+
+STYLES_DIR = Path(styles.__file__).parent
+LOOKBACKS: tuple[str, ...] = ("24h", "7d", "2w")
+# Terminals at least this wide put the banner and the steps side by side; at least this tall show the full
+# step table instead of its one-line summary.
+WIDE_COLUMNS = 140
+TALL_ROWS = 36
+
+# Tabs: (pane id, label). Short labels so all eight fit on an 80-column terminal.
+TABS: tuple[tuple[str, str], ...] = (
+    ("tab-evidence", "Evidence"),
+    ("tab-missing", "Missing"),
+    ("tab-history", "History"),
+    ("tab-memory", "Memory"),
+    ("tab-pod", "Pod"),
+    ("tab-events", "Events"),
+    ("tab-log", "Log"),
+    ("tab-node", "Node"),
+)
+TIER2_SOURCES = {
+    "kubectl describe pod": "containers",
+    "kubectl get events": "events",
+    "kubectl logs --previous": "log",
+    "kubectl describe node": "node",
+}
+METRICS = "get_workload_metrics"
+HISTORY = "get_workload_history"
+NOT_READ_DEFAULTS = {
+    "containers": "no pod of this workload could be named, so none was described",
+    "events": "no pod was read, so its events were not listed",
+    "log": "no container log was read",
+    "node": "a node is described only on node-failure evidence, and there was none",
+}
+
+
+class _Resettable(Protocol):
+    def reset(self) -> None: ...
+
+
+# -- messages ---------------------------------------------------------------------------------------------
+class DiagnosisProgress(Message):
+    """One engine event of run `run_id`."""
+
+    def __init__(self, run_id: int, event: ProgressEvent) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.event = event
+
+
+class DiagnosisStopped(Message):
+    """Run `run_id` ended without a report (DiagnosisFailed or an unexpected error), in words."""
+
+    def __init__(self, run_id: int, title: str, detail: str, hint: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.title = title
+        self.detail = detail
+        self.hint = hint
+
+
+class ExportFinished(Message):
+    def __init__(self, exported: Exported | None, problem: str | None) -> None:
+        super().__init__()
+        self.exported = exported
+        self.problem = problem
+
+
+# -- opening ----------------------------------------------------------------------------------------------
+def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACKS[0]) -> DiagnosisRequest:
+    """The engine request for a picker choice or the start-up options; raises UsageError naming what lacks."""
+    return DiagnosisRequest(
+        cluster_id=target.cluster_id or "",
+        workload_id=target.workload_id,
+        name=None if target.workload_id else target.name,
+        project=None if target.workload_id else target.project,
+        lookback=lookback,
+        now=now,
+    )
+
+
+def show_diagnosis(app: App[object], tenant: Tenant, target: DiagnosisTarget, clock: Clock) -> bool:
+    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification."""
+    try:
+        request = request_for(target, clock())
+    except UsageError as exc:
+        app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
+        return False
+    app.push_screen(DiagnosisScreen(request, tenant, clock=clock))
+    return True
+
+
+def verdict_preface(report: Report) -> Text:
+    """The reason and recommendations in full, above the evidence (the banner may cut them to one line)."""
+    text = Text("Reason: ", style="bold")
+    text.append(report.reason or "not stated", style="not bold")
+    if report.recommendations:
+        text.append("\nRecommendation", style="bold")
+        for line in report.recommendations:
+            text.append(f"\n• {line}", style="not bold")
+    return text
+
+
+def failure_words(error: BaseException) -> tuple[str, str, str]:
+    """Title, detail and what to do for a run that produced no report."""
+    cause = error.__cause__ if isinstance(error, DiagnosisFailed) else error
+    if cause is not None and not isinstance(cause, DiagnosisFailed):
+        info = describe_error(cause, "this workload")
+        return info.title, info.detail, info.hint
+    detail = clean(str(error), max_len=600)
+    hint = (
+        "Check the workload id and cluster; a refusal (403) needs a viewer role on the project. "
+        "Press r to retry."
+    )
+    return "no report could be produced", detail, hint
+
+
+# -- command palette --------------------------------------------------------------------------------------
+class DiagnosisCommands(Provider):
+    """What the keys cannot say in one press: a rerun with a chosen lookback, and jumping to a pane.
+    (The screen's keys themselves are listed by the app's keys provider.)"""
+
+    def _target(self) -> DiagnosisScreen | None:
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, DiagnosisScreen):
+                return screen
+        return None
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        screen = self._target()
+        if screen is None:
+            return []
+        out: list[tuple[str, Callable[[], object], str]] = [
+            (
+                f"Rerun with lookback {lb}",
+                partial(screen.rerun_with, lb),
+                f"diagnose again over the last {lb}",
+            )
+            for lb in (*LOOKBACKS, "30d")
+        ]
+        out += [
+            (f"Show the {label} pane", partial(screen.show_tab, pane), "diagnosis pane")
+            for pane, label in TABS
+        ]
+        return out
+
+    async def discover(self) -> Hits:
+        for title, run, help_text in self._commands():
+            yield DiscoveryHit(title, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, run, help_text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), run, help=help_text)
+
+
+# -- the screen -------------------------------------------------------------------------------------------
+class DiagnosisScreen(Screen[None]):
+    CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiagnosisCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "rerun", "rerun"),
+        Binding("escape", "back", "back"),
+        Binding("l", "show_log", "log"),
+        Binding("b", "cycle_lookback", "lookback"),
+        Binding("e", "export('markdown')", "export md"),
+        Binding("j", "export('json')", "export json"),
+        Binding("c", "copy_report", "copy"),
+    ]
+
+    def __init__(
+        self,
+        request: DiagnosisRequest,
+        tenant: Tenant,
+        *,
+        clock: Clock | None = None,
+        engine_clock: Callable[[], float] | None = None,
+        export_to: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
+        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd."""
+        super().__init__()
+        self.tenant = tenant
+        self.base_request = request
+        self.lookback = request.lookback
+        self._clock = clock
+        self._engine_clock = engine_clock
+        self._export_to = export_to
+        self._env = env
+        self.run_id = 0
+        self.report: Report | None = None
+        self.failure: DiagnosisStopped | None = None
+        self.stale_dropped = 0
+        self.exports: list[Path] = []
+        self.worker: Worker[None] | None = None
+        self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
+        self._trend_seen = False
+        self._history_seen = False
+
+    # -- layout -------------------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield TopBar(f"{self.tenant.label} · diagnosis")
+        with Container(id="diagnosis-summary"):
+            yield VerdictBanner(id="verdict")
+            yield StepList(id="steps")
+        with TabbedContent(id="diagnosis-tabs", initial="tab-evidence"):
+            with TabPane("Evidence", id="tab-evidence"):
+                yield EvidencePane(id="evidence")
+            with TabPane("Missing", id="tab-missing"):
+                yield MissingPane(id="missing")
+            with TabPane("History", id="tab-history"):
+                yield HistoryTimeline(id="history")
+            with TabPane("Memory", id="tab-memory"):
+                yield MemoryChart(id="memory")
+            with TabPane("Pod", id="tab-pod"):
+                yield ContainersPane(id="containers")
+            with TabPane("Events", id="tab-events"):
+                yield KubeEventsPane(id="events")
+            with TabPane("Log", id="tab-log"):
+                yield LogPane(id="log")
+            with TabPane("Node", id="tab-node"):
+                yield NodePane(id="node")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fit(self.app.size.width, self.app.size.height)
+        self.start()
+
+    def on_resize(self, event: Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(width >= WIDE_COLUMNS, "-wide")
+        self.query_one(StepList).set_compact(height < TALL_ROWS)
+        self.query_one(VerdictBanner).set_compact(height < TALL_ROWS)
+
+    # -- running ------------------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and self.worker.is_running
+
+    def current_request(self) -> DiagnosisRequest:
+        now = self._clock() if self._clock is not None else (self.base_request.now or system_clock())
+        return dataclasses.replace(self.base_request, lookback=self.lookback, now=now)
+
+    def start(self) -> None:
+        """Begin a new run: every pane back to its waiting state, the old run's messages from now on stale."""
+        self.run_id += 1
+        self.report = None
+        self.failure = None
+        self._trend_seen = False
+        self._history_seen = False
+        for pane in self._panes():
+            pane.reset()
+        self.query_one(StepList).reset()
+        self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
+        self._label_tabs()
+        self.worker = self._run(self.run_id, self.current_request())
+
+    @work(group="diagnosis", exclusive=True, exit_on_error=False)
+    async def _run(self, run_id: int, request: DiagnosisRequest) -> None:
+        tenant = self.tenant
+        kwargs = {"clock": self._engine_clock} if self._engine_clock is not None else {}
+        try:
+            async for event in diagnose(
+                request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable, **kwargs
+            ):
+                self.post_message(DiagnosisProgress(run_id, event))
+        except DiagnosisFailed as exc:
+            self.post_message(DiagnosisStopped(run_id, *failure_words(exc)))
+        except Exception as exc:  # an engine bug still ends in words on the banner, not a traceback
+            title = f"unexpected error ({type(exc).__name__})"
+            self.post_message(
+                DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry.")
+            )
+
+    def cancel(self) -> None:
+        if self.worker is not None and self.worker.is_running:
+            self.worker.cancel()
+            self.run_id += 1  # anything the cancelled run had already posted is now stale
+            self.query_one(StepList).close_open("cancelled", "cancelled", "cancelled")
+            self.query_one(VerdictBanner).show_cancelled(self._workload)
+
+    def rerun_with(self, lookback: str) -> None:
+        try:
+            parse_lookback(lookback)
+        except UsageError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.lookback = lookback
+        self.notify(f"Diagnosing again over the last {lookback}.", title="lookback", markup=False)
+        self.start()
+
+    # -- progress -----------------------------------------------------------------------------------------
+    def on_diagnosis_progress(self, message: DiagnosisProgress) -> None:
+        message.stop()
+        if message.run_id != self.run_id:
+            self.stale_dropped += 1
+            return
+        self.apply(message.event)
+
+    def on_diagnosis_stopped(self, message: DiagnosisStopped) -> None:
+        message.stop()
+        if message.run_id != self.run_id:
+            self.stale_dropped += 1
+            return
+        self.failure = message
+        self.query_one(VerdictBanner).show_failure(message.title, message.detail, message.hint)
+        self.query_one(StepList).close_open("not run", "failed", "no report: the diagnosis stopped")
+        self.query_one(EvidencePane).set_items(
+            self.query_one(EvidencePane).items, "No evidence could be read before the diagnosis stopped."
+        )
+
+    def apply(self, event: ProgressEvent) -> None:
+        """Show one engine event; each kind updates only its own pane, so arrival order does not matter."""
+        steps = self.query_one(StepList)
+        if isinstance(event, StepStarted):
+            steps.start(event.step, event.title)
+            if self.report is None:
+                self.query_one(VerdictBanner).show_running(
+                    self._workload, self.lookback, f"Step {event.step} of 5: {event.title}"
+                )
+        elif isinstance(event, StepFinished):
+            steps.finish(event.step, event.reads, event.seconds, event.skipped)
+        elif isinstance(event, ReadFinished):
+            steps.read(event.source, event.ok)
+        elif isinstance(event, WorkloadResolved):
+            w = event.workload
+            self._workload = workload_label(w.name, w.project, w.id or self._workload)
+        elif isinstance(event, EvidenceFound):
+            self.query_one(EvidencePane).add(event.item)
+            self._label_tabs()
+        elif isinstance(event, MissingFound):
+            self.query_one(MissingPane).add(event.item)
+            self._route_missing(event.item)
+            self._label_tabs()
+        elif isinstance(event, ContainersFound):
+            self.query_one(ContainersPane).show(event)
+        elif isinstance(event, KubeEventsFound):
+            self.query_one(KubeEventsPane).show(event.rows)
+        elif isinstance(event, LogFound):
+            self.query_one(LogPane).show(event)
+        elif isinstance(event, NodeFound):
+            self.query_one(NodePane).show(event)
+        elif isinstance(event, MemoryTrend):
+            self._trend_seen = True
+            self.query_one(MemoryChart).show_trend(event)
+        elif isinstance(event, HistoryFound):
+            self._history_seen = True
+            self.query_one(HistoryTimeline).show(event.entries, event.records, event.pages, self.lookback)
+        elif isinstance(event, VerdictReady):
+            self._finish(event)
+
+    def _tier2_panes(self) -> dict[str, ContainersPane | KubeEventsPane | LogPane | NodePane]:
+        return {
+            "containers": self.query_one(ContainersPane),
+            "events": self.query_one(KubeEventsPane),
+            "log": self.query_one(LogPane),
+            "node": self.query_one(NodePane),
+        }
+
+    def _route_missing(self, item: MissingItem) -> None:
+        panes = self._tier2_panes()
+        if item.source in TIER2_SOURCES:
+            panes[TIER2_SOURCES[item.source]].set_unavailable(f"{item.what}: {item.why}")
+        elif item.source is None and item.what.startswith("Kubernetes evidence"):
+            # The engine's one gap for "no Tier 2 at all" carries no source: it applies to every Tier 2 pane.
+            for pane in panes.values():
+                pane.set_unavailable(item.why)
+        elif item.source == HISTORY and item.what == "history":
+            self.query_one(HistoryTimeline).set_unavailable(item.why)
+
+    def _finish(self, event: VerdictReady) -> None:
+        report = event.report
+        self.report = report
+        self.query_one(VerdictBanner).show_report(report)
+        # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
+        self.query_one(EvidencePane).set_items(report.evidence, preface=verdict_preface(report))
+        explanation = report.reason if report.category == "UNKNOWN" else None
+        self.query_one(MissingPane).finish(report.missing, explanation, report.notes)
+        steps = self.query_one(StepList)
+        routed = report.outcome != "diagnosed"
+        routed_why = f"routed out at Step 1 ({report.outcome}): nothing past Step 1 is read"
+        steps.close_open("skipped", None, routed_why if routed else "not reached")
+        steps.set_total(event.reads, event.seconds)
+        self._settle_history(report, routed_why if routed else None)
+        self._settle_memory(report, routed_why if routed else None)
+        self._settle_tier2(routed_why if routed else None)
+        self._label_tabs()
+
+    def _settle_history(self, report: Report, routed_why: str | None) -> None:
+        timeline = self.query_one(HistoryTimeline)
+        if self._history_seen:
+            return
+        if routed_why:
+            timeline.reset(f"History not read: {routed_why}")
+        elif report.history:
+            timeline.show(report.history, len(report.history), 0, self.lookback)
+        elif not any(m.source == HISTORY and m.what == "history" for m in report.missing):
+            timeline.reset("No history records inside the lookback.")
+
+    def _settle_memory(self, report: Report, routed_why: str | None) -> None:
+        chart = self.query_one(MemoryChart)
+        failed = [m for m in report.missing if m.source == METRICS and m.what != "CPU-memory peak"]
+        if failed and not self._trend_seen:
+            chart.set_unavailable(f"{failed[0].what}: {failed[0].why}")
+        elif report.memory is not None:
+            chart.show_configured(report.memory)
+        elif not self._trend_seen:
+            chart.set_not_read(
+                routed_why
+                or "the verdict rests on no OOM evidence and no unexplained exit 137, "
+                "so metrics were not needed"
+            )
+
+    def _settle_tier2(self, routed_why: str | None) -> None:
+        unavailable = (
+            None if self.tenant.kube is not None else (self.tenant.kube_unavailable or "not configured")
+        )
+        for key, pane in self._tier2_panes().items():
+            if unavailable:
+                pane.set_unavailable(unavailable)
+            else:
+                pane.set_not_read(routed_why or NOT_READ_DEFAULTS[key])
+
+    def _panes(self) -> list[_Resettable]:
+        return [
+            self.query_one(EvidencePane),
+            self.query_one(MissingPane),
+            self.query_one(HistoryTimeline),
+            self.query_one(MemoryChart),
+            *self._tier2_panes().values(),
+        ]
+
+    def _label_tabs(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        counts = {
+            "tab-evidence": len(self.query_one(EvidencePane).items),
+            "tab-missing": len(self.query_one(MissingPane).items),
+        }
+        for pane_id, label in TABS:
+            text = f"{label} {counts[pane_id]}" if counts.get(pane_id) else label
+            tab = tabs.get_tab(pane_id)
+            if str(tab.label) != text:
+                tab.label = text
+
+    # -- actions ------------------------------------------------------------------------------------------
+    def action_rerun(self) -> None:
+        self.start()
+
+    def action_back(self) -> None:
+        self.cancel()
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+
+    def action_cycle_lookback(self) -> None:
+        if self.lookback in LOOKBACKS:
+            self.rerun_with(LOOKBACKS[(LOOKBACKS.index(self.lookback) + 1) % len(LOOKBACKS)])
+        else:
+            self.rerun_with(LOOKBACKS[0])
+
+    def show_tab(self, pane_id: str) -> None:
+        self.query_one(TabbedContent).active = pane_id
+
+    def action_show_log(self) -> None:
+        self.show_tab("tab-log")
+        log = self.query_one(LogPane)
+        table = log.query_one(DataTable)
+        (table if table.display else log).focus()
+
+    def _need_report(self, what: str) -> Report | None:
+        if self.report is None:
+            state = "the diagnosis failed" if self.failure else "the diagnosis is still running"
+            self.notify(f"Nothing to {what} yet: {state}.", severity="warning", markup=False)
+        return self.report
+
+    def action_copy_report(self) -> None:
+        report = self._need_report("copy")
+        if report is None:
+            return
+        text = to_text(report)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Report copied to the clipboard ({len(text.splitlines())} lines).", markup=False)
+
+    def action_export(self, fmt: str) -> None:
+        report = self._need_report("export")
+        if report is None:
+            return
+        chosen: ExportFormat = "json" if fmt == "json" else "markdown"
+        directory = export_dir(self._env, self._export_to)
+        clock = self._clock or system_clock
+        self._write_export(report, chosen, directory, clock())
+
+    @work(thread=True, group="diagnosis-export", exit_on_error=False)
+    def _write_export(self, report: Report, fmt: ExportFormat, directory: Path, at: datetime) -> None:
+        # A file system can be slow (network home directories): written off the UI thread.
+        try:
+            exported = write_export(report, fmt, directory, at)
+        except ExportError as exc:
+            self.post_message(ExportFinished(None, str(exc)))
+            return
+        self.post_message(ExportFinished(exported, None))
+
+    def on_export_finished(self, message: ExportFinished) -> None:
+        if message.exported is None:
+            self.notify(
+                message.problem or "export failed", title="export failed", severity="error", markup=False
+            )
+            return
+        self.exports.append(message.exported.path)
+        kind = "Markdown" if message.exported.format == "markdown" else "JSON"
+        self.notify(f"{kind} report written to {message.exported.path}", title="exported", markup=False)

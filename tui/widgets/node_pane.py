@@ -1,0 +1,110 @@
+"""Tier 2: the node the pod ran on, as `kubectl describe node` shows it: conditions, taints, cordon. Read
+only on node-failure evidence (the seed's gate), so "not read: why" is the usual state and says so."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from core.diagnosis.progress import NodeFound
+
+# A condition in this status is a problem: Ready should be True, the pressure conditions False.
+_HEALTHY = {"Ready": "True"}
+
+
+def _since(at: datetime | None) -> str:
+    if at is None:
+        return "unknown"
+    moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%m-%d %H:%M:%S")
+
+
+def unhealthy(kind: str, status: str) -> bool:
+    return status != _HEALTHY.get(kind, "False")
+
+
+class NodePane(VerticalScroll):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.state = "waiting"
+        self.node: NodeFound | None = None
+        self.why: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", classes="pane--body", markup=False)
+
+    def on_mount(self) -> None:
+        self._draw()
+
+    def reset(self) -> None:
+        self.state, self.node, self.why = "waiting", None, None
+        self._draw()
+
+    def show(self, node: NodeFound) -> None:
+        self.node, self.state = node, "found"
+        self._draw()
+
+    def set_unavailable(self, why: str) -> None:
+        if self.state != "found":
+            self.state, self.why = "unavailable", why
+            self._draw()
+
+    def set_not_read(self, why: str) -> None:
+        if self.state == "waiting":
+            self.state, self.why = "not-read", why
+            self._draw()
+
+    @property
+    def plain(self) -> str:
+        if self.state != "found" or self.node is None:
+            return f"{self.state}: {self.why or ''}"
+        n = self.node
+        lines = [f"node {n.name} unschedulable={n.unschedulable}"]
+        lines += [f"{c.type}={c.status} {c.reason or ''} {c.message or ''}".rstrip() for c in n.conditions]
+        lines += [f"taint {t}" for t in n.taints]
+        return "\n".join(lines)
+
+    def _draw(self) -> None:
+        if not self.is_mounted:
+            return
+        body = self.query_one(".pane--body", Static)
+        n = self.node
+        if self.state == "waiting":
+            body.update(Text("Node not read yet.", style="italic"))
+            return
+        if self.state in ("unavailable", "not-read") or n is None:
+            head = Text(
+                "Node unavailable: " if self.state == "unavailable" else "Node not read: ", style="bold"
+            )
+            head.append(self.why or "", style="not bold")
+            body.update(head)
+            return
+        head = Text(f"Node {n.name}", style="bold")
+        head.append(" · cordoned (unschedulable)" if n.unschedulable else " · schedulable")
+        parts: list[Text | Table] = [head]
+        table = Table(expand=True, box=None, padding=(0, 1), show_edge=False, header_style="bold")
+        table.add_column("", no_wrap=True)
+        table.add_column("condition", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("since", no_wrap=True)
+        table.add_column("reason", max_width=28, overflow="fold")
+        table.add_column("message", ratio=1, overflow="fold")
+        for c in n.conditions:
+            bad = unhealthy(c.type, c.status)
+            table.add_row(
+                Text("✗" if bad else "✓", style="bold" if bad else ""),
+                Text(c.type),
+                Text(c.status, style="bold" if bad else ""),
+                Text(_since(c.since)),
+                Text(c.reason or ""),
+                Text(c.message or ""),
+            )
+        parts.append(table if n.conditions else Text("The node reports no conditions.", style="italic"))
+        parts.append(Text("Taints: " + (", ".join(n.taints) if n.taints else "none")))
+        body.update(Group(*parts))
