@@ -52,6 +52,15 @@ _SENSITIVE_WORDS = frozenset(
     }
 )  # fmt: skip
 _SENSITIVE_PAIRS = frozenset({("CONNECTION", "STRING")})
+# A name ending in one of these describes a credential rather than holding it: `KeyError: 'labels'` is a
+# Python exception, `TOKEN_FILE=/var/run/token` a path, `AUTH_TYPE=basic` a mode. Their values stay visible
+# (any token inside them is still caught by the pattern rules).
+_DESCRIBING_SUFFIXES = frozenset(
+    {
+        "ERROR", "ERRORS", "EXCEPTION", "WARNING", "FILE", "PATH", "DIR", "NAME", "TYPE", "FORMAT",
+        "LENGTH", "SIZE", "ENABLED", "MODE", "METHOD", "PROVIDER", "COUNT", "TIMEOUT", "TTL",
+    }
+)  # fmt: skip
 # Word boundaries: any non-alphanumeric, lower->Upper (apiKey), the end of an acronym (APIKey) and
 # letter<->digit (S3KEY, TOKEN2).
 _WORD_BREAK = re.compile(
@@ -67,6 +76,8 @@ def _words(name: str) -> list[str]:
 def is_sensitive_name(name: str) -> bool:
     """True when `name` holds a credential word as a whole word (API_KEY, clientSecret; not MONKEY, TOKENIZER)."""
     words = _words(name)
+    if words and words[-1] in _DESCRIBING_SUFFIXES:
+        return False
     if any(word in _SENSITIVE_WORDS for word in words):
         return True
     return any(pair in _SENSITIVE_PAIRS for pair in itertools.pairwise(words))

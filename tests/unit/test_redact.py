@@ -66,6 +66,8 @@ def test_token_shapes_are_redacted_anywhere(token: str) -> None:
         "if token == expected:",
         '{"key": "nvidia.com/gpu", "operator": "Exists"}',
         "- key: nvidia.com/gpu",
+        "KeyError: 'labels'",  # a Python exception line, the last word of a traceback
+        "AuthError: the registry refused the credentials",
         "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
         "",
     ],
@@ -147,7 +149,8 @@ NOT_SENSITIVE = [
     "AUTHOR", "AUTHORITY", "OAUTH_CLIENT_ID", "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "OLDPWD",
     "KEYCLOAK_URL", "DONKEY_KONG", "TURKEY", "monkeyPatch", "keyboardLayout", "PASSTHROUGH", "SESSIONS_DIR",
     "DSNAME", "RUNAI_JOB_NAME", "NVIDIA_DRIVER_CAPABILITIES", "HOSTNAME", "LANG", "PYTHONUNBUFFERED",
-    "OMP_NUM_THREADS", "CONNECTION_TIMEOUT", "STRING_MODE", "",
+    "OMP_NUM_THREADS", "CONNECTION_TIMEOUT", "STRING_MODE", "KeyError", "AuthError", "TOKEN_FILE",
+    "SSH_KEY_PATH", "AUTH_TYPE", "PASSWORD_FILE", "",
 ]  # fmt: skip
 
 
