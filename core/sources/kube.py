@@ -212,6 +212,16 @@ class KubeSource:
             return Missing(f"log of pod {preview(name)}", bad, SOURCE_LOGS)
         what = f"previous log of container {choice.name} in pod {name}"
         not_found = f"pod {name} not found in namespace {ns} (404): it was probably deleted"
+        if _terminated_without_restart(pod, choice.name):
+            # The instance that failed is the current one: asking for --previous would only earn a 400 and a
+            # second round trip.
+            note = "the container never restarted, so its current instance is the one that failed"
+            try:
+                data = self._log_bytes(name, ns, choice.name, previous=False)
+                return _excerpt(data, choice, previous=False, note=note)
+            except Exception as exc:
+                return self._explain(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
+                                     not_found=not_found)
         try:
             data = self._log_bytes(name, ns, choice.name, previous=True)
             return _excerpt(data, choice, previous=True, note=None)
@@ -436,6 +446,16 @@ def choose_log_container(pod: K8sPod) -> ContainerChoice | None:
     if len(candidates) == 1:
         return ContainerChoice(candidates[0], "the only workload container")
     return ContainerChoice(candidates[0], "the first workload container (none terminated with an error)")
+
+
+def _terminated_without_restart(pod: K8sPod, container: str) -> bool:
+    status = pod.status
+    if status is None:
+        return False
+    for cs in (status.container_statuses or []) + (status.init_container_statuses or []):
+        if cs.name == container:
+            return cs.restart_count == 0 and cs.state is not None and cs.state.terminated is not None
+    return False
 
 
 def _failure(cs: ContainerStatus) -> str | None:

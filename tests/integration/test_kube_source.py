@@ -117,6 +117,12 @@ def _bundle(*, forbidden: list[str] | None = None, faults: list[dict[str, Any]] 
                 annotations={"kubectl.kubernetes.io/default-container": "worker"},
             ),
             _pod("chatty-0", ["main"], [_status("main", state={"running": {}})]),
+            # Restarted, but the kubelet kept no previous instance: --previous answers 400, current is shown.
+            _pod(
+                "restarted-0",
+                ["main"],
+                [_status("main", restartCount=2, state={"running": {}}, lastState=OOM_LAST_STATE)],
+            ),
             _pod("pulling-0", ["main"], [_status("main", state={"waiting": {"reason": "ImagePullBackOff"}})]),
         ],
         "logs": [
@@ -127,6 +133,7 @@ def _bundle(*, forbidden: list[str] | None = None, faults: list[dict[str, Any]] 
              "text": "fetching s3://bucket/data\nerror: access denied\n"},
             {"namespace": NS, "pod": "annotated-0", "container": "worker", "previous": True, "text": HOSTILE_LOG},
             {"namespace": NS, "pod": "chatty-0", "container": "main", "previous": True, "text": many_lines},
+            {"namespace": NS, "pod": "restarted-0", "container": "main", "previous": False, "text": "up again\n"},
         ],
         "events": [
             _event(POD, UID, "BackOff", "Back-off restarting failed container main", count=5),
@@ -263,11 +270,21 @@ async def test_failing_init_container_log_with_current_fallback_labelled(sim: Si
     logs = _ok(await sim.source.logs(pod), LogExcerpt)
     assert logs.container == "fetch-data"
     assert logs.previous is False
-    assert logs.note is not None and "no previous instance" in logs.note
-    assert 'previous terminated container "fetch-data"' in logs.note
+    # It never restarted: the instance that failed is the current one, read at once (no doomed --previous).
+    assert logs.note is not None and "never restarted" in logs.note
     assert logs.lines == ["fetching s3://bucket/data", "error: access denied"]
     assert logs.source == "kubectl logs"
     queries = sim.queries(f"/api/v1/namespaces/{NS}/pods/init-fail-0/log")
+    assert [q["previous"] for q in queries] == ["false"]
+
+
+async def test_missing_previous_instance_falls_back_to_the_current_one_labelled(sim: Sim) -> None:
+    pod = _ok(await sim.source.pod(NS, "restarted-0"), K8sPod)
+    logs = _ok(await sim.source.logs(pod), LogExcerpt)
+    assert (logs.container, logs.previous, logs.lines) == ("main", False, ["up again"])
+    assert logs.note is not None and "no previous instance" in logs.note
+    assert 'previous terminated container "main"' in logs.note
+    queries = sim.queries(f"/api/v1/namespaces/{NS}/pods/restarted-0/log")
     assert [q["previous"] for q in queries] == ["true", "false"]
 
 
