@@ -114,6 +114,8 @@ PAGE_LIMIT = 500  # the largest page the API allows
 MAX_HISTORY_PAGES = 200  # 100,000 records: far beyond any real lookback, and a bound on a broken `next`
 MAX_LIST_PAGES = 40
 ACTIVE_CONFIRM_BATCH = 4
+# Peaks of earlier OOM runs are shown for comparison; a handful says whether the job always peaks there.
+MAX_EARLIER_RUNS = 5
 # Step 1 reads "recent" events: those around the last phase change. Older ones describe earlier runs.
 RECENT_BEFORE_PHASE_CHANGE = timedelta(minutes=10)
 # How far before its phase change the diagnosed failure's own records are read when it lies before the
@@ -696,14 +698,28 @@ class _Diagnosis:
         self.preemption_check(self.current_obs(include_tier2=False), "preemption evidence in the current episode")
 
         self.step_start(4)
-        if tier2_pod_task is not None:
-            await tier2_pod_task
-        elif self.t2 is None:
-            self.missing("Kubernetes evidence (pod, previous log, events, node)", self.t2_unavailable or "unavailable")
-        else:
-            self.missing("Kubernetes evidence", "no pod name is known (no pods returned and no event names one)")
-        self.preemption_check(self.s.tier2_obs, "the pod's DisruptionTarget condition says the scheduler preempted it")
-        await self.metrics_if_needed(wid)
+        # Metrics wait only for the evidence that calls for them: with OOM evidence from Run:ai they run beside
+        # the Kubernetes reads; otherwise Kubernetes evidence may still call for them afterwards.
+        metrics_task = asyncio.create_task(self.metrics_if_needed(wid)) if self.needs_metrics()[0] else None
+        try:
+            if tier2_pod_task is not None:
+                await tier2_pod_task
+            elif self.t2 is None:
+                self.missing(
+                    "Kubernetes evidence (pod, previous log, events, node)", self.t2_unavailable or "unavailable"
+                )
+            else:
+                self.missing("Kubernetes evidence", "no pod name is known (no pods returned and no event names one)")
+            self.preemption_check(
+                self.s.tier2_obs, "the pod's DisruptionTarget condition says the scheduler preempted it"
+            )
+            if metrics_task is not None:
+                await metrics_task
+            else:
+                await self.metrics_if_needed(wid)
+        finally:
+            if metrics_task is not None and not metrics_task.done():
+                metrics_task.cancel()
         self.step_end(4)
 
         self.step_start(5)
@@ -1111,16 +1127,19 @@ class _Diagnosis:
         self.s.notes.append(f"metrics read because of {why}")
 
     def other_oom_occurrences(self) -> list[Occurrence]:
+        """Earlier OOM runs inside the lookback, newest first, at most MAX_EARLIER_RUNS of them."""
         analysis = self.s.history
         current = self.current_occurrence()
         if analysis is None:
             return []
         out = []
-        for occ in analysis.occurrences:
+        for occ in reversed(analysis.occurrences):
             if occ is current or not in_window(occ, self.cutoff):
                 continue
             if classify(occ.observations).category == "OOM_KILLED":
                 out.append(occ)
+                if len(out) == MAX_EARLIER_RUNS:
+                    break
         return out
 
     # -- Step 5 --------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ Signal keeps the raw detail for matching, the Observation carries only redacted,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,21 +36,53 @@ class Observation:
 
 
 def event_text(event: WorkloadEvent, *, prefix: str = "Event") -> str:
-    reason = quote(event.reason, 80) if event.reason else "(no reason)"
-    parts = [f"{prefix} reason: {reason}"]
-    if event.message:
-        parts.append(f'message: "{quote(event.message)}"')
+    return from_event_with_text(event, "", prefix=prefix)[1]
+
+
+@functools.lru_cache(maxsize=8192)
+def _classified_event(
+    reason: str | None, message: str | None, origin: str | None, kind: str | None, name: str | None, prefix: str
+) -> tuple[tuple[Signal, ...], str]:
+    # A long history repeats the same few messages (back-off events by the thousand): classify and clean each
+    # distinct one once.
+    signals = tuple(classify_message(reason, message, source=origin, kind=kind))
+    parts = [f"{prefix} reason: {quote(reason, 80) if reason else '(no reason)'}"]
+    if message:
+        parts.append(f'message: "{quote(message)}"')
+    if kind and name:
+        parts.append(f"on {quote(kind, 40)} {quote(name, 120)}")
+    return signals, "; ".join(parts)
+
+
+@functools.lru_cache(maxsize=8192)
+def _classified_phase(phase: str | None, message: str, label: str) -> tuple[tuple[Signal, ...], str]:
+    signals = tuple(classify_message(None, message))
+    return signals, f'{label} {quote(phase, 40) if phase else "(unknown)"}; phaseMessage: "{quote(message)}"'
+
+
+def _text_or_none(value: object) -> str | None:
+    # Only strings are cached keys: a hostile non-string value must not reach the lru_cache.
+    return value if isinstance(value, str) else None
+
+
+def from_event_with_text(
+    event: WorkloadEvent, source: str, *, prefix: str = "Event"
+) -> tuple[list[Observation], str]:
+    """The event's signals as observations, and its citation text (computed once per distinct event)."""
     obj = event.involved_object
-    if obj is not None and obj.kind and obj.name:
-        parts.append(f"on {quote(obj.kind, 40)} {quote(obj.name, 120)}")
-    return "; ".join(parts)
+    signals, text = _classified_event(
+        _text_or_none(event.reason),
+        _text_or_none(event.message),
+        _text_or_none(event.source),
+        _text_or_none(obj.kind) if obj else None,
+        _text_or_none(obj.name) if obj else None,
+        prefix,
+    )
+    return [Observation(sig, source, event.created_at, text) for sig in signals], text
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
-    kind = event.involved_object.kind if event.involved_object else None
-    signals = classify_message(event.reason, event.message, source=event.source, kind=kind)
-    text = event_text(event, prefix=prefix)
-    return [Observation(sig, source, event.created_at, text) for sig in signals]
+    return from_event_with_text(event, source, prefix=prefix)[0]
 
 
 def from_phase_message(
@@ -62,10 +95,12 @@ def from_phase_message(
     text: str | None = None,
 ) -> list[Observation]:
     """Signals in a phaseMessage; `text` replaces the default citation (so one line is not cited twice)."""
-    if not message:
+    if not message or not isinstance(message, str):
         return []
-    signals = classify_message(None, message)
-    text = text or f'{label} {quote(phase, 40) if phase else "(unknown)"}; phaseMessage: "{quote(message)}"'
+    signals, default_text = _classified_phase(_text_or_none(phase), message, label)
+    if not signals:
+        return []
+    text = text or default_text
     return [Observation(sig, source, at, text) for sig in signals]
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from core.models.report import EvidenceItem, HistoryEntry, MissingItem, Report, WorkloadRef
+from core.models.report import EvidenceItem, MissingItem, Report, WorkloadRef
 
 STEP_TITLES: dict[int, str] = {
     1: "Resolve the workload and check its phase",
@@ -131,7 +132,8 @@ class MemoryTrend:
 
 @dataclass(frozen=True, slots=True)
 class HistoryFound:
-    entries: tuple[HistoryEntry, ...]
+    # core.diagnosis.history.TimelineEntry objects (at, kind, text, failure, occurrence), oldest first.
+    entries: tuple[Any, ...]
     records: int
     pages: int
 

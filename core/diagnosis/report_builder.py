@@ -148,7 +148,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
 def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:
     if history is None:
         return []
-    return history.timeline[-REPORT_TIMELINE_ENTRIES:]
+    return [entry.to_report() for entry in history.timeline[-REPORT_TIMELINE_ENTRIES:]]
 
 
 def build_report(inputs: ReportInputs) -> Report:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from core.sim.bundle import parse_instant, show
@@ -110,6 +111,24 @@ def _time_key(value: object) -> float:
     return when.timestamp() if when is not None else float("-inf")
 
 
+# A bundle does not change while it is served, so each list is sorted once, not once per page: a 20,000-record
+# history is asked for 40 times. Keyed by the list's identity; the list itself is kept to pin that identity.
+_SORTED: dict[tuple[int, str, bool], tuple[list[Any], list[Any]]] = {}
+_SORTED_MAX = 256
+
+
+def _sorted_by_time(items: list[Any], stamp: Callable[[Any], object], field: str, *, newest_first: bool) -> list[Any]:
+    key = (id(items), field, newest_first)
+    cached = _SORTED.get(key)
+    if cached is not None and cached[0] is items and len(cached[1]) == len(items):
+        return cached[1]
+    ordered = sorted(items, key=lambda item: _time_key(stamp(item)), reverse=newest_first)
+    if len(_SORTED) >= _SORTED_MAX:
+        _SORTED.clear()
+    _SORTED[key] = (items, ordered)
+    return ordered
+
+
 def workload_events(ctx: RouteContext) -> SimResponse:
     entry = _entry(ctx)
     if isinstance(entry, SimResponse):
@@ -122,8 +141,8 @@ def workload_events(ctx: RouteContext) -> SimResponse:
         offset, limit = parse_paging(ctx.query)
     except QueryError as exc:
         return _bad(exc)
-    events = sorted(
-        entry.get("events") or [], key=lambda e: _time_key(e.get("createdAt")), reverse=order == "desc"
+    events = _sorted_by_time(
+        entry.get("events") or [], lambda e: e.get("createdAt"), "createdAt", newest_first=order == "desc"
     )
     return _paged("events", events, offset, limit)
 
@@ -154,10 +173,11 @@ def workload_history(ctx: RouteContext) -> SimResponse:
         offset, limit = parse_paging(ctx.query)
     except QueryError as exc:
         return _bad(exc)
-    records = sorted(
+    records = _sorted_by_time(
         entry.get("history") or [],
-        key=lambda r: _time_key((r.get("meta") or {}).get("creationTimestamp")),
-        reverse=True,
+        lambda r: (r.get("meta") or {}).get("creationTimestamp"),
+        "creationTimestamp",
+        newest_first=True,
     )
     return _paged("records", records, offset, limit)
 
