@@ -10,6 +10,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -18,9 +19,11 @@ from core.sim.control_plane import ControlPlane
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
 from core.sources.credentials import BearerToken, Credentials
-from core.sources.kube import KubeSource, open_kube_source
-from core.sources.kube_config import KubeSettings, KubeUnavailable
+from core.sources.kube_types import KubeSettings, KubeUnavailable
 from core.sources.runai import RunaiClient
+
+if TYPE_CHECKING:
+    from core.sources.kube import KubeSource
 
 
 @dataclass
@@ -73,6 +76,8 @@ def open_bundle_tenant(
         tempdir = tempfile.TemporaryDirectory(prefix="runai-triage-")
         kubeconfig = Path(tempdir.name) / "kubeconfig"
         write_kubeconfig(kubeconfig, url, control_plane.kube_token)
+        from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
+
         opened = open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={})
         if isinstance(opened, KubeUnavailable):
             unavailable = opened.reason
@@ -113,7 +118,11 @@ def open_real_tenant(
     runai = RunaiClient(base_url, credentials, **kwargs)
     kube: KubeSource | None = None
     unavailable: str | None = None
-    opened = open_kube_source(kube_settings)
+    opened: KubeSource | KubeUnavailable = KubeUnavailable("Tier 2 unavailable: disabled with --no-kube")
+    if kube_settings.enabled:
+        from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
+
+        opened = open_kube_source(kube_settings)
     if isinstance(opened, KubeUnavailable):
         unavailable = opened.reason
     else:

@@ -20,7 +20,7 @@ from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageErro
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
-from core.sources.kube_config import KubeSettings
+from core.sources.kube_types import KubeSettings
 from tui.start import StartOptions, StartProblem, open_tenant
 
 

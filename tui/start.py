@@ -25,7 +25,7 @@ from core.sources.credentials import (
     credentials_from_env,
     load_cli_session,
 )
-from core.sources.kube_config import KubeSettings
+from core.sources.kube_types import KubeSettings
 from core.tenant import Tenant, open_case_tenant, open_demo_tenant, open_real_tenant
 
 Mode = Literal["env", "demo", "case"]

@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from core.diagnosis import configuration as config
 from core.diagnosis.history import (
@@ -97,9 +97,12 @@ from core.sources.errors import (
     UnreachableError,
 )
 from core.sources.evidence import Missing
-from core.sources.kube import KubeEvents, KubeSource, LogExcerpt
+from core.sources.kube_types import KubeEvents, LogExcerpt
 from core.sources.namespace import NamespaceChoice, resolve_namespace
 from core.sources.runai import filter_item
+
+if TYPE_CHECKING:
+    from core.sources.kube import KubeSource
 
 T = TypeVar("T")
 
@@ -935,7 +938,7 @@ class _Diagnosis:
             )
         )
         pod = await pod_task
-        follow: list[Awaitable[None]] = []
+        logs_task: asyncio.Task[None] | None = None
         if isinstance(pod, K8sPod):
             self.s.k8s_pod = pod
             self.emit(containers_found(pod))
@@ -943,16 +946,24 @@ class _Diagnosis:
             self.s.tier2_obs += obs
             for o in obs:
                 self.evidence(o.text, o.source, o.kind.value)
-            follow.append(self.tier2_logs(pod))
+            logs_task = asyncio.create_task(self.tier2_logs(pod))
             node_name = pod.spec.node_name if pod.spec else None
         else:
             node_name = next((p.node_name for p in self.s.pods if p.name == name and p.node_name), None)
-        if node_name:
-            follow.append(self.tier2_node_events(node_name, failed_at))
+        node_events_task = (
+            asyncio.create_task(self.tier2_node_events(node_name, failed_at)) if node_name else None
+        )
+        # Pod events are taken before node events whichever answers first, so the report reads the same
+        # on every run.
         events = await events_task
         if isinstance(events, KubeEvents):
             self.take_k8s_events(events.items)
-        await asyncio.gather(*follow)
+        if node_events_task is not None:
+            node_events = await node_events_task
+            if node_events:
+                self.take_k8s_events(node_events)
+        if logs_task is not None:
+            await logs_task
         if node_name and self.node_evidence():
             node = await self.read_t2(4, DESCRIBE_NODE, f"node {node_name}", lambda: self.t2.node(node_name))
             if isinstance(node, K8sNode):
@@ -995,7 +1006,8 @@ class _Diagnosis:
         if obs is not None:
             self.s.tier2_obs.append(obs)
 
-    async def tier2_node_events(self, node_name: str, failed_at: datetime | None) -> None:
+    async def tier2_node_events(self, node_name: str, failed_at: datetime | None) -> list[Any]:
+        """Node events in the failure window (an OOM kill only when it is attributable to this container)."""
         assert self.t2 is not None
         events = await self.read_t2(
             4,
@@ -1006,9 +1018,8 @@ class _Diagnosis:
         if isinstance(events, KubeEvents):
             window = self.failure_window()
             ends = self.termination_times()
-            relevant = [e for e in events.items if _event_in(e, window) and self.attributable(e, ends)]
-            if relevant:
-                self.take_k8s_events(relevant)
+            return [e for e in events.items if _event_in(e, window) and self.attributable(e, ends)]
+        return []
 
     def termination_times(self) -> list[datetime]:
         times: list[datetime] = []

@@ -222,7 +222,7 @@ def _analyse(records: Sequence[HistoryRecord], *, cutoff: datetime, current_phas
             TimelineEntry(
                 at=at,
                 kind="event",
-                text=obs_text.removeprefix("History "),
+                text=obs_text.replace("History event", "Event", 1),
                 failure=failing,
                 occurrence=target.index if (failing or late) else None,
             )

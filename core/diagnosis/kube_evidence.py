@@ -24,7 +24,7 @@ from core.diagnosis.progress import (
 )
 from core.diagnosis.signals import Signal, SignalKind, k8s_event_signals, node_signals, pod_signals
 from core.models.kube import ContainerState, ContainerStatus, K8sEvent, K8sNode, K8sPod
-from core.sources.kube import LogExcerpt
+from core.sources.kube_types import LogExcerpt
 
 DESCRIBE_POD = "kubectl describe pod"
 LOGS = "kubectl logs --previous"

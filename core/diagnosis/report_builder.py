@@ -67,11 +67,41 @@ class ReportInputs:
     observations: Sequence[Observation]
 
 
+# Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
+# order of reads) so the same case always reads the same.
+SOURCE_ORDER: dict[str, int] = {
+    source: rank
+    for rank, source in enumerate(
+        (
+            "list_workloads",
+            "get_workload_status",
+            "get_workload_spec",
+            "get_workload_pods",
+            "get_workload_history",
+            "get_workload_metrics",
+            "kubectl describe pod",
+            "kubectl logs --previous",
+            "kubectl get events",
+            "kubectl describe node",
+        )
+    )
+}
+
+
+def _source_rank(source: str | None) -> int:
+    return SOURCE_ORDER.get(source or "", len(SOURCE_ORDER))
+
+
 def _ordered_evidence(evidence: list[EvidenceItem], deciding: Sequence[Observation]) -> list[EvidenceItem]:
-    first = {(o.text, o.source) for o in deciding}
-    top = [e for e in evidence if (e.text, e.source) in first]
-    rest = [e for e in evidence if (e.text, e.source) not in first]
+    """The deciding signals first (strongest rule, newest first), then the rest by source."""
+    rank = {(o.text, o.source): index for index, o in enumerate(deciding)}
+    top = sorted((e for e in evidence if (e.text, e.source) in rank), key=lambda e: rank[(e.text, e.source)])
+    rest = sorted((e for e in evidence if (e.text, e.source) not in rank), key=lambda e: _source_rank(e.source))
     return top + rest
+
+
+def ordered_missing(missing: list[MissingItem]) -> list[MissingItem]:
+    return sorted(missing, key=lambda m: _source_rank(m.source))
 
 
 def _pull_kind(deciding: Sequence[Observation]) -> tuple[ImagePullKind | None, bool]:
@@ -154,7 +184,8 @@ def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:
 def build_report(inputs: ReportInputs) -> Report:
     verdict = inputs.verdict
     count = len(inputs.occurrences)
-    notes = list(inputs.notes)
+    # Notes come from reads that run concurrently: keep each once, in a stable order.
+    notes = sorted(set(inputs.notes))
     if verdict.category == "CRASH_APP_ERROR" and (
         SignalKind.GPU_OOM in {o.kind for o in inputs.observations}
         or (inputs.log_finding is not None and inputs.log_finding.gpu_oom)
@@ -189,7 +220,7 @@ def build_report(inputs: ReportInputs) -> Report:
         category=verdict.category,  # type: ignore[arg-type]
         workload=inputs.workload,
         evidence=_ordered_evidence(inputs.evidence, verdict.deciding),
-        missing=inputs.missing,
+        missing=ordered_missing(inputs.missing),
         memory=memory,
         recurrence=Recurrence(count=count, lookback=history_span, recurring=count >= 2, occurrences=inputs.occurrences),
         recommendations=_advice(inputs, count),
@@ -219,14 +250,14 @@ def routed_report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
         workload=workload,
-        evidence=evidence,
-        missing=missing,
+        evidence=sorted(evidence, key=lambda e: _source_rank(e.source)),
+        missing=ordered_missing(missing),
         memory=None,
         recurrence=Recurrence(count=0, lookback=lookback, recurring=False),
         recommendations=[next_action],
         reason=reason,
         next_action=next_action,
-        notes=notes,
+        notes=sorted(set(notes)),
         generated_at=now,
         lookback_start=cutoff,
     )

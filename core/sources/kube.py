@@ -22,7 +22,6 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -45,11 +44,11 @@ from core.sources.errors import body_excerpt
 from core.sources.evidence import Missing
 from core.sources.kube_config import KubeConnection, KubeSettings, KubeUnavailable, build_configuration
 from core.sources.kube_guard import ReadOnlyViolation, read_only_api_client
+from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"
-SOURCE_LOGS = "kubectl logs --previous"
 SOURCE_EVENTS = "kubectl get events"
 SOURCE_NODE = "kubectl describe node"
 
@@ -76,45 +75,6 @@ _RBAC_DENIAL = re.compile(
     r'cannot (?P<verb>[a-z]+) resource "(?P<resource>[^"]+)"(?: in API group "[^"]*")?'
     r'(?: in the namespace "(?P<namespace>[^"]+)"| (?P<cluster>at the cluster scope))?'
 )
-
-
-@dataclass(frozen=True, slots=True)
-class ContainerChoice:
-    """The container whose log explains the failure, and why it was picked."""
-
-    name: str
-    reason: str
-    init: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class LogExcerpt:
-    """The tail of one container's log, decoded, with overlong lines cut.
-
-    ``previous`` tells which instance this is: True = the one before the last restart (``--previous``),
-    False = the current one. ``note`` says why the current one is shown when the previous was asked for.
-    """
-
-    container: str
-    previous: bool
-    lines: list[str]
-    truncated: bool
-    note: str | None = None
-    reason: str | None = None
-
-    @property
-    def source(self) -> str:
-        return SOURCE_LOGS if self.previous else "kubectl logs"
-
-
-@dataclass(frozen=True, slots=True)
-class KubeEvents:
-    """Events that matched a selector, oldest first; ``dropped_stale`` counts those of older pods."""
-
-    items: list[K8sEvent]
-    field_selector: str
-    dropped_stale: int = 0
-    problems: list[str] = field(default_factory=list)
 
 
 class KubeSource:

@@ -23,29 +23,17 @@ from kubernetes.config.kube_config import KubeConfigLoader
 from urllib3.util.retry import Retry
 
 from core.models.base import preview
+from core.sources.kube_types import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_TIMEOUT,
+    KubeSettings,
+    KubeUnavailable,
+)
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
-DEFAULT_CONNECT_TIMEOUT = 3.0
-DEFAULT_READ_TIMEOUT = 10.0
 # Status codes worth one more try: the API server or a proxy in front of it was briefly unavailable.
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _UNAVAILABLE = "Tier 2 unavailable: "
-
-
-@dataclass(frozen=True, slots=True)
-class KubeSettings:
-    """What the user asked for on the command line (``--kubeconfig``, ``--kube-context``, ``--no-kube``).
-
-    ``in_cluster``: None = use the service account only when no kubeconfig is found; True = only the service
-    account; False = never the service account.
-    """
-
-    kubeconfig: Path | None = None
-    context: str | None = None
-    enabled: bool = True
-    in_cluster: bool | None = None
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
-    read_timeout: float = DEFAULT_READ_TIMEOUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +44,6 @@ class KubeConnection:
     origin: str
     context: str | None
     timeout: tuple[float, float] = field(default=(DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT))
-
-
-@dataclass(frozen=True, slots=True)
-class KubeUnavailable:
-    """Tier 2 cannot be used; ``reason`` is one line starting with "Tier 2 unavailable: "."""
-
-    reason: str
 
 
 def bounded_retry() -> Retry:

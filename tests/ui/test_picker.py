@@ -154,8 +154,9 @@ async def test_project_filter_reduces_rows_and_is_sent_server_side(
         select = screen.query_one("#project-select", Select)
         await settle(pilot, lambda: any(value == project for _, value in select._options))
         select.value = project
-        await settle(pilot, lambda: screen.picker_query.project == project and not screen.loading)
-        assert last_list_filter(demo_tenant) == f"clusterId=={cluster},projectName=={project}"
+        wanted = f"clusterId=={cluster},projectName=={project}"
+        # The query changes before its request leaves: wait for the request itself, then for its answer.
+        await settle(pilot, lambda: last_list_filter(demo_tenant) == wanted and not screen.loading)
         expected = listed(demo_bundle, cluster, projectName=project)
         assert rows(screen) and all(w.project_name == project for w in rows(screen))
         await settle(pilot, lambda: f"of {len(expected):,}" in indicator(screen))
@@ -168,8 +169,8 @@ async def test_name_filter_is_sent_as_contains(demo_tenant: Tenant, demo_bundle:
         screen = await loaded_picker(pilot)
         before = len(rows(screen))
         await type_name(pilot, "llama")
-        await settle(pilot, lambda: screen.picker_query.name == "llama" and not screen.loading)
-        assert last_list_filter(demo_tenant) == f"clusterId=={cluster},name=@llama"
+        wanted = f"clusterId=={cluster},name=@llama"
+        await settle(pilot, lambda: last_list_filter(demo_tenant) == wanted and not screen.loading)
         expected = [w for w in listed(demo_bundle, cluster) if "llama" in w["name"]]
         assert 0 < len(rows(screen)) <= before
         assert [w.id for w in rows(screen)] == [w["id"] for w in expected[: len(rows(screen))]]
@@ -183,15 +184,14 @@ async def test_failures_toggle(demo_tenant: Tenant, demo_bundle: CaseBundle) -> 
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded_picker(pilot)
         await pilot.press("f")
-        await settle(pilot, lambda: screen.picker_query.failures_only and not screen.loading)
-        assert last_list_filter(demo_tenant) == f"clusterId=={cluster},phase==Failed"
+        failed_filter = f"clusterId=={cluster},phase==Failed"
+        await settle(pilot, lambda: last_list_filter(demo_tenant) == failed_filter and not screen.loading)
         assert rows(screen) and all(w.phase == "Failed" for w in rows(screen))
         failed = listed(demo_bundle, cluster, phase="Failed")
         await settle(pilot, lambda: f"of {len(failed):,}" in indicator(screen))
         assert "failed only" in indicator(screen)
         await pilot.press("f")
-        await settle(pilot, lambda: not screen.picker_query.failures_only and not screen.loading)
-        assert last_list_filter(demo_tenant) == f"clusterId=={cluster}"
+        await settle(pilot, lambda: last_list_filter(demo_tenant) == f"clusterId=={cluster}" and not screen.loading)
         assert any(w.phase != "Failed" for w in rows(screen))
 
 
@@ -201,8 +201,7 @@ async def test_other_cluster_lists_its_own_workloads(demo_tenant: Tenant, demo_b
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded_picker(pilot)
         screen.query_one("#cluster-select", Select).value = other
-        await settle(pilot, lambda: screen.picker_query.cluster_id == other and not screen.loading)
-        assert last_list_filter(demo_tenant) == f"clusterId=={other}"
+        await settle(pilot, lambda: last_list_filter(demo_tenant) == f"clusterId=={other}" and not screen.loading)
         assert rows(screen) and all(w.cluster_id == other for w in rows(screen))
         await settle(pilot, lambda: f"of {len(listed(demo_bundle, other)):,}" in indicator(screen))
 

@@ -1,0 +1,78 @@
+"""Tier 2 value types that need no Kubernetes client: settings, gaps, and what the reads return.
+
+Kept apart from the client code so the command line, the app and the engine can name them without loading
+the `kubernetes` package (most of a second) until a Kubernetes connection is actually made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.models.kube import K8sEvent
+
+DEFAULT_CONNECT_TIMEOUT = 3.0
+DEFAULT_READ_TIMEOUT = 10.0
+SOURCE_LOGS = "kubectl logs --previous"
+
+
+@dataclass(frozen=True, slots=True)
+class KubeSettings:
+    """What the user asked for on the command line (``--kubeconfig``, ``--kube-context``, ``--no-kube``).
+
+    ``in_cluster``: None = use the service account only when no kubeconfig is found; True = only the service
+    account; False = never the service account.
+    """
+
+    kubeconfig: Path | None = None
+    context: str | None = None
+    enabled: bool = True
+    in_cluster: bool | None = None
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class KubeUnavailable:
+    """Tier 2 cannot be used; ``reason`` is one line starting with "Tier 2 unavailable: "."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerChoice:
+    """The container whose log explains the failure, and why it was picked."""
+
+    name: str
+    reason: str
+    init: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LogExcerpt:
+    """The tail of one container's log, decoded, with overlong lines cut.
+
+    ``previous`` tells which instance this is: True = the one before the last restart (``--previous``),
+    False = the current one. ``note`` says why the current one is shown when the previous was asked for.
+    """
+
+    container: str
+    previous: bool
+    lines: list[str]
+    truncated: bool
+    note: str | None = None
+    reason: str | None = None
+
+    @property
+    def source(self) -> str:
+        return SOURCE_LOGS if self.previous else "kubectl logs"
+
+
+@dataclass(frozen=True, slots=True)
+class KubeEvents:
+    """Events that matched a selector, oldest first; ``dropped_stale`` counts those of older pods."""
+
+    items: list[K8sEvent]
+    field_selector: str
+    dropped_stale: int = 0
+    problems: list[str] = field(default_factory=list)
