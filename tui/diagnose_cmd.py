@@ -125,7 +125,8 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     except StartProblem as exc:
         _say(err, f"{PROG}: {exc.title}: {exc.detail}")
         for hint in exc.hints:
-            _say(err, f"  {hint}")
+            # The start-up hints are written for the app; here the demo is a diagnose option.
+            _say(err, f"  {hint.replace('runai-triage --demo', 'runai-triage diagnose --demo ...')}")
         return 1
     except DiagnosisFailed as exc:
         _say(err, f"{PROG}: no report could be produced: {exc}")

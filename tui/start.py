@@ -187,7 +187,7 @@ def _real_connection(
             missing = "a tenant URL or credentials"
         raise StartProblem(
             "No Run:ai tenant configured",
-            f"runai-triage found no {missing}. What it looked at:\n{_problem_lines(problems)}",
+            f"runai-triage could not find {missing}. What it looked at:\n{_problem_lines(problems)}",
             CONNECT_HINTS,
         )
     return base_url, credentials, session
