@@ -993,12 +993,14 @@ class _Diagnosis:
         if excerpt.note:
             self.s.notes.append(quote(excerpt.note, 300))
         if finding is None:
-            self.evidence(
-                f"The log of container {quote(excerpt.container, 80)} ({len(excerpt.lines)} lines read) has no line "
-                "that explains the failure",
-                LOGS,
-                "log",
+            container = quote(excerpt.container, 80)
+            text = (
+                f"The log of container {container} is empty"
+                if not excerpt.lines
+                else f"The log of container {container} ({len(excerpt.lines)} lines read) has no line that explains "
+                "the failure"
             )
+            self.evidence(text, LOGS, "log")
             return
         self.s.log_finding = finding
         self.evidence(log_line_text(excerpt, finding), LOGS, "log-line")

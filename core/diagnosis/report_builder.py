@@ -113,13 +113,24 @@ def _pull_kind(deciding: Sequence[Observation]) -> tuple[ImagePullKind | None, b
     return chosen.signal.pull_kind, chosen.signal.ambiguous
 
 
+# Within one rule, the kinds that name the cause most directly (a lost node says more than the taint
+# manager's eviction that followed it).
+_KIND_PREFERENCE: dict[SignalKind, int] = {
+    SignalKind.NODE_LOST: 3,
+    SignalKind.NODE_NOT_READY: 2,
+    SignalKind.NODE_DRAIN: 2,
+    SignalKind.EVICTED: 1,
+}
+
+
 def _most_telling(deciding: Sequence[Observation]) -> Observation:
     """The deciding observation that says the most: a specific pull error, an exit code, a real message."""
 
-    def score(obs: Observation) -> tuple[int, int]:
+    def score(obs: Observation) -> tuple[int, int, int]:
         sig = obs.signal
         specific = sig.pull_kind not in (None, ImagePullKind.UNKNOWN_PULL)
-        return (int(specific) + int(sig.exit_code is not None) + int(len(sig.detail) > 40), -deciding.index(obs))
+        detail = int(specific) + int(sig.exit_code is not None) + int(len(sig.detail) > 40)
+        return (_KIND_PREFERENCE.get(sig.kind, 0), detail, -deciding.index(obs))
 
     return max(deciding, key=score)
 
