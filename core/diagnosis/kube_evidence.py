@@ -143,6 +143,7 @@ def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound,
         lines=tuple(excerpt.lines),
         explaining_line=index,
         truncated=excerpt.truncated,
+        note=quote(excerpt.note, 300) if excerpt.note else None,
     )
     return found, finding
 
@@ -156,7 +157,7 @@ def log_observation(excerpt: LogExcerpt, finding: LogFinding, at: datetime | Non
 
 
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:
-    which = "previous instance" if excerpt.previous else "current instance; the kubelet kept no previous one"
+    which = "previous instance" if excerpt.previous else "current instance"
     return f'Log line {finding.line_no} of container {quote(excerpt.container, 80)} ({which}): "{quote(finding.text)}"'
 
 

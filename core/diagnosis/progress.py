@@ -101,6 +101,7 @@ class LogFound:
     lines: tuple[str, ...]
     explaining_line: int | None  # index into lines
     truncated: bool
+    note: str | None = None  # why this instance is shown (e.g. the container never restarted)
 
 
 @dataclass(frozen=True, slots=True)

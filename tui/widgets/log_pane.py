@@ -80,7 +80,7 @@ class LogPane(Vertical):
             )
             head.append(self.why or "", style="not bold")
             return head
-        which = "previous instance" if log.previous else "current instance (the kubelet kept no previous one)"
+        which = "previous instance" if log.previous else f"current instance ({log.note or 'no previous one'})"
         head = Text(f"Log of container {log.container}", style="bold")
         head.append(f" · {which} · {len(log.lines)} line{'s' if len(log.lines) != 1 else ''}")
         if log.truncated:
