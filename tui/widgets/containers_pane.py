@@ -12,13 +12,16 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import ContainersFound
+from tui.widgets.pane_state import PaneState
 
 
 def _opt(value: object | None, missing: str = "—") -> str:
     return missing if value is None else str(value)
 
 
-class ContainersPane(VerticalScroll):
+class ContainersPane(PaneState, VerticalScroll):
+    noun = "Pod"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = "waiting"
@@ -41,20 +44,10 @@ class ContainersPane(VerticalScroll):
         self.state = "found"
         self._draw()
 
-    def set_unavailable(self, why: str) -> None:
-        if self.state != "found":
-            self.state, self.why = "unavailable", why
-            self._draw()
-
-    def set_not_read(self, why: str) -> None:
-        if self.state == "waiting":
-            self.state, self.why = "not-read", why
-            self._draw()
-
     @property
     def plain(self) -> str:
         if self.state != "found":
-            return f"{self.state}: {self.why or ''}"
+            return self.gap_plain()
         lines = []
         for f in self.found:
             lines.append(f"pod {f.pod} {f.status} node {f.node or '?'}")
@@ -69,15 +62,8 @@ class ContainersPane(VerticalScroll):
         if not self.is_mounted:
             return
         body = self.query_one(".pane--body", Static)
-        if self.state == "waiting":
-            body.update(Text("Pod not read yet.", style="italic"))
-            return
-        if self.state in ("unavailable", "not-read"):
-            head = Text(
-                "Pod unavailable: " if self.state == "unavailable" else "Pod not read: ", style="bold"
-            )
-            head.append(self.why or "", style="not bold")
-            body.update(head)
+        if self.state != "found":
+            body.update(self.gap_text())
             return
         parts: list[Text | Table] = []
         for f in self.found:

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import KubeEventRow
+from tui.widgets.pane_state import PaneState
 
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 
@@ -28,7 +29,9 @@ def _order(row: KubeEventRow) -> tuple[datetime, str, str, str]:
     return (at or _EARLIEST, row.involved, row.reason or "", row.message)
 
 
-class KubeEventsPane(VerticalScroll):
+class KubeEventsPane(PaneState, VerticalScroll):
+    noun = "Events"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = "waiting"
@@ -51,34 +54,18 @@ class KubeEventsPane(VerticalScroll):
         self.state = "found"
         self._draw()
 
-    def set_unavailable(self, why: str) -> None:
-        if self.state != "found":
-            self.state, self.why = "unavailable", why
-            self._draw()
-
-    def set_not_read(self, why: str) -> None:
-        if self.state == "waiting":
-            self.state, self.why = "not-read", why
-            self._draw()
-
     @property
     def plain(self) -> str:
         if self.state != "found":
-            return f"{self.state}: {self.why or ''}"
+            return self.gap_plain()
         return "\n".join(f"{r.type} {r.reason} {r.involved} x{r.count}: {r.message}" for r in self.rows)
 
     def _draw(self) -> None:
         if not self.is_mounted:
             return
         body = self.query_one(".pane--body", Static)
-        if self.state == "waiting":
-            body.update(Text("Events not read yet.", style="italic"))
-        elif self.state in ("unavailable", "not-read"):
-            head = Text(
-                "Events unavailable: " if self.state == "unavailable" else "Events not read: ", style="bold"
-            )
-            head.append(self.why or "", style="not bold")
-            body.update(head)
+        if self.state != "found":
+            body.update(self.gap_text())
         elif not self.rows:
             body.update(
                 Text("No Kubernetes events were found for the pod around the failure.", style="italic")

@@ -13,11 +13,14 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from core.diagnosis.progress import LogFound
+from tui.widgets.pane_state import PaneState
 
 MARK = "▶"
 
 
-class LogPane(Vertical):
+class LogPane(PaneState, Vertical):
+    noun = "Log"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = "waiting"
@@ -49,16 +52,6 @@ class LogPane(Vertical):
         self.state = "found"
         self._draw()
 
-    def set_unavailable(self, why: str) -> None:
-        if self.state != "found":
-            self.state, self.why = "unavailable", why
-            self._draw()
-
-    def set_not_read(self, why: str) -> None:
-        if self.state == "waiting":
-            self.state, self.why = "not-read", why
-            self._draw()
-
     @property
     def explaining(self) -> str | None:
         log = self.excerpt
@@ -72,14 +65,8 @@ class LogPane(Vertical):
 
     def _header(self) -> Text:
         log = self.excerpt
-        if self.state == "waiting" or (self.state == "found" and log is None):
-            return Text("Log not read yet.", style="italic")
-        if self.state in ("unavailable", "not-read") or log is None:
-            head = Text(
-                "Log unavailable: " if self.state == "unavailable" else "Log not read: ", style="bold"
-            )
-            head.append(self.why or "", style="not bold")
-            return head
+        if self.state != "found" or log is None:
+            return self.gap_text() if self.state != "found" else Text("Log not read yet.", style="italic")
         which = "previous instance" if log.previous else f"current instance ({log.note or 'no previous one'})"
         head = Text(f"Log of container {log.container}", style="bold")
         head.append(f" · {which} · {len(log.lines)} line{'s' if len(log.lines) != 1 else ''}")

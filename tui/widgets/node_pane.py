@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import NodeFound
+from tui.widgets.pane_state import PaneState
 
 # A condition in this status is a problem: Ready should be True, the pressure conditions False.
 _HEALTHY = {"Ready": "True"}
@@ -29,7 +30,9 @@ def unhealthy(kind: str, status: str) -> bool:
     return status != _HEALTHY.get(kind, "False")
 
 
-class NodePane(VerticalScroll):
+class NodePane(PaneState, VerticalScroll):
+    noun = "Node"
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = "waiting"
@@ -50,20 +53,10 @@ class NodePane(VerticalScroll):
         self.node, self.state = node, "found"
         self._draw()
 
-    def set_unavailable(self, why: str) -> None:
-        if self.state != "found":
-            self.state, self.why = "unavailable", why
-            self._draw()
-
-    def set_not_read(self, why: str) -> None:
-        if self.state == "waiting":
-            self.state, self.why = "not-read", why
-            self._draw()
-
     @property
     def plain(self) -> str:
         if self.state != "found" or self.node is None:
-            return f"{self.state}: {self.why or ''}"
+            return self.gap_plain()
         n = self.node
         lines = [f"node {n.name} unschedulable={n.unschedulable}"]
         lines += [f"{c.type}={c.status} {c.reason or ''} {c.message or ''}".rstrip() for c in n.conditions]
@@ -75,15 +68,8 @@ class NodePane(VerticalScroll):
             return
         body = self.query_one(".pane--body", Static)
         n = self.node
-        if self.state == "waiting":
-            body.update(Text("Node not read yet.", style="italic"))
-            return
-        if self.state in ("unavailable", "not-read") or n is None:
-            head = Text(
-                "Node unavailable: " if self.state == "unavailable" else "Node not read: ", style="bold"
-            )
-            head.append(self.why or "", style="not bold")
-            body.update(head)
+        if self.state != "found" or n is None:
+            body.update(self.gap_text())
             return
         head = Text(f"Node {n.name}", style="bold")
         head.append(" · cordoned (unschedulable)" if n.unschedulable else " · schedulable")
