@@ -30,8 +30,12 @@ class KeyEntry:
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
-    # Only the class's own list: inherited Textual bindings (tab focus etc.) are not ours to document.
-    raw: list[BindingType] = list(type(node).__dict__.get("BINDINGS", []))
+    # Our own classes' lists only, along the whole class chain (a subclass of the app keeps the app's keys);
+    # Textual's built-in bindings (tab focus etc.) are not ours to document.
+    raw: list[BindingType] = []
+    for cls in reversed(type(node).__mro__):
+        if cls.__module__.split(".")[0] == "tui":
+            raw += cls.__dict__.get("BINDINGS", [])
     for item in raw:
         yield item if isinstance(item, Binding) else Binding(*item)
 

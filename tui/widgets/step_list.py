@@ -138,10 +138,19 @@ class StepList(Static):
         text = Text("Steps", style="bold", no_wrap=True, overflow="ellipsis")
         if self.total is not None:
             text.append(f" ({self.total_text()})", style="dim")
+        # Neighbouring steps in the same state share one label ("-2-5 skipped") so the line fits 80 columns.
+        groups: list[list[StepState]] = []
         for s in self.steps.values():
-            symbol, style = _LOOK.get(s.state, ("?", ""))
+            if groups and groups[-1][-1].state == s.state and groups[-1][-1].step == s.step - 1:
+                groups[-1].append(s)
+            else:
+                groups.append([s])
+        for group in groups:
+            first, last = group[0], group[-1]
+            symbol, style = _LOOK.get(first.state, ("?", ""))
+            steps = f"{first.step}" if first is last else f"{first.step}-{last.step}"
             text.append("  ")
-            text.append(f"{symbol}{s.step} {s.state}", style=style)
+            text.append(f"{symbol}{steps} {first.state}", style=style)
         return text
 
     def _refresh_table(self) -> None:

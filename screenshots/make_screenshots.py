@@ -1,0 +1,234 @@
+"""Regenerate the SVG screenshots of the terminal app from the demo tenant.
+
+    python screenshots/make_screenshots.py [OUTPUT_DIR]
+
+Writes one SVG per entry of `SHOTS` into OUTPUT_DIR (default: the directory of this script). The pictures are
+the same from run to run: "now" is the demo's capture time, every read of the engine is timed by a frozen
+clock (so each step shows 0 ms), animation is off and no cursor blinks. Rich derives the SVG's internal ids
+from the content, so equal screens give byte-identical files; tests/ui/test_screenshots_current.py checks
+that the committed files still match a fresh run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from core.sim.bundle import CaseBundle
+from core.sim.demo import demo_expectations, load_demo_bundle
+from core.tenant import open_bundle_tenant
+from tui.app import TriageApp
+from tui.messages import DiagnosisTarget
+from tui.screens.diagnosis import DiagnosisScreen, request_for
+from tui.screens.help import HelpScreen
+from tui.screens.picker import PickerScreen
+from tui.start import OpenedTenant, StartOptions
+from tui.widgets.page_indicator import PageIndicator
+
+SIZE = (140, 42)
+OUT_DIR = Path(__file__).resolve().parent
+TITLE = "runai-triage"
+# Generous: the demo answers in milliseconds, but the machine may be busy running other tests.
+DEADLINE_S = 20.0
+
+Prepare = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+class ScreenshotApp(TriageApp):
+    """The app with the engine's read timings frozen, so the step list shows the same numbers every run."""
+
+    def open_diagnosis(self, target: DiagnosisTarget) -> None:
+        self.diagnosis_requests.append(target)
+        if self.tenant is not None:
+            request = request_for(target, self.clock())
+            self.push_screen(
+                DiagnosisScreen(request, self.tenant, clock=self.clock, engine_clock=lambda: 0.0)
+            )
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One screenshot: the file name, the README sentence, the demo story to open (None: the picker) and
+    what to do before the picture is taken."""
+
+    name: str
+    caption: str
+    story: str | None
+    prepare: Prepare
+
+
+async def _until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while True:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if ready():
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"screenshot not taken: {what} did not happen within {DEADLINE_S:.0f} s")
+        await asyncio.sleep(0.01)
+
+
+def _picker_settled(pilot: Pilot[Any], failures_only: bool = False) -> bool:
+    screen = pilot.app.screen
+    if not (isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading):
+        return False
+    # The total arrives in its own read; "…" stands in for it until then.
+    indicator = screen.query_one(PageIndicator).plain
+    return "…" not in indicator and screen.picker_query.failures_only == failures_only
+
+
+async def picker_loaded(pilot: Pilot[Any]) -> None:
+    await _until(pilot, lambda: _picker_settled(pilot), "the picker's first page")
+
+
+async def picker_failed_only(pilot: Pilot[Any]) -> None:
+    await picker_loaded(pilot)
+    await pilot.press("f")
+    await _until(pilot, lambda: _picker_settled(pilot, failures_only=True), "the failed-only page")
+
+
+async def help_screen(pilot: Pilot[Any]) -> None:
+    await picker_loaded(pilot)
+    await pilot.press("question_mark")
+    await _until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help screen")
+
+
+def verdict_on(tab: str | None = None) -> Prepare:
+    """Wait for the diagnosis to end, then show `tab` (a pane id of the diagnosis screen)."""
+
+    async def prepare(pilot: Pilot[Any]) -> None:
+        def done() -> bool:
+            screen = pilot.app.screen
+            return (
+                isinstance(screen, DiagnosisScreen)
+                and (screen.report is not None or screen.failure is not None)
+                and not screen.running
+            )
+
+        await _until(pilot, done, "the verdict")
+        screen = pilot.app.screen
+        assert isinstance(screen, DiagnosisScreen)
+        if tab is not None:
+            screen.show_tab(tab)
+        await pilot.pause()
+        await pilot.pause()
+
+    return prepare
+
+
+SHOTS: tuple[Shot, ...] = (
+    Shot(
+        "picker.svg",
+        "The picker on the demo tenant: newest first, phases in words and colour, one server-side page "
+        "sized to the screen.",
+        None,
+        picker_loaded,
+    ),
+    Shot(
+        "picker-failed-only.svg",
+        "The same list with `f` (failed only): the server applies the filter and the indicator says so.",
+        None,
+        picker_failed_only,
+    ),
+    Shot(
+        "diagnosis-oom-memory.svg",
+        "An `OOM_KILLED` verdict on the Memory tab: the measured peak against the limit, with the usage "
+        "trend over the run.",
+        "oom-rising",
+        verdict_on("tab-memory"),
+    ),
+    Shot(
+        "diagnosis-image-pull.svg",
+        "An `IMAGE_PULL_FAILED` verdict: every line of evidence names the read it came from.",
+        "pull-not-found",
+        verdict_on(None),
+    ),
+    Shot(
+        "diagnosis-crash-log.svg",
+        "A `CRASH_APP_ERROR` verdict on the Log tab, with the log line that explains the exit marked.",
+        "crash-traceback",
+        verdict_on("tab-log"),
+    ),
+    Shot(
+        "diagnosis-preempted.svg",
+        "A preempted workload is routed out rather than diagnosed: the banner says where to look next.",
+        "preempt-priority",
+        verdict_on(None),
+    ),
+    Shot(
+        "help.svg",
+        "The help screen (`?`), read from the key bindings of the screen underneath.",
+        None,
+        help_screen,
+    ),
+)
+
+
+def _options(story: str | None) -> StartOptions:
+    if story is None:
+        return StartOptions(mode="demo")
+    case = {c["key"]: c for c in demo_expectations()}[story]
+    if case["lookup"] == "id":
+        return StartOptions(mode="demo", cluster_id=case["clusterId"], workload_id=case["workloadId"])
+    return StartOptions(mode="demo", cluster_id=case["clusterId"], name=case["name"], project=case["project"])
+
+
+async def render(shot: Shot, bundle: CaseBundle) -> str:
+    """The SVG text of one screenshot, on a simulated demo tenant of its own."""
+    # The picker shots use the app class itself: the help screen lists the keys declared on the app's own
+    # class, which a subclass such as ScreenshotApp does not repeat.
+    kind = TriageApp if shot.story is None else ScreenshotApp
+    app = kind(
+        _options(shot.story),
+        # The app opens the tenant inside its own loop and closes it on exit.
+        opener=lambda: OpenedTenant(open_bundle_tenant(bundle, label="demo tenant")),
+        cursor_blink=False,
+        debounce_s=0.05,
+    )
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        await shot.prepare(pilot)
+        return app.export_screenshot(title=TITLE)
+
+
+async def render_all(out_dir: Path, bundle: CaseBundle | None = None) -> list[Path]:
+    """Write every shot into `out_dir`; returns the paths in `SHOTS` order."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    demo = bundle if bundle is not None else load_demo_bundle()
+    written: list[Path] = []
+    for shot in SHOTS:
+        svg = await render(shot, demo)
+        path = out_dir / shot.name
+        # newline="" keeps the bytes the same on every platform.
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            handle.write(svg)
+        written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1:
+        print("usage: python screenshots/make_screenshots.py [OUTPUT_DIR]", file=sys.stderr)
+        return 2
+    out_dir = Path(args[0]) if args else OUT_DIR
+    try:
+        written = asyncio.run(render_all(out_dir))
+    except RuntimeError as exc:
+        print(f"make_screenshots: {exc}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,171 @@
+"""The app in a real terminal: `runai-triage --demo` started in a detached tmux session, driven with
+send-keys and read back with capture-pane, the way a user would see it.
+
+This is the one UI test that goes through a real pseudo-terminal, the real driver and the real start-up path
+(`python -m tui.cli --demo`), so it catches what the headless pilot cannot: escape sequences leaking onto the
+screen, a start-up that needs a tty, or `q` that does not end the process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from core.sim.demo import demo_expectations
+
+REPO = Path(__file__).resolve().parents[2]
+WIDTH, HEIGHT = 120, 40
+# A failed story that the name filter finds alone, on the demo's first cluster (the one shown at start).
+STORY = "crash-traceback"
+DEADLINE_S = 20.0
+# The private tmux server passes its environment on to the app. Under pytest COLUMNS=80 is set, and the app
+# (through shutil.get_terminal_size) would believe it over the pane's real 120 columns.
+SERVER_ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+
+
+class Tmux:
+    """One private tmux server (its own socket) holding one session."""
+
+    def __init__(self, config_dir: Path) -> None:
+        tag = uuid.uuid4().hex[:10]
+        self.socket = f"runai-triage-test-{tag}"
+        self.session = f"triage-{tag}"
+        self.socket_path: Path | None = None
+        # Our own config instead of ~/.tmux.conf: a fixed size that no later resize recomputes away (with no
+        # client attached tmux falls back to default-size), and no status line, so the pane is 120x40.
+        self.config = config_dir / "tmux.conf"
+        self.config.write_text(f"set -g default-size {WIDTH}x{HEIGHT}\nset -g status off\n", encoding="utf-8")
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", str(self.config), *args],
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=10,
+            env=SERVER_ENV,
+        )
+
+    def start(self, command: list[str]) -> None:
+        self.run(
+            "new-session", "-d", "-s", self.session, "-x", str(WIDTH), "-y", str(HEIGHT),
+            "-c", str(REPO), shlex.join(command),
+        )  # fmt: skip
+        found = self.run("display-message", "-p", "-t", self.session, "#{socket_path}").stdout.strip()
+        self.socket_path = Path(found) if found else None
+
+    def size(self) -> str:
+        shown = self.run("display-message", "-p", "-t", self.session, "#{pane_width}x#{pane_height}")
+        return shown.stdout.strip()
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        self.run("send-keys", "-t", self.session, *(["-l"] if literal else []), *keys)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", self.session).stdout
+
+    def alive(self) -> bool:
+        return self.run("has-session", "-t", self.session, check=False).returncode == 0
+
+    def kill(self) -> None:
+        self.run("kill-server", check=False)
+        # tmux leaves the socket file of a killed server behind; it is ours, so it goes too.
+        if self.socket_path is not None:
+            self.socket_path.unlink(missing_ok=True)
+
+
+def wait_for(tmux: Tmux, ready: Callable[[str], bool], what: str) -> str:
+    """Poll the screen until `ready(screen)` holds; on timeout, fail showing the last screen."""
+    deadline = time.monotonic() + DEADLINE_S
+    screen = ""
+    while time.monotonic() < deadline:
+        if not tmux.alive():
+            raise AssertionError(f"{what}: the app exited first. Last screen:\n{screen}")
+        screen = tmux.screen()
+        if ready(screen):
+            return screen
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not on screen within {DEADLINE_S:.0f} s. Last screen:\n{screen}")
+
+
+def table_rows(screen: str) -> list[str]:
+    """The data rows of the workload table: the lines below the column titles, up to the first blank one."""
+    lines = screen.splitlines()
+    for index, line in enumerate(lines):
+        if "Phase" in line and "Name" in line and "Project" in line:
+            rows: list[str] = []
+            for row in lines[index + 1 :]:
+                if not row.strip() or row.lstrip().startswith("message:"):
+                    break
+                rows.append(row)
+            return rows
+    return []
+
+
+# A verdict: the banner's symbol, then an upper-case category or a route-out outcome. Picker rows start with
+# the same symbols but follow them with a phase word ("✗ Failed"), which this does not match.
+VERDICT = re.compile(r"^[^\w]*([✗?→] (?:Outcome: \S+|[A-Z][A-Z_]+\b).*)$", re.MULTILINE)
+
+
+def banner_line(screen: str) -> str | None:
+    """The banner's first line (`✗ CATEGORY — …`, `→ Outcome: …`), once the diagnosis screen shows."""
+    if "· diagnosis" not in screen:
+        return None
+    match = VERDICT.search(screen)
+    return match.group(1).rstrip() if match else None
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Path) -> None:
+    case = {c["key"]: c for c in demo_expectations()}[STORY]
+    name, category = case["name"], case["category"]
+    assert category, f"{STORY} is expected to be diagnosed with a category"
+    tmux = Tmux(tmp_path)
+    try:
+        tmux.start([sys.executable, "-m", "tui.cli", "--demo"])
+        assert tmux.size() == f"{WIDTH}x{HEIGHT}"
+        wait_for(tmux, lambda s: "rows 1-" in s, "the picker's first page")
+
+        tmux.keys("f")
+        wait_for(tmux, lambda s: "newest first · failed only" in s and "loading" not in s, "failed only")
+
+        tmux.keys("/")
+        tmux.keys(name, literal=True)
+        tmux.keys("Enter")
+
+        # Every row left is the named failed workload: the filter was submitted (which also moved the focus
+        # back to the table, so enter now diagnoses) and its page has arrived.
+        def filtered(screen: str) -> bool:
+            rows = table_rows(screen)
+            only_it = bool(rows) and all(name in r and "Failed" in r for r in rows)
+            return only_it and "loading" not in screen
+
+        picked = wait_for(tmux, filtered, f"only {name} in the failed rows")
+        assert "rows 1-" in picked and "failed only" in picked
+
+        tmux.keys("Enter")
+
+        screen = wait_for(tmux, lambda s: banner_line(s) is not None, "the verdict banner")
+        line = banner_line(screen)
+        assert line is not None and line.startswith(f"✗ {category} "), f"banner says {line!r}"
+        assert name in screen
+        assert "READ-ONLY" in screen
+        assert "\x1b" not in screen, "a raw escape character reached the screen"
+
+        tmux.keys("q")
+        deadline = time.monotonic() + DEADLINE_S
+        while tmux.alive() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not tmux.alive(), "the app was still running 20 s after q"
+    finally:
+        tmux.kill()
