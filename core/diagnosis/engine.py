@@ -265,6 +265,7 @@ class _Diagnosis:
         self.s = _State()
         self.started = clock()
         self._step_started: dict[int, float] = {}
+        self._namespace_task: asyncio.Task[None] | None = None
         self._step_reads: dict[int, int] = {}
 
     # -- plumbing ------------------------------------------------------------------------------------------
@@ -307,12 +308,12 @@ class _Diagnosis:
         try:
             value = await call()
         except (AuthError, UnreachableError) as exc:
-            self.emit(ReadFinished(source, what, self.clock() - begin, False))
+            self.emit(ReadFinished(source, what, self.clock() - begin, False, step))
             raise DiagnosisFailed(quote(exc, 500)) from exc
         except (RunaiError, ValueError) as exc:
-            self.emit(ReadFinished(source, what, self.clock() - begin, False))
+            self.emit(ReadFinished(source, what, self.clock() - begin, False, step))
             return _ReadFailure(exc, MissingItem(what=what, why=_error_why(exc), source=source))
-        self.emit(ReadFinished(source, what, self.clock() - begin, True))
+        self.emit(ReadFinished(source, what, self.clock() - begin, True, step))
         return value
 
     async def read_t2(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | Missing:
@@ -320,7 +321,7 @@ class _Diagnosis:
         self.s.reads += 1
         self._step_reads[step] = self._step_reads.get(step, 0) + 1
         value = await call()
-        self.emit(ReadFinished(source, what, self.clock() - begin, not isinstance(value, Missing)))
+        self.emit(ReadFinished(source, what, self.clock() - begin, not isinstance(value, Missing), step))
         if isinstance(value, Missing):
             self.missing(value.what, value.why, value.source)
         return value
@@ -671,7 +672,11 @@ class _Diagnosis:
         self.step_end(1)
         self.step_start(2)
         self.step_start(3)
-        self.s.namespace = self.pick_namespace(None)
+        # The namespace matters only for Kubernetes reads; the project lookup it may need runs beside Step 2.
+        namespace_task = asyncio.create_task(self.resolve_namespace()) if self.t2 is not None else None
+        if namespace_task is None:
+            self.s.namespace = self.pick_namespace(None)
+        self._namespace_task = namespace_task
 
         spec_task = asyncio.create_task(self.read(2, SPEC, "kind-specific spec", lambda: self.t1.get_spec(wid, w.type)))
         pods_task = asyncio.create_task(self.read_pods(wid))
@@ -700,6 +705,8 @@ class _Diagnosis:
         self.late_scope_check()
         self.preemption_check(self.current_obs(include_tier2=False), "preemption evidence in the current episode")
 
+        if self._namespace_task is not None:
+            await self._namespace_task
         self.step_start(4)
         # Metrics wait only for the evidence that calls for them: with OOM evidence from Run:ai they run beside
         # the Kubernetes reads; otherwise Kubernetes evidence may still call for them afterwards.
@@ -770,6 +777,34 @@ class _Diagnosis:
         pool = failing or pods
         pool.sort(key=lambda p: p.created_at or epoch, reverse=True)
         return pool[0].name
+
+    async def resolve_namespace(self) -> None:
+        """workload.namespace, else the project's status.namespace (one lookup), else events, else runai-<project>."""
+        w = self.s.workload
+        assert w is not None
+        project_namespace: str | None = None
+        if not w.namespace and w.project_name:
+            project_namespace = await self.project_namespace(w.project_name)
+        self.s.namespace = self.pick_namespace(project_namespace)
+
+    async def project_namespace(self, project: str) -> str | None:
+        try:
+            filters = [filter_item("name", "==", project), filter_item("clusterId", "==", self.req.cluster_id)]
+        except ValueError:
+            return None
+        page = await self.read(
+            2,
+            "list_projects",
+            "project (for its namespace)",
+            lambda: self.t1.list_projects(filters=filters, limit=PAGE_LIMIT),
+        )
+        if isinstance(page, _ReadFailure):
+            self.missing("the project's namespace", page.missing.why, None)
+            return None
+        for item in page.items:
+            if item.name == project and item.status is not None and item.status.namespace:
+                return item.status.namespace
+        return None
 
     def pick_namespace(self, project_namespace: str | None) -> NamespaceChoice:
         w = self.s.workload
@@ -922,6 +957,8 @@ class _Diagnosis:
     # -- Step 4, Tier 2 -----------------------------------------------------------------------------------
     async def tier2_pod(self, name: str, uid: str | None) -> None:
         assert self.t2 is not None
+        if self._namespace_task is not None:
+            await self._namespace_task
         ns = self.s.namespace
         if ns is None or ns.namespace is None:
             self.missing("Kubernetes evidence", "the pod's namespace could not be determined", DESCRIBE_POD)
@@ -950,9 +987,7 @@ class _Diagnosis:
             node_name = pod.spec.node_name if pod.spec else None
         else:
             node_name = next((p.node_name for p in self.s.pods if p.name == name and p.node_name), None)
-        node_events_task = (
-            asyncio.create_task(self.tier2_node_events(node_name, failed_at)) if node_name else None
-        )
+        node_events_task = asyncio.create_task(self.tier2_node_events(node_name, failed_at)) if node_name else None
         # Pod events are taken before node events whichever answers first, so the report reads the same
         # on every run.
         events = await events_task

@@ -43,6 +43,7 @@ class ReadFinished:
     what: str
     seconds: float
     ok: bool
+    step: int | None = None  # the workflow step the read belongs to
 
 
 @dataclass(frozen=True, slots=True)

@@ -395,7 +395,7 @@ class DiagnosisScreen(Screen[None]):
         elif isinstance(event, StepFinished):
             steps.finish(event.step, event.reads, event.seconds, event.skipped)
         elif isinstance(event, ReadFinished):
-            steps.read(event.source, event.ok)
+            steps.read(event.source, event.ok, event.step)
         elif isinstance(event, WorkloadResolved):
             w = event.workload
             self._workload = workload_label(w.name, w.project, w.id or self._workload)

@@ -94,8 +94,8 @@ class StepList(Static):
             state.state = "running"
         self._refresh_table()
 
-    def read(self, source: str, ok: bool) -> None:
-        step = STEP_OF_SOURCE.get(source)
+    def read(self, source: str, ok: bool, step: int | None = None) -> None:
+        step = step if step is not None else STEP_OF_SOURCE.get(source)
         if step is None or step not in self.steps:
             return
         state = self.steps[step]
