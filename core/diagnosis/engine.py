@@ -386,7 +386,7 @@ class _Diagnosis:
                         f"no workload has the id {quote(self.req.workload_id, 80)}",
                         "Check the workload id (runai workload list, or the Run:ai UI) and try again.",
                     )
-                raise DiagnosisFailed(f"the workload could not be read: {workload.missing.why}")
+                raise DiagnosisFailed(f"the workload could not be read: {workload.missing.why}") from workload.error
         self.s.workload = workload
         self.take_events(events)
         self.emit(WorkloadResolved(self.ref()))
@@ -574,7 +574,9 @@ class _Diagnosis:
             assert chosen.id is not None
             workload, events = await self.status(chosen.id)
             if isinstance(workload, _ReadFailure):
-                raise DiagnosisFailed(f"the selected workload could not be read: {workload.missing.why}")
+                raise DiagnosisFailed(
+                    f"the selected workload could not be read: {workload.missing.why}"
+                ) from workload.error
             return workload, events
         return await self.select_active(candidates, name, project)
 
@@ -650,7 +652,7 @@ class _Diagnosis:
                 ),
             )
             if isinstance(page, _ReadFailure):
-                raise DiagnosisFailed(f"listing workloads failed: {page.missing.why}")
+                raise DiagnosisFailed(f"listing workloads failed: {page.missing.why}") from page.error
             # The filter's exact semantics are not guaranteed: re-check name, project and cluster exactly.
             found += [
                 w
