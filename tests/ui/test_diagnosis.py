@@ -527,7 +527,7 @@ async def test_hostile_story_renders_as_literal_text(demo: Tenant) -> None:
 
 # -- errors ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    ("status", "title"), [(401, "Credentials refused (401)"), (403, "no report could be produced")]
+    ("status", "title"), [(401, "Credentials refused (401)"), (403, "Access denied (403)")]
 )
 async def test_refused_reads_show_in_the_banner_and_r_retries(
     tenants: Callable[..., Tenant], status: int, title: str
