@@ -175,6 +175,7 @@ def _analyse(records: Sequence[HistoryRecord], *, cutoff: datetime, current_phas
     episode = Occurrence(index=0, start=ordered[0][0] if ordered else None, end=None, phase=None)
     last_closed: Occurrence | None = None
     phase_since_close = False
+    failing_by_text: dict[str, bool] = {}  # the same citation always carries the same signals
 
     for at, record in ordered:
         spec = record.spec
@@ -217,7 +218,9 @@ def _analyse(records: Sequence[HistoryRecord], *, cutoff: datetime, current_phas
         )
         target = last_closed if late and last_closed is not None else episode
         target.observations.extend(obs)
-        failing = any(o.kind in FAILING_KINDS for o in obs)
+        failing = failing_by_text.get(obs_text)
+        if failing is None:
+            failing = failing_by_text[obs_text] = any(o.kind in FAILING_KINDS for o in obs)
         timeline.append(
             TimelineEntry(
                 at=at,

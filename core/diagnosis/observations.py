@@ -70,15 +70,12 @@ def from_event_with_text(
 ) -> tuple[list[Observation], str]:
     """The event's signals as observations, and its citation text (computed once per distinct event)."""
     obj = event.involved_object
+    # The model types these fields `str | None`, so they are valid cache keys as they are.
     signals, text = _classified_event(
-        _text_or_none(event.reason),
-        _text_or_none(event.message),
-        _text_or_none(event.source),
-        _text_or_none(obj.kind) if obj else None,
-        _text_or_none(obj.name) if obj else None,
-        prefix,
+        event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
-    return [Observation(sig, source, event.created_at, text) for sig in signals], text
+    at = event.created_at
+    return [Observation(sig, source, at, text) for sig in signals], text
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
