@@ -7,7 +7,8 @@ at it, so nothing downstream can tell a simulated tenant from a real one except 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,22 +27,70 @@ if TYPE_CHECKING:
     from core.sources.kube import KubeSource
 
 
-@dataclass
+KubeOpener = Callable[[], "KubeSource | KubeUnavailable"]
+
+
 class Tenant:
-    label: str
-    runai: RunaiClient
-    kube: KubeSource | None
-    kube_unavailable: str | None
-    # For a bundle, the moment it describes: the diagnosis uses it as "now" unless told otherwise.
-    captured_at: datetime | None = None
-    control_plane: ControlPlane | None = None
-    _server: LoopbackServer | None = None
-    _tempdir: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+    """A Run:ai client and, opened on first use, the Kubernetes source.
+
+    Tier 2 is opened lazily: the kubernetes client takes most of a second to load and the workload list never
+    needs it, so the app shows its first page without waiting. `warm_kube()` opens it ahead of time (the app
+    calls it from a thread once the first page is on screen).
+    """
+
+    def __init__(
+        self,
+        label: str,
+        runai: RunaiClient,
+        kube: KubeSource | None = None,
+        kube_unavailable: str | None = None,
+        *,
+        kube_opener: KubeOpener | None = None,
+        captured_at: datetime | None = None,
+        control_plane: ControlPlane | None = None,
+        server: LoopbackServer | None = None,
+        tempdir: tempfile.TemporaryDirectory[str] | None = None,
+    ) -> None:
+        self.label = label
+        self.runai = runai
+        # For a bundle, the moment it describes: the diagnosis uses it as "now" unless told otherwise.
+        self.captured_at = captured_at
+        self.control_plane = control_plane
+        self._kube = kube
+        self._kube_unavailable = kube_unavailable
+        self._kube_opener = kube_opener
+        self._kube_lock = threading.Lock()
+        self._server = server
+        self._tempdir = tempdir
+
+    def warm_kube(self) -> None:
+        """Open the Kubernetes source now if it was not yet (safe from any thread, opens once)."""
+        with self._kube_lock:
+            opener, self._kube_opener = self._kube_opener, None
+            if opener is None:
+                return
+            opened = opener()
+            if isinstance(opened, KubeUnavailable):
+                self._kube_unavailable = opened.reason
+            else:
+                self._kube = opened
+
+    @property
+    def kube(self) -> KubeSource | None:
+        self.warm_kube()
+        return self._kube
+
+    @property
+    def kube_unavailable(self) -> str | None:
+        self.warm_kube()
+        return self._kube_unavailable
 
     async def aclose(self) -> None:
         await self.runai.aclose()
-        if self.kube is not None:
-            self.kube.close()
+        with self._kube_lock:
+            self._kube_opener = None  # never opened: nothing to close
+        if self._kube is not None:
+            self._kube.close()
         if self._server is not None:
             self._server.stop()
         if self._tempdir is not None:
@@ -67,31 +116,32 @@ def open_bundle_tenant(
     url = server.start()
     kwargs = {"timeout": timeout} if timeout is not None else {}
     runai = RunaiClient(url, BearerToken(control_plane.issue_token()), **kwargs)
-    kube: KubeSource | None = None
-    unavailable: str | None = None
-    tempdir: tempfile.TemporaryDirectory[str] | None = None
     if bundle.kubernetes is None:
-        unavailable = "Tier 2 unavailable: the case bundle has no kubernetes section"
-    else:
-        tempdir = tempfile.TemporaryDirectory(prefix="runai-triage-")
-        kubeconfig = Path(tempdir.name) / "kubeconfig"
-        write_kubeconfig(kubeconfig, url, control_plane.kube_token)
+        return Tenant(
+            label,
+            runai,
+            kube_unavailable="Tier 2 unavailable: the case bundle has no kubernetes section",
+            captured_at=bundle.captured_at,
+            control_plane=control_plane,
+            server=server,
+        )
+    tempdir = tempfile.TemporaryDirectory(prefix="runai-triage-")
+    kubeconfig = Path(tempdir.name) / "kubeconfig"
+    write_kubeconfig(kubeconfig, url, control_plane.kube_token)
+
+    def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        opened = open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={})
-        if isinstance(opened, KubeUnavailable):
-            unavailable = opened.reason
-        else:
-            kube = opened
+        return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={})
+
     return Tenant(
-        label=label,
-        runai=runai,
-        kube=kube,
-        kube_unavailable=unavailable,
+        label,
+        runai,
+        kube_opener=open_kube,
         captured_at=bundle.captured_at,
         control_plane=control_plane,
-        _server=server,
-        _tempdir=tempdir,
+        server=server,
+        tempdir=tempdir,
     )
 
 
@@ -116,15 +166,12 @@ def open_real_tenant(
 ) -> Tenant:
     kwargs = {"timeout": timeout} if timeout is not None else {}
     runai = RunaiClient(base_url, credentials, **kwargs)
-    kube: KubeSource | None = None
-    unavailable: str | None = None
-    opened: KubeSource | KubeUnavailable = KubeUnavailable("Tier 2 unavailable: disabled with --no-kube")
-    if kube_settings.enabled:
+    if not kube_settings.enabled:
+        return Tenant(runai.base_url, runai, kube_unavailable="Tier 2 unavailable: disabled with --no-kube")
+
+    def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        opened = open_kube_source(kube_settings)
-    if isinstance(opened, KubeUnavailable):
-        unavailable = opened.reason
-    else:
-        kube = opened
-    return Tenant(label=runai.base_url, runai=runai, kube=kube, kube_unavailable=unavailable)
+        return open_kube_source(kube_settings)
+
+    return Tenant(runai.base_url, runai, kube_opener=open_kube)

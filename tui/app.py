@@ -128,6 +128,11 @@ class TriageApp(App[None]):
             cursor_blink=self._cursor_blink,
         )
         self._show(picker)
+        # Load the Kubernetes client while the user looks at the first page, so a diagnosis need not wait; a
+        # second later, so the import does not compete with fetching that page.
+        self.set_timer(
+            1.0, lambda: self.run_worker(tenant.warm_kube, thread=True, group="kube-warm", exit_on_error=False)
+        )
         if self.options.wants_diagnosis:
             o = self.options
             self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))

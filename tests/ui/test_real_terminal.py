@@ -140,7 +140,10 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
         wait_for(tmux, lambda s: "newest first · failed only" in s and "loading" not in s, "failed only")
 
         tmux.keys("/")
+        time.sleep(0.3)  # let the focus move to the name field before typing into it
         tmux.keys(name, literal=True)
+        # The filter bar is in the top lines: the typed name must show there before it is submitted.
+        wait_for(tmux, lambda s: name in "\n".join(s.splitlines()[:5]), "the typed name in the filter bar")
         tmux.keys("Enter")
 
         # Every row left is the named failed workload: the filter was submitted (which also moved the focus

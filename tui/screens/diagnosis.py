@@ -11,6 +11,7 @@ The verdict's report is the single source for exports and the clipboard: what is
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -333,6 +334,8 @@ class DiagnosisScreen(Screen[None]):
     async def _run(self, run_id: int, request: DiagnosisRequest) -> None:
         tenant = self.tenant
         kwargs = {"clock": self._engine_clock} if self._engine_clock is not None else {}
+        # The Kubernetes source opens on first use and its client takes a while to load: never on the UI loop.
+        await asyncio.to_thread(tenant.warm_kube)
         try:
             async for event in diagnose(
                 request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable, **kwargs
