@@ -13,7 +13,7 @@ from core.diagnosis.observations import quote
 from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
 from core.models.report import EvidenceItem, MissingItem
 from core.models.runai import ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
-from core.safety.redact import redact_annotation, redact_env_value
+from core.safety.redact import redact_annotation
 from core.safety.untrusted import clean
 
 SPEC = "get_workload_spec"
@@ -164,21 +164,6 @@ def spec_evidence(doc: WorkloadSpecDoc) -> list[EvidenceItem]:
         )
         add(f"Environment from secrets (names only): {names}", "env-secrets")
     return items
-
-
-def env_display(spec: SubmittedSpec) -> list[tuple[str, str]]:
-    """Environment variables as (name, shown value): sensitive ones hidden, references by name only."""
-    out: list[tuple[str, str]] = []
-    for env in spec.environment_variables or ():
-        name = env.name or ""
-        if env.secret is not None:
-            shown = f"<from secret {quote(env.secret.name, 80)}>"
-        elif env.config_map is not None:
-            shown = f"<from configMap {quote(env.config_map.name, 80)}>"
-        else:
-            shown = clean(redact_env_value(name, env.value) or "", max_len=200, one_line=True)
-        out.append((quote(name, 80), shown))
-    return out
 
 
 def pod_evidence(pod: RunaiPod, memory: MemorySetting | None = None) -> EvidenceItem:

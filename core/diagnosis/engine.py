@@ -50,7 +50,6 @@ from core.diagnosis.memory import (
     LIMIT,
     MAX_SAMPLES,
     MEMORY_TYPES,
-    REQUEST,
     RunWindow,
     plan_queries,
     step_of,
@@ -1207,9 +1206,8 @@ class _Diagnosis:
             self.missing(problem.what, problem.why, STATUS)
         summary = usage_summary(self.s.memory_responses)
         limit_series = usage_summary(self.s.memory_responses, LIMIT)
-        request_series = usage_summary(self.s.memory_responses, REQUEST)
         if self.s.metrics_queried:
-            self.memory_evidence(summary, memory, limit_series.peak, request_series.peak)
+            self.memory_evidence(summary, memory, limit_series.peak)
             self.emit(MemoryTrend(tuple(summary.samples), memory.request_bytes, memory.limit_bytes, summary.peak))
         occurrences = self.recurrence(verdict)
         failed_at = self.failure_time()
@@ -1256,9 +1254,7 @@ class _Diagnosis:
             )
         )
 
-    def memory_evidence(
-        self, summary: Any, memory: config.MemorySetting, limit_metric: int | None, request_metric: int | None
-    ) -> None:
+    def memory_evidence(self, summary: Any, memory: config.MemorySetting, limit_metric: int | None) -> None:
         win = self.s.memory_windows[0] if self.s.memory_windows else None
         span = f" ({win.start.isoformat()} to {win.end.isoformat()})" if win else ""
         if summary.peak is None:
@@ -1280,7 +1276,6 @@ class _Diagnosis:
         for win, peak in self.s.other_run_peaks:
             shown = format_bytes(peak) if peak is not None else "no samples"
             self.evidence(f"Peak CPU memory of the {win.label}: {shown}", METRICS, "memory-peak-earlier")
-        del request_metric
 
     def recurrence(self, verdict: Verdict) -> list[datetime]:
         analysis = self.s.history

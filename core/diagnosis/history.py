@@ -117,12 +117,6 @@ def _key(record: HistoryRecord, at: datetime) -> tuple[object, ...]:
     )
 
 
-def order_records(records: Iterable[HistoryRecord]) -> tuple[list[HistoryRecord], list[str]]:
-    """Oldest first, exact duplicates removed (pages can overlap when the list moves while it is paged)."""
-    stamped, problems = _stamped(records)
-    return [record for _, record in stamped], problems
-
-
 def _stamped(records: Iterable[HistoryRecord]) -> tuple[list[tuple[datetime, HistoryRecord]], list[str]]:
     problems: list[str] = []
     seen: set[tuple[object, ...]] = set()

@@ -71,9 +71,7 @@ _EXCEPTION_LINE_RE = re.compile(
     r"^(?:[A-Za-z_]\w{0,100}\.){0,20}(?![A-Z_]+:)[A-Z]\w{0,100}:(?:\s.*)?$"
     r"|^(?:[A-Za-z_]\w{0,100}\.){0,20}\w{0,100}(?:Error|Exception|Interrupt|Exit|Iteration|Warning|Failure)$"
 )
-_CHAIN_RE = re.compile(
-    r"^(?:During handling of the above exception|The above exception was the direct cause)"
-)
+_CHAIN_RE = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 
 _PATTERNS: tuple[tuple[LogKind, tuple[re.Pattern[str], ...]], ...] = (
     (LogKind.GPU_OOM, (GPU_OOM_RE,)),

@@ -8,7 +8,7 @@ largest value the API returned: a measurement, never a request, limit or allocat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -78,8 +78,3 @@ def usage_summary(responses: Iterable[MetricsResponse], metric: str = USAGE) -> 
         return SeriesSummary([], None, None)
     peak_at, peak = max(samples, key=lambda item: (item[1], item[0]))
     return SeriesSummary(samples, peak, peak_at)
-
-
-def last_value(responses: Sequence[MetricsResponse], metric: str) -> int | None:
-    summary = usage_summary(responses, metric)
-    return summary.samples[-1][1] if summary.samples else None

@@ -35,10 +35,6 @@ class Observation:
         return self.signal.kind
 
 
-def event_text(event: WorkloadEvent, *, prefix: str = "Event") -> str:
-    return from_event_with_text(event, "", prefix=prefix)[1]
-
-
 @functools.lru_cache(maxsize=8192)
 def _classified_event(
     reason: str | None, message: str | None, origin: str | None, kind: str | None, name: str | None, prefix: str
@@ -65,9 +61,7 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def from_event_with_text(
-    event: WorkloadEvent, source: str, *, prefix: str = "Event"
-) -> tuple[list[Observation], str]:
+def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> tuple[list[Observation], str]:
     """The event's signals as observations, and its citation text (computed once per distinct event)."""
     obj = event.involved_object
     # The model types these fields `str | None`, so they are valid cache keys as they are.
@@ -127,7 +121,3 @@ def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
         text += f" on node {quote(pod.node_name, 120)}"
     at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
     return [Observation(sig, source, at, text) for sig in signals]
-
-
-def kinds(observations: Iterable[Observation]) -> set[SignalKind]:
-    return {obs.kind for obs in observations}
