@@ -19,7 +19,7 @@ from core.sources.credentials import BearerToken
 from core.sources.retry import RetryPolicy
 from core.sources.runai import RunaiClient
 from core.tenant import Tenant
-from tests.ui.conftest import loaded_picker, make_app, settle, small_bundle, workload
+from tests.ui.conftest import loaded_picker, make_app, picker_of, settle, small_bundle, workload
 from tui.app import TriageApp
 from tui.clock import relative_time
 from tui.messages import DiagnosisTarget, PageLoaded
@@ -494,3 +494,27 @@ async def test_theme_switch_recolours_phases(demo_tenant: Tenant) -> None:
         assert after.plain == "✗ Failed"  # the word and symbol stay; only the colour follows the theme
         assert str(after.style) != str(before)
         assert Color.parse(app.get_css_variables()["error"]).hex6.lower() in str(after.style).lower()
+
+
+async def test_projects_that_arrive_before_the_first_query_is_applied_are_kept(bundle_tenant: Any) -> None:
+    """The start-up race: the project list can land before the first query is applied (that waits for a
+    refresh). The list belongs to the cluster the bar shows, so it must be kept whatever the order."""
+    from core.models.runai import Cluster
+    from tui.messages import ClustersLoaded, ProjectsLoaded
+
+    # The screen's own reads hang, so the only answers are the two below, delivered in the worst order:
+    # the projects right behind the clusters, before any refresh.
+    hang = [{"match": f"GET {path}", "status": 0, "delayMs": 20_000, "times": 5}
+            for path in ("/api/v1/clusters", "/api/v1/org-unit/projects")]
+    tenant = bundle_tenant(small_bundle([workload("a", 5)], faults=hang))
+    app = make_app(tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = picker_of(app)
+        cluster = Cluster.model_validate({"uuid": "c-1", "name": "east"})
+        screen.post_message(ClustersLoaded([cluster], []))
+        screen.post_message(ProjectsLoaded("c-1", ["alpha", "beta"]))
+        await pilot.pause()
+        await pilot.pause()
+        select = screen.query_one("#project-select", Select)
+        assert [value for _, value in select._options][1:] == ["alpha", "beta"]

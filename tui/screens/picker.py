@@ -244,7 +244,9 @@ class PickerScreen(Screen[None]):
         bar = self.query_one(FilterBar)
         bar.set_clusters(self._clusters, selected)
         self._load_projects(selected)
-        self.call_after_refresh(self._apply_query, bar.picker_query)
+        # Applied after a refresh so the table area has its size (the page is sized to it); the bar's query is
+        # read then, not now, so a choice the user made in between is not overwritten.
+        self.call_after_refresh(lambda: self._apply_query(bar.picker_query))
 
     def on_clusters_failed(self, message: ClustersFailed) -> None:
         self._clusters_failed = True
@@ -253,12 +255,17 @@ class PickerScreen(Screen[None]):
         self._notice("error", f"{info.title} while reading the clusters", info.detail, info.hint)
         self._update_indicator()
 
+    def _shown_cluster(self) -> str | None:
+        # The filter bar's cluster is set before its projects are requested; the applied query may only follow
+        # a refresh later, so the projects' answer is matched against the bar, never against self._query.
+        return self.query_one(FilterBar).picker_query.cluster_id
+
     def on_projects_loaded(self, message: ProjectsLoaded) -> None:
-        if message.cluster_id == self._query.cluster_id:
+        if message.cluster_id == self._shown_cluster():
             self.query_one(FilterBar).set_projects(message.names)
 
     def on_projects_failed(self, message: ProjectsFailed) -> None:
-        if message.cluster_id == self._query.cluster_id:
+        if message.cluster_id == self._shown_cluster():
             info = describe_error(message.error, "projects")
             # The list still works without the project choices, so this is a warning, not an error state.
             self.notify(f"Projects could not be read: {info.detail}", severity="warning", markup=False)

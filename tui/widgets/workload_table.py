@@ -63,9 +63,15 @@ class WorkloadTable(DataTable[Text]):
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_rows(keep_cursor=True))
 
+    def _width(self) -> int:
+        # Column widths derive from the table width. While the table is hidden behind a notice its own width
+        # is 0, so the area it fills (always laid out) decides; rows are then right the moment they are shown.
+        if self.size.width or self.parent is None:
+            return self.size.width
+        return self.parent.content_region.width  # type: ignore[attr-defined]
+
     def on_resize(self) -> None:
-        # Column widths derive from the table width (it is 0 while the table is hidden behind a notice).
-        if self._rendered_width != self.size.width:
+        if self._rendered_width != self._width():
             self._render_rows(keep_cursor=True)
 
     def show_workloads(self, workloads: Sequence[Workload], *, keep_cursor: bool = False) -> None:
@@ -86,7 +92,7 @@ class WorkloadTable(DataTable[Text]):
         if wide:
             fixed += [("type", "Type", 11), ("submitted", "Submitted by", 22)]
         # Cell padding is one column on each side of every column.
-        spare = self.size.width - sum(width for _, _, width in fixed) - 2 * (len(fixed) + 1) - 1
+        spare = self._width() - sum(width for _, _, width in fixed) - 2 * (len(fixed) + 1) - 1
         name = ("name", "Name", max(_NAME_MIN, spare))
         order = ["phase", "name", "project", "type", "updated", "submitted"]
         by_key = {key: (key, label, width) for key, label, width in [*fixed, name]}
@@ -94,8 +100,9 @@ class WorkloadTable(DataTable[Text]):
 
     def _render_rows(self, *, keep_cursor: bool) -> None:
         chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
-        wide = self.size.width >= WIDE_TABLE
-        self._rendered_width = self.size.width
+        width = self._width()
+        wide = width >= WIDE_TABLE
+        self._rendered_width = width
         columns = self._columns(wide)
         theme = self.app.get_css_variables()
         now = self._clock()
