@@ -266,6 +266,13 @@ class _Diagnosis:
         self._step_started: dict[int, float] = {}
         self._namespace_task: asyncio.Task[None] | None = None
         self._step_reads: dict[int, int] = {}
+        self._pods_task: asyncio.Task[Page[RunaiPod] | _ReadFailure] | None = None
+        # Decisions that combine concurrent reads wait for the reads they depend on, so a report never depends
+        # on which answer came first: Tier 2's interpretation waits for Steps 2 and 3 (`_tier1_done`), and the
+        # metrics gate for Tier 2's first reads (`_tier2_first`, with the observations they gave).
+        self._tier1_done = asyncio.Event()
+        self._tier2_first = asyncio.Event()
+        self._tier2_first_obs: list[Observation] = []
 
     # -- plumbing ------------------------------------------------------------------------------------------
     def emit(self, event: ProgressEvent) -> None:
@@ -315,13 +322,16 @@ class _Diagnosis:
         self.emit(ReadFinished(source, what, self.clock() - begin, True, step))
         return value
 
-    async def read_t2(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | Missing:
+    async def read_t2(
+        self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]], *, record: bool = True
+    ) -> T | Missing:
+        """`record=False` leaves the Missing to the caller, which lists it in a fixed order."""
         begin = self.clock()
         self.s.reads += 1
         self._step_reads[step] = self._step_reads.get(step, 0) + 1
         value = await call()
         self.emit(ReadFinished(source, what, self.clock() - begin, not isinstance(value, Missing), step))
-        if isinstance(value, Missing):
+        if isinstance(value, Missing) and record:
             self.missing(value.what, value.why, value.source)
         return value
 
@@ -681,6 +691,7 @@ class _Diagnosis:
 
         spec_task = asyncio.create_task(self.read(2, SPEC, "kind-specific spec", lambda: self.t1.get_spec(wid, w.type)))
         pods_task = asyncio.create_task(self.read_pods(wid))
+        self._pods_task = pods_task
         history_task = asyncio.create_task(self.read_history(wid))
         hint = self.pod_hint_from_events()
         tier2_pod_task: asyncio.Task[None] | None = None
@@ -701,6 +712,7 @@ class _Diagnosis:
                 tier2_pod_task = asyncio.create_task(self.tier2_pod(name, None))
         await history_task
         self.step_end(3)
+        self._tier1_done.set()
 
         # Pending/Running workloads whose events could not be read are decided here, from pods and history.
         self.late_scope_check()
@@ -709,9 +721,17 @@ class _Diagnosis:
         if self._namespace_task is not None:
             await self._namespace_task
         self.step_start(4)
-        # Metrics wait only for the evidence that calls for them: with OOM evidence from Run:ai they run beside
-        # the Kubernetes reads; otherwise Kubernetes evidence may still call for them afterwards.
-        metrics_task = asyncio.create_task(self.metrics_if_needed(wid)) if self.needs_metrics()[0] else None
+        # Metrics wait only for the evidence that calls for them: with OOM evidence from Run:ai or from the pod's
+        # first Kubernetes reads they run beside the remaining Kubernetes reads; otherwise the rest of the
+        # Kubernetes evidence may still call for them afterwards.
+        early_obs = self.current_obs(include_tier2=False)
+        if tier2_pod_task is not None:
+            await self._tier2_first.wait()
+            early_obs += self._tier2_first_obs
+        # Preemption in the pod's first answers routes the workload out once Tier 2 is complete: no metrics.
+        early = self.needs_metrics(early_obs)
+        early_metrics = early[0] and not is_preempted(early_obs)
+        metrics_task = asyncio.create_task(self.metrics_if_needed(wid, early)) if early_metrics else None
         try:
             if tier2_pod_task is not None:
                 await tier2_pod_task
@@ -725,12 +745,14 @@ class _Diagnosis:
                 self.s.tier2_obs, "the pod's DisruptionTarget condition says the scheduler preempted it"
             )
             if metrics_task is not None:
-                await metrics_task
+                (await metrics_task)()
             else:
-                await self.metrics_if_needed(wid)
+                (await self.metrics_if_needed(wid, self.needs_metrics(self.current_obs(include_tier2=True))))()
         finally:
             if metrics_task is not None and not metrics_task.done():
                 metrics_task.cancel()
+            if tier2_pod_task is not None and not tier2_pod_task.done():
+                tier2_pod_task.cancel()
         self.step_end(4)
 
         self.step_start(5)
@@ -957,6 +979,12 @@ class _Diagnosis:
 
     # -- Step 4, Tier 2 -----------------------------------------------------------------------------------
     async def tier2_pod(self, name: str, uid: str | None) -> None:
+        try:
+            await self._tier2_pod(name, uid)
+        finally:
+            self._tier2_first.set()
+
+    async def _tier2_pod(self, name: str, uid: str | None) -> None:
         assert self.t2 is not None
         if self._namespace_task is not None:
             await self._namespace_task
@@ -965,7 +993,9 @@ class _Diagnosis:
             self.missing("Kubernetes evidence", "the pod's namespace could not be determined", DESCRIBE_POD)
             return
         namespace = ns.namespace
-        failed_at = self.failure_time()
+        # The reads start before history is read: the failure time they are told (for "events expired"
+        # reasoning) is the one Step 1 knows, the workload's last phase change.
+        failed_at = self.s.workload.phase_updated_at if self.s.workload else None
         pod_task = asyncio.create_task(self.read_t2(4, DESCRIBE_POD, f"pod {name}", lambda: self.t2.pod(ns, name)))
         events_task = asyncio.create_task(
             self.read_t2(
@@ -987,19 +1017,28 @@ class _Diagnosis:
             logs_task = asyncio.create_task(self.tier2_logs(pod))
             node_name = pod.spec.node_name if pod.spec else None
         else:
-            node_name = next((p.node_name for p in self.s.pods if p.name == name and p.node_name), None)
+            # The Run:ai pods read started beside this one: wait for its answer, so the node does not depend
+            # on which read came back first.
+            pods = await self._pods_task if self._pods_task is not None else None
+            listed = pods.items if pods is not None and not isinstance(pods, _ReadFailure) else []
+            node_name = next((p.node_name for p in listed if p.name == name and p.node_name), None)
         node_events_task = asyncio.create_task(self.tier2_node_events(node_name, failed_at)) if node_name else None
         # Pod events are taken before node events whichever answers first, so the report reads the same
         # on every run.
         events = await events_task
         if isinstance(events, KubeEvents):
             self.take_k8s_events(events.items)
+        self._tier2_first_obs = list(self.s.tier2_obs)
+        self._tier2_first.set()
         if node_events_task is not None:
             node_events = await node_events_task
-            if node_events:
+            if isinstance(node_events, Missing):
+                self.missing(node_events.what, node_events.why, node_events.source)
+            elif node_events:
                 self.take_k8s_events(node_events)
         if logs_task is not None:
             await logs_task
+        await self._tier1_done.wait()
         if node_name and self.node_evidence():
             node = await self.read_t2(4, DESCRIBE_NODE, f"node {node_name}", lambda: self.t2.node(node_name))
             if isinstance(node, K8sNode):
@@ -1024,6 +1063,7 @@ class _Diagnosis:
         if not isinstance(excerpt, LogExcerpt):
             return
         self.s.log = excerpt
+        await self._tier1_done.wait()  # the failure time comes from history
         found, finding = log_finding(excerpt, self.failure_time())
         self.emit(found)
         if excerpt.note:
@@ -1044,20 +1084,25 @@ class _Diagnosis:
         if obs is not None:
             self.s.tier2_obs.append(obs)
 
-    async def tier2_node_events(self, node_name: str, failed_at: datetime | None) -> list[Any]:
-        """Node events in the failure window (an OOM kill only when it is attributable to this container)."""
+    async def tier2_node_events(self, node_name: str, failed_at: datetime | None) -> list[Any] | Missing:
+        """Node events in the failure window (an OOM kill only when it is attributable to this container).
+
+        A failed read is returned, not recorded: the caller lists it after the pod's events, whichever read
+        answered first."""
         assert self.t2 is not None
         events = await self.read_t2(
             4,
             EVENTS,
             f"events of node {node_name}",
             lambda: self.t2.node_events(node_name, failed_at=failed_at, now=self.now),
+            record=False,
         )
         if isinstance(events, KubeEvents):
+            await self._tier1_done.wait()  # the failure window comes from history
             window = self.failure_window()
             ends = self.termination_times()
             return [e for e in events.items if _event_in(e, window) and self.attributable(e, ends)]
-        return []
+        return events if isinstance(events, Missing) else []
 
     def termination_times(self) -> list[datetime]:
         times: list[datetime] = []
@@ -1115,8 +1160,8 @@ class _Diagnosis:
         w = self.s.workload
         return w.created_at if w else None
 
-    def needs_metrics(self) -> tuple[bool, str]:
-        obs = self.current_obs(include_tier2=True)
+    @staticmethod
+    def needs_metrics(obs: list[Observation]) -> tuple[bool, str]:
         kinds = {o.kind for o in obs}
         if kinds & {SignalKind.OOM_KILLED, SignalKind.NODE_OOM_KILLING}:
             return True, "OOM evidence"
@@ -1125,10 +1170,12 @@ class _Diagnosis:
             return True, "exit 137 without OOMKilled"
         return False, "no OOM evidence and no unexplained exit 137"
 
-    async def metrics_if_needed(self, wid: str) -> None:
-        needed, why = self.needs_metrics()
+    async def metrics_if_needed(self, wid: str, decision: tuple[bool, str]) -> Callable[[], None]:
+        """Read the metrics; what they found is recorded by the returned function, which the caller runs only
+        once no route-out ended the diagnosis meanwhile (so a routed-out report never depends on timing)."""
+        needed, why = decision
         if not needed:
-            return
+            return lambda: None
         end = self.failure_time() or self.now
         start = self.run_start() or (end - timedelta(hours=1))
         # The failed run's window is queried whatever the lookback: it is the run being diagnosed.
@@ -1147,14 +1194,11 @@ class _Diagnosis:
             if win.end > win.start:
                 windows.append(win)
         if not windows:
-            self.missing(
+            return lambda: self.missing(
                 "CPU-memory samples",
                 "the failed run's time window could not be placed (its start is not before its end)",
                 METRICS,
             )
-            return
-        self.s.metrics_queried = True
-        self.s.memory_windows = windows
 
         async def query(win: RunWindow, a: datetime, b: datetime) -> tuple[RunWindow, MetricsResponse | _ReadFailure]:
             answer = await self.read(
@@ -1166,14 +1210,20 @@ class _Diagnosis:
             return win, answer
 
         answers = await asyncio.gather(*(query(win, a, b) for win in windows for a, b in plan_queries(win)))
-        failures = [a for _, a in answers if isinstance(a, _ReadFailure)]
-        if failures:
-            self.missing("some CPU-memory samples", failures[0].missing.why, METRICS)
-        self.s.memory_responses = [a for win, a in answers if win.current and isinstance(a, MetricsResponse)]
-        for win in windows[1:]:
-            summary = usage_summary(a for w2, a in answers if w2 is win and isinstance(a, MetricsResponse))
-            self.s.other_run_peaks.append((win, summary.peak))
-        self.s.notes.append(f"metrics read because of {why}")
+
+        def take() -> None:
+            self.s.metrics_queried = True
+            self.s.memory_windows = windows
+            failures = [a for _, a in answers if isinstance(a, _ReadFailure)]
+            if failures:
+                self.missing("some CPU-memory samples", failures[0].missing.why, METRICS)
+            self.s.memory_responses = [a for win, a in answers if win.current and isinstance(a, MetricsResponse)]
+            for win in windows[1:]:
+                summary = usage_summary(a for w2, a in answers if w2 is win and isinstance(a, MetricsResponse))
+                self.s.other_run_peaks.append((win, summary.peak))
+            self.s.notes.append(f"metrics read because of {why}")
+
+        return take
 
     def other_oom_occurrences(self) -> list[Occurrence]:
         """Earlier OOM runs inside the lookback, newest first, at most MAX_EARLIER_RUNS of them."""
