@@ -1,0 +1,137 @@
+"""How the engine makes a read: counted against its step, announced when it finishes, a failure made a gap.
+
+`Reader.tier1` turns a failed Run:ai read into a `ReadFailure` (the error and the `MissingItem` that states it),
+except that an unreachable API or refused credentials end the diagnosis with `DiagnosisFailed`: nothing else
+could be read either. `Reader.tier2` passes the Kubernetes source's `Missing` through (that source never raises).
+`Steps` announces the seed's five steps as they start and finish, with the reads each made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from core.diagnosis.observations import quote
+from core.diagnosis.progress import STEP_TITLES, ProgressEvent, ReadFinished, StepFinished, StepStarted
+from core.models.pages import Page
+from core.models.report import MissingItem
+from core.models.runai import HistoryRecord, MetricsResponse, RunaiPod, Workload, WorkloadEvent, WorkloadSpecDoc
+from core.sources.errors import (
+    ApiError,
+    ApiTimeout,
+    AuthError,
+    ForbiddenError,
+    MalformedResponse,
+    NotFoundError,
+    RunaiError,
+    UnreachableError,
+)
+from core.sources.evidence import Missing
+
+T = TypeVar("T")
+Emit = Callable[[ProgressEvent], None]
+
+
+class Tier1(Protocol):
+    """The Run:ai reads the engine makes (RunaiClient provides them)."""
+
+    async def list_workloads(self, **kwargs: Any) -> Page[Workload]: ...
+    async def get_workload(self, workload_id: str) -> Workload: ...
+    async def get_events(self, workload_id: str, **kwargs: Any) -> Page[WorkloadEvent]: ...
+    async def get_spec(self, workload_id: str, workload_type: str | None) -> WorkloadSpecDoc: ...
+    async def get_pods(self, workload_id: str, **kwargs: Any) -> Page[RunaiPod]: ...
+    async def get_history(self, workload_id: str, **kwargs: Any) -> Page[HistoryRecord]: ...
+    async def get_metrics(
+        self, workload_id: str, types: Any, start: datetime, end: datetime, samples: int = ...
+    ) -> MetricsResponse: ...
+    async def list_projects(self, **kwargs: Any) -> Any: ...
+
+
+class DiagnosisFailed(Exception):
+    """No report can be produced (unreachable, credentials refused): the message says what to try."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFailure:
+    """A Run:ai read that failed: the error, and the gap it leaves in the report's words."""
+
+    error: Exception
+    missing: MissingItem
+
+
+def error_why(exc: Exception) -> str:
+    if isinstance(exc, NotFoundError):
+        return f"not found (HTTP 404): {quote(exc, 300)}"
+    if isinstance(exc, ForbiddenError):
+        return f"refused (HTTP 403): the access key lacks a role that can read this; {quote(exc, 300)}"
+    if isinstance(exc, ApiTimeout):
+        return f"timed out: {quote(exc, 300)}"
+    if isinstance(exc, MalformedResponse):
+        return f"the answer could not be read: {quote(exc, 300)}"
+    if isinstance(exc, ApiError):
+        return f"the API answered HTTP {exc.status}: {quote(exc, 300)}"
+    return quote(exc, 300)
+
+
+class Reader:
+    """Makes reads for the engine and counts them, in total and per step, as each one starts."""
+
+    def __init__(self, emit: Emit, clock: Callable[[], float]) -> None:
+        self._emit = emit
+        self._clock = clock
+        self.total = 0
+        self.by_step: dict[int, int] = {}
+
+    def _count(self, step: int) -> float:
+        self.total += 1
+        self.by_step[step] = self.by_step.get(step, 0) + 1
+        return self._clock()
+
+    async def tier1(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | ReadFailure:
+        begin = self._count(step)
+        try:
+            value = await call()
+        except (AuthError, UnreachableError) as exc:
+            self._emit(ReadFinished(source, what, self._clock() - begin, False, step))
+            raise DiagnosisFailed(quote(exc, 500)) from exc
+        except (RunaiError, ValueError) as exc:
+            self._emit(ReadFinished(source, what, self._clock() - begin, False, step))
+            return ReadFailure(exc, MissingItem(what=what, why=error_why(exc), source=source))
+        self._emit(ReadFinished(source, what, self._clock() - begin, True, step))
+        return value
+
+    async def tier2(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | Missing:
+        begin = self._count(step)
+        value = await call()
+        self._emit(ReadFinished(source, what, self._clock() - begin, not isinstance(value, Missing), step))
+        return value
+
+
+class Steps:
+    """Announces the seed's steps: each starts once, and finishes with its reads and time (or why skipped)."""
+
+    def __init__(self, emit: Emit, clock: Callable[[], float], reader: Reader) -> None:
+        self._emit = emit
+        self._clock = clock
+        self._reader = reader
+        self._started: dict[int, float] = {}
+        self._finished: set[int] = set()
+
+    def start(self, step: int) -> None:
+        if step in self._started:
+            return
+        self._started[step] = self._clock()
+        self._emit(StepStarted(step, STEP_TITLES[step]))
+
+    def finish(self, step: int, skipped: str | None = None) -> None:
+        started = self._started.get(step)
+        if started is None:
+            self._emit(StepStarted(step, STEP_TITLES[step]))
+            started = self._started[step] = self._clock()
+        self._finished.add(step)
+        self._emit(StepFinished(step, self._reader.by_step.get(step, 0), self._clock() - started, skipped))
+
+    def finished(self, step: int) -> bool:
+        return step in self._finished

@@ -1,0 +1,192 @@
+"""Step 5: classify by the strongest direct signal, quantify memory, count recurrence, and build the report.
+
+The rule table is core/diagnosis/rules.py; the report's wording is core/diagnosis/report_builder.py. This
+module takes what Steps 1-4 found (`Gathered`) and returns the last findings and the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.diagnosis import configuration as config
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.history import in_window
+from core.diagnosis.log_scan import LogFinding
+from core.diagnosis.memory import LIMIT, SeriesSummary, step_of, usage_summary
+from core.diagnosis.observations import Observation
+from core.diagnosis.progress import MemoryTrend
+from core.diagnosis.report_builder import ReportInputs, build_report, routed_report
+from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.rules import Verdict, classify, is_preempted
+from core.diagnosis.steps.conditional import METRICS, MetricsRead, failure_time
+from core.diagnosis.steps.history import HISTORY, HistoryRead
+from core.diagnosis.steps.inspect import PodsRead, SpecRead
+from core.diagnosis.steps.resolve import STATUS, Route
+from core.models.kube import K8sPod
+from core.models.quantity import format_bytes
+from core.models.report import EvidenceItem, MissingItem, Report, WorkloadRef
+from core.models.runai import Workload
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """What Steps 1-4 found, for the verdict."""
+
+    workload: Workload
+    observations: tuple[Observation, ...]  # status, pods, history, then Kubernetes
+    spec: SpecRead
+    pods: PodsRead
+    history: HistoryRead
+    metrics: MetricsRead
+    k8s_pod: K8sPod | None
+    log_finding: LogFinding | None
+    tier2_available: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Conclusion:
+    verdict: Verdict
+    memory: config.MemorySetting
+    usage: SeriesSummary
+    occurrences: list[datetime]  # the recurrence count's failures, newest first
+    findings: Findings
+
+
+def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion:
+    found = Collect()
+    verdict = classify(g.observations)
+    memory = config.memory_setting(g.workload, g.pods.pods, g.spec.spec)
+    for problem in memory.problems:
+        found.missing(problem.what, problem.why, STATUS)
+    usage = usage_summary(g.metrics.responses)
+    if g.metrics.queried:
+        _memory_evidence(g.metrics, usage, memory, usage_summary(g.metrics.responses, LIMIT).peak, found)
+        found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
+    failed_at = failure_time(g.history.current, g.workload)
+    if failed_at is not None and failed_at < cutoff:
+        found.note(
+            f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it is "
+            "not in the recurrence count; widen --lookback to count it"
+        )
+    if g.history.analysis is None:
+        found.missing("recurrence beyond this failure", "history could not be read", HISTORY)
+    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done())
+
+
+def _memory_evidence(
+    metrics: MetricsRead, usage: SeriesSummary, memory: config.MemorySetting, limit_metric: int | None, found: Collect
+) -> None:
+    win = metrics.windows[0] if metrics.windows else None
+    span = f" ({win.start.isoformat()} to {win.end.isoformat()})" if win else ""
+    if usage.peak is None or usage.peak_at is None:
+        found.evidence(f"No CPU-memory samples were recorded for the failed run{span}", METRICS, "no-samples")
+        found.missing("CPU-memory peak", f"the metrics series is empty for the failed run{span}", METRICS)
+    else:
+        text = f"Peak CPU memory {format_bytes(usage.peak)} ({usage.peak} bytes) at {usage.peak_at.isoformat()}"
+        if memory.limit_bytes:
+            text += f", {usage.peak / memory.limit_bytes:.1%} of the {format_bytes(memory.limit_bytes)} limit"
+        found.evidence(text + f"; {len(usage.samples)} samples{span}", METRICS, "memory-peak")
+    if limit_metric is not None and memory.limit_bytes is not None and limit_metric != memory.limit_bytes:
+        found.note(
+            f"the metrics' CPU_MEMORY_LIMIT_BYTES ({format_bytes(limit_metric)}) differs from the configured "
+            f"limit ({format_bytes(memory.limit_bytes)})"
+        )
+    for earlier, peak in metrics.earlier_peaks:
+        shown = format_bytes(peak) if peak is not None else "no samples"
+        found.evidence(f"Peak CPU memory of the {earlier.label}: {shown}", METRICS, "memory-peak-earlier")
+
+
+def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutoff: datetime) -> list[datetime]:
+    """Distinct failures of the verdict's category inside the lookback (preemptions are not failures)."""
+    analysis, current = g.history.analysis, g.history.current
+    times: list[datetime] = []
+    if analysis is not None:
+        for occ in analysis.occurrences:
+            if not in_window(occ, cutoff):
+                continue
+            category = verdict.category if occ is current else classify(occ.observations).category
+            if occ is not current and is_preempted(occ.observations):
+                continue
+            if category == verdict.category and occ.at is not None:
+                times.append(occ.at)
+    if current is None and failed_at is not None and failed_at >= cutoff:
+        times.append(failed_at)
+    return sorted(set(times), reverse=True)
+
+
+def report(
+    g: Gathered,
+    c: Conclusion,
+    *,
+    req: DiagnosisRequest,
+    now: datetime,
+    cutoff: datetime,
+    workload: WorkloadRef,
+    evidence: list[EvidenceItem],
+    missing: list[MissingItem],
+    notes: list[str],
+) -> Report:
+    queried = g.metrics.queried
+    node_name = g.k8s_pod.spec.node_name if g.k8s_pod and g.k8s_pod.spec else None
+    if node_name is None and not (g.k8s_pod and g.k8s_pod.spec):
+        node_name = next((p.node_name for p in g.pods.pods if p.node_name), None)
+    return build_report(
+        ReportInputs(
+            request=req,
+            now=now,
+            cutoff=cutoff,
+            workload=workload,
+            verdict=c.verdict,
+            evidence=evidence,
+            missing=missing,
+            notes=notes,
+            memory=c.memory,
+            memory_relevant=queried or c.verdict.category == "OOM_KILLED",
+            peak=c.usage.peak if queried else None,
+            peak_at=c.usage.peak_at if queried else None,
+            samples=len(c.usage.samples) if queried else 0,
+            windows=[
+                {
+                    "start": w.start.isoformat(),
+                    "end": w.end.isoformat(),
+                    "run": w.label,
+                    "stepSeconds": round(step_of(w).total_seconds(), 1),
+                }
+                for w in g.metrics.windows
+            ],
+            occurrences=c.occurrences,
+            history=g.history.analysis,
+            spec=g.spec.spec,
+            log_finding=g.log_finding,
+            tier2_available=g.tier2_available,
+            node_name=node_name,
+            observations=g.observations,
+        )
+    )
+
+
+def routed(
+    route: Route,
+    *,
+    req: DiagnosisRequest,
+    now: datetime,
+    cutoff: datetime,
+    workload: WorkloadRef,
+    evidence: list[EvidenceItem],
+    missing: list[MissingItem],
+    notes: list[str],
+) -> Report:
+    """The report of a workload routed out: no category, the reason and where to go next."""
+    return routed_report(
+        outcome=route.outcome,
+        workload=workload,
+        evidence=evidence,
+        missing=missing,
+        lookback=req.lookback,
+        reason=route.reason,
+        next_action=route.next_action,
+        notes=notes,
+        now=now,
+        cutoff=cutoff,
+    )

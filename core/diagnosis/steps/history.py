@@ -1,0 +1,137 @@
+"""Step 3: read the history back to the lookback cutoff and find the occurrence being diagnosed.
+
+Pages are followed by `next`. Newest-first pages stop at the cutoff; any other order is read to the end (the
+API does not promise one). The failure being diagnosed is read even when it lies before the cutoff: its own
+records are evidence whatever the lookback, though recurrence counts only what lies inside it. The analysis
+itself (occurrences, timeline) is core/diagnosis/history.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.history import (
+    ENDING_PHASES,
+    FAILING_KINDS,
+    SOURCE,
+    HistoryAnalysis,
+    Occurrence,
+    analyse_history,
+)
+from core.diagnosis.observations import Observation
+from core.diagnosis.progress import HistoryFound
+from core.diagnosis.reader import Reader, ReadFailure, Tier1
+from core.diagnosis.signals import SignalKind
+from core.diagnosis.steps.resolve import PAGE_LIMIT
+from core.models.runai import HistoryRecord, Workload
+
+HISTORY = SOURCE
+MAX_HISTORY_PAGES = 200  # 100,000 records: far beyond any real lookback, and a bound on a broken `next`
+# How far before its phase change the diagnosed failure's own records are read when it lies before the
+# lookback cutoff and the workload's creation time is unknown.
+FAILURE_LOOKBEHIND = timedelta(days=7)
+# History records that become evidence of the current failure (beyond counting it).
+NODE_KINDS = frozenset(
+    {
+        SignalKind.EVICTED,
+        SignalKind.NODE_LOST,
+        SignalKind.NODE_NOT_READY,
+        SignalKind.NODE_DRAIN,
+        SignalKind.DISRUPTION_TARGET,
+        SignalKind.NODE_PRESSURE,
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRead:
+    analysis: HistoryAnalysis | None  # None when no record could be read
+    current: Occurrence | None  # the occurrence being diagnosed, when history shows it
+    observations: tuple[Observation, ...]  # the current occurrence's signals
+    findings: Findings
+
+
+def evidence_floor(w: Workload, cutoff: datetime) -> datetime:
+    """The oldest instant whose history is read: the cutoff, or earlier for a failure that happened before it."""
+    # Only an ending phase dates the failure; a Running or Pending workload's failure is happening now.
+    if (w.phase or "") not in ENDING_PHASES:
+        return cutoff
+    if w.phase_updated_at is None or w.phase_updated_at >= cutoff:
+        return cutoff
+    start = w.created_at if w.created_at is not None else w.phase_updated_at - FAILURE_LOOKBEHIND
+    return min(cutoff, start - timedelta(minutes=1))
+
+
+def current_occurrence(analysis: HistoryAnalysis | None, w: Workload) -> Occurrence | None:
+    if analysis is None or not analysis.occurrences:
+        return None
+    last = analysis.occurrences[-1]
+    if (w.phase or "") in ENDING_PHASES:
+        # The ending that matches the workload's current phase change; history may lag a little.
+        if last.end is not None and w.phase_updated_at is not None:
+            return last if abs((last.end - w.phase_updated_at).total_seconds()) <= 300 else None
+        return last
+    return last if last.open else None
+
+
+async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime) -> HistoryRead:
+    """The seed's `get_workload_history`, every page back to the cutoff, analysed into occurrences."""
+    wid = w.id or ""
+    found = Collect()
+    records: list[HistoryRecord] = []
+    offset = pages = problems = 0
+    order: str | None = None
+    failure: ReadFailure | None = None
+    floor = evidence_floor(w, cutoff)
+    while pages < MAX_HISTORY_PAGES:
+        page = await reader.tier1(
+            3,
+            HISTORY,
+            f"history page {pages + 1}",
+            lambda off=offset: t1.get_history(wid, offset=off, limit=PAGE_LIMIT),  # type: ignore[misc]
+        )
+        if isinstance(page, ReadFailure):
+            failure = page
+            break
+        pages += 1
+        records += page.items
+        problems += len(page.problems)
+        stamps = [r.timestamp for r in page.items if r.timestamp is not None]
+        if order is None and len(stamps) >= 2:
+            order = "desc" if stamps[0] >= stamps[-1] else "asc"
+        # Newest-first pages can stop at the cutoff; any other order must be read to the end.
+        if order == "desc" and stamps and min(stamps) < floor:
+            break
+        if page.next is None:
+            break
+        if page.next <= offset:
+            found.missing(
+                "the rest of the history", f"the history endpoint's next={page.next} did not advance", HISTORY
+            )
+            break
+        offset = page.next
+    else:
+        found.missing("older history", f"stopped after {MAX_HISTORY_PAGES} pages of {PAGE_LIMIT}", HISTORY)
+    if failure is not None:
+        found.missing(
+            "history" if not records else f"history after {len(records)} records",
+            failure.missing.why + "; recurrence counts only what could be read",
+            HISTORY,
+        )
+        if not records:
+            return HistoryRead(None, None, (), found.done())
+    if problems:
+        found.missing("some history records", f"{problems} record(s) could not be read", HISTORY)
+    in_lookback = [r for r in records if r.timestamp is None or r.timestamp >= floor]
+    analysis = analyse_history(in_lookback, cutoff=cutoff, current_phase=w.phase)
+    for problem in analysis.problems:
+        found.missing("some history records", problem, HISTORY)
+    found.show(HistoryFound(tuple(analysis.timeline), analysis.records, pages))
+    current = current_occurrence(analysis, w)
+    observations = tuple(current.observations) if current is not None else ()
+    found.observed(
+        o for o in observations if o.kind in FAILING_KINDS or o.kind in NODE_KINDS or o.kind is SignalKind.PREEMPTED
+    )
+    return HistoryRead(analysis, current, observations, found.done())

@@ -1,0 +1,140 @@
+"""Step 2: inspect the submitted spec and the pods (and, for Tier 2 only, the namespace the pods live in).
+
+The spec corroborates and never decides. With no live pods, the deleted ones are read: the pod that failed is
+often among them. A failed or empty read is a stated gap, and the diagnosis goes on with what is there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.diagnosis import configuration as config
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.observations import Observation, from_runai_pod, quote
+from core.diagnosis.reader import Reader, ReadFailure, Tier1
+from core.diagnosis.steps.resolve import PAGE_LIMIT, STATUS
+from core.models.pages import Page
+from core.models.runai import RunaiPod, Workload, WorkloadEvent, WorkloadSpecDoc
+from core.sources.namespace import NamespaceChoice, resolve_namespace
+from core.sources.runai import filter_item
+
+SPEC = config.SPEC
+PODS = config.PODS
+PROJECTS = "list_projects"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecRead:
+    spec: WorkloadSpecDoc | None  # None when it could not be read
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class PodsRead:
+    pods: tuple[RunaiPod, ...]
+    observations: tuple[Observation, ...]  # from each pod's k8sPhase
+    page: Page[RunaiPod] | ReadFailure  # the answer as read (Tier 2 falls back on it for the node name)
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceFound:
+    choice: NamespaceChoice
+    findings: Findings
+
+
+async def read_spec(reader: Reader, t1: Tier1, workload: Workload) -> SpecRead:
+    """The seed's `get_workload_spec`: image, command, submit annotation, memory, mounts, restart policy."""
+    wid = workload.id or ""
+    answer = await reader.tier1(2, SPEC, "kind-specific spec", lambda: t1.get_spec(wid, workload.type))
+    found = Collect()
+    if isinstance(answer, ReadFailure):
+        found.missing(
+            "kind-specific spec (image, command, restart policy, mounts as submitted)",
+            f"{answer.missing.why}; the workload object's own fields are used where they exist",
+            SPEC,
+        )
+        if workload.images:
+            found.evidence(
+                "Images (from the workload object): " + ", ".join(quote(i, 200) for i in workload.images),
+                STATUS,
+                "image",
+            )
+        return SpecRead(None, found.done())
+    if answer.spec is None:
+        found.missing("kind-specific spec body", "the spec document has no `spec` object", SPEC)
+    else:
+        for item in config.spec_evidence(answer):
+            found.evidence(item.text, item.source, item.signal)
+    return SpecRead(answer, found.done())
+
+
+async def read_pods(reader: Reader, t1: Tier1, wid: str) -> PodsRead:
+    """The seed's `get_workload_pods`; the deleted pods when no live one is left."""
+    found = Collect()
+    page = await reader.tier1(2, PODS, "pods", lambda: t1.get_pods(wid, limit=PAGE_LIMIT))
+    if not isinstance(page, ReadFailure) and not page.items:
+        deleted = await reader.tier1(2, PODS, "deleted pods", lambda: t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT))
+        if not isinstance(deleted, ReadFailure) and deleted.items:
+            found.note("no live pods; the deleted pods of the workload were read instead")
+            page = deleted
+    if isinstance(page, ReadFailure):
+        found.missing("pods", page.missing.why, PODS)
+        return PodsRead((), (), page, found.done())
+    pods = tuple(page.items)
+    if not pods:
+        found.missing("pods", "the pods endpoint returned none (the pods may be gone)", PODS)
+        return PodsRead((), (), page, found.done())
+    observations: list[Observation] = []
+    for pod in pods:
+        item = config.pod_evidence(pod)
+        found.evidence(item.text, item.source, item.signal)
+        observations += from_runai_pod(pod, PODS)
+    if any(p.requested_resources is None for p in pods):
+        found.missing("pod requestedResources", "not returned for some pods", PODS)
+    return PodsRead(pods, tuple(observations), page, found.done())
+
+
+async def find_namespace(
+    reader: Reader, t1: Tier1, cluster_id: str, workload: Workload, events: Sequence[WorkloadEvent]
+) -> NamespaceFound:
+    """workload.namespace, else the project's status.namespace (one lookup), else events, else runai-<project>."""
+    found = Collect()
+    project_namespace: str | None = None
+    if not workload.namespace and workload.project_name:
+        project_namespace = await _project_namespace(reader, t1, cluster_id, workload.project_name, found)
+    return NamespaceFound(pick_namespace(workload, events, project_namespace, found), found.done())
+
+
+def namespace_without_lookup(workload: Workload, events: Sequence[WorkloadEvent]) -> NamespaceFound:
+    """The namespace from what Step 1 read, for the report's workload line when Tier 2 is not used."""
+    found = Collect()
+    return NamespaceFound(pick_namespace(workload, events, None, found), found.done())
+
+
+def pick_namespace(
+    workload: Workload, events: Sequence[WorkloadEvent], project_namespace: str | None, found: Collect
+) -> NamespaceChoice:
+    event_ns = [e.involved_object.namespace for e in events if e.involved_object]
+    choice = resolve_namespace(workload.namespace, project_namespace, event_ns, workload.project_name)
+    if choice.assumed:
+        found.note(choice.source)
+    return choice
+
+
+async def _project_namespace(reader: Reader, t1: Tier1, cluster_id: str, project: str, found: Collect) -> str | None:
+    try:
+        filters = [filter_item("name", "==", project), filter_item("clusterId", "==", cluster_id)]
+    except ValueError:
+        return None
+    page = await reader.tier1(
+        2, PROJECTS, "project (for its namespace)", lambda: t1.list_projects(filters=filters, limit=PAGE_LIMIT)
+    )
+    if isinstance(page, ReadFailure):
+        found.missing("the project's namespace", page.missing.why, None)
+        return None
+    for item in page.items:
+        if item.name == project and item.status is not None and item.status.namespace:
+            return item.status.namespace
+    return None

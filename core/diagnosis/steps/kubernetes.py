@@ -1,0 +1,251 @@
+"""Step 4, Tier 2: the pod, its events, its previous log, its node's events and (on node evidence) the node.
+
+Each function makes one read through the Kubernetes source (which never raises: a failed read comes back as
+`Missing`) and returns what it found, cited under the kubectl command a person would run. Interpreting the log
+and the node's events needs the failure's time, which history gives: the orchestrator passes it in once
+history is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.kube_evidence import (
+    DESCRIBE_NODE,
+    DESCRIBE_POD,
+    EVENTS,
+    LOGS,
+    containers_found,
+    events_found,
+    events_observations,
+    log_finding,
+    log_line_text,
+    log_observation,
+    node_found,
+    node_observations,
+    pod_observations,
+)
+from core.diagnosis.log_scan import LogFinding
+from core.diagnosis.observations import Observation, quote
+from core.diagnosis.reader import Reader
+from core.models.kube import K8sEvent, K8sNode, K8sPod
+from core.models.runai import RunaiPod, WorkloadEvent
+from core.sources.evidence import Missing
+from core.sources.kube_types import KubeEvents, LogExcerpt
+from core.sources.namespace import NamespaceChoice
+
+if TYPE_CHECKING:
+    from core.sources.kube import KubeSource
+
+# The kernel's OOMKilling event names a process, not a pod: it is attributed to our container only when it
+# happened within this long of the container's termination on the same node.
+NODE_OOM_ATTRIBUTION = timedelta(seconds=60)
+
+
+@dataclass(frozen=True, slots=True)
+class Tier2Found:
+    """What the Kubernetes reads found: the pod (None when unread), its observations, the explaining log line."""
+
+    pod: K8sPod | None
+    observations: tuple[Observation, ...]
+    log: LogFinding | None = None
+
+
+NO_TIER2 = Tier2Found(None, ())
+
+
+@dataclass(frozen=True, slots=True)
+class PodDescribed:
+    pod: K8sPod | None  # None when it could not be read
+    observations: tuple[Observation, ...]
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class EventsRead:
+    events: tuple[K8sEvent, ...]
+    missing: Missing | None  # the read failed (or came back empty where events have likely expired)
+
+
+@dataclass(frozen=True, slots=True)
+class EventsTaken:
+    observations: tuple[Observation, ...]
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class LogRead:
+    finding: LogFinding | None  # the line that explains the failure, when one does
+    observation: Observation | None  # a GPU out-of-memory line is a signal of its own
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class NodeDescribed:
+    observations: tuple[Observation, ...]
+    findings: Findings
+
+
+def gap(missing: Missing) -> Findings:
+    """A failed Kubernetes read, as a stated gap."""
+    found = Collect()
+    found.missing(missing.what, missing.why, missing.source)
+    return found.done()
+
+
+async def describe_pod(reader: Reader, t2: KubeSource, ns: NamespaceChoice, name: str) -> PodDescribed:
+    pod = await reader.tier2(4, DESCRIBE_POD, f"pod {name}", lambda: t2.pod(ns, name))
+    if isinstance(pod, Missing):
+        return PodDescribed(None, (), gap(pod))
+    found = Collect()
+    found.show(containers_found(pod))
+    observations = pod_observations(pod)
+    found.observed(observations)
+    return PodDescribed(pod, tuple(observations), found.done())
+
+
+async def pod_events(
+    reader: Reader,
+    t2: KubeSource,
+    namespace: str,
+    name: str,
+    uid: str | None,
+    failed_at: datetime | None,
+    now: datetime,
+) -> EventsRead:
+    answer = await reader.tier2(
+        4,
+        EVENTS,
+        f"events of pod {name}",
+        lambda: t2.pod_events(namespace, name, uid, failed_at=failed_at, now=now),
+    )
+    return _events(answer)
+
+
+async def node_events(
+    reader: Reader, t2: KubeSource, node_name: str, failed_at: datetime | None, now: datetime
+) -> EventsRead:
+    answer = await reader.tier2(
+        4, EVENTS, f"events of node {node_name}", lambda: t2.node_events(node_name, failed_at=failed_at, now=now)
+    )
+    return _events(answer)
+
+
+def _events(answer: KubeEvents | Missing) -> EventsRead:
+    if isinstance(answer, Missing):
+        return EventsRead((), answer)
+    return EventsRead(tuple(answer.items), None)
+
+
+def take_events(new: Sequence[K8sEvent], everything: Sequence[K8sEvent]) -> EventsTaken:
+    """Cite the new events; the events pane shows `everything` read so far."""
+    found = Collect()
+    found.show(events_found(everything))
+    observations = events_observations(new)
+    found.observed(observations)
+    return EventsTaken(tuple(observations), found.done())
+
+
+def _event_at(event: K8sEvent) -> datetime | None:
+    return event.last_timestamp or event.event_time or event.first_timestamp
+
+
+def _in_window(event: K8sEvent, window: tuple[datetime | None, datetime | None]) -> bool:
+    start, end = window
+    at = _event_at(event)
+    if at is None or start is None or end is None:
+        return True
+    first = event.first_timestamp or at
+    return first <= end and at >= start
+
+
+def termination_times(pod: K8sPod | None, failed_at: datetime | None) -> list[datetime]:
+    """When the pod's containers ended (any instance the kubelet still shows), else the failure's time."""
+    times: list[datetime] = []
+    if pod is not None and pod.status is not None:
+        for cs in (pod.status.container_statuses or []) + (pod.status.init_container_statuses or []):
+            for state in (cs.state, cs.last_state):
+                if state is not None and state.terminated is not None and state.terminated.finished_at:
+                    times.append(state.terminated.finished_at)
+    if not times and failed_at is not None:
+        times.append(failed_at)
+    return times
+
+
+def failure_node_events(
+    events: Sequence[K8sEvent], window: tuple[datetime | None, datetime | None], ends: Sequence[datetime]
+) -> list[K8sEvent]:
+    """Node events in the failure window; a kernel OOM kill only when it is attributable to this container."""
+
+    def attributable(event: K8sEvent) -> bool:
+        if (event.reason or "") != "OOMKilling":
+            return True
+        at = _event_at(event)
+        return at is not None and any(abs(at - end) <= NODE_OOM_ATTRIBUTION for end in ends)
+
+    return [e for e in events if _in_window(e, window) and attributable(e)]
+
+
+async def read_log(reader: Reader, t2: KubeSource, pod: K8sPod) -> LogExcerpt | Missing:
+    return await reader.tier2(4, LOGS, "previous container log", lambda: t2.logs(pod))
+
+
+def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None) -> LogRead:
+    """The line that explains the failure, read before `failed_at`; an empty or silent log is said so."""
+    if isinstance(answer, Missing):
+        return LogRead(None, None, gap(answer))
+    found = Collect()
+    shown, finding = log_finding(answer, failed_at)
+    found.show(shown)
+    if answer.note:
+        found.note(quote(answer.note, 300))
+    if finding is None:
+        container = quote(answer.container, 80)
+        found.evidence(
+            f"The log of container {container} is empty"
+            if not answer.lines
+            else f"The log of container {container} ({len(answer.lines)} lines read) has no line that explains "
+            "the failure",
+            LOGS,
+            "log",
+        )
+        return LogRead(None, None, found.done())
+    found.evidence(log_line_text(answer, finding), LOGS, "log-line")
+    return LogRead(finding, log_observation(answer, finding, failed_at), found.done())
+
+
+async def describe_node(reader: Reader, t2: KubeSource, node_name: str) -> NodeDescribed:
+    node = await reader.tier2(4, DESCRIBE_NODE, f"node {node_name}", lambda: t2.node(node_name))
+    if not isinstance(node, K8sNode):
+        return NodeDescribed((), gap(node))
+    found = Collect()
+    found.show(node_found(node))
+    observations = node_observations(node)
+    found.observed(observations)
+    return NodeDescribed(tuple(observations), found.done())
+
+
+def pod_named_by_events(
+    events: Sequence[WorkloadEvent], recent: Callable[[datetime | None], bool]
+) -> tuple[str, str | None] | None:
+    """The pod a recent status event is about (its name and uid): Tier 2 can start before the pods are read."""
+    for event in events:
+        obj = event.involved_object
+        if obj is not None and obj.kind == "Pod" and obj.name and recent(event.created_at):
+            return obj.name, obj.uid
+    return None
+
+
+def pod_to_inspect(pods: Sequence[RunaiPod], now: datetime) -> str | None:
+    """The newest failing pod, else the newest pod."""
+    named = [p for p in pods if p.name]
+    if not named:
+        return None
+    failing = [p for p in named if p.k8s_phase and p.k8s_phase not in {"Running", "Succeeded", "Completed", "Pending"}]
+    epoch = datetime.min.replace(tzinfo=now.tzinfo)
+    pool = sorted(failing or named, key=lambda p: p.created_at or epoch, reverse=True)
+    return pool[0].name

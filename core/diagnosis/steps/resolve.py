@@ -1,0 +1,427 @@
+"""Step 1: resolve the workload and check its phase.
+
+Option A reads the workload and its events by id. Option B lists the submissions of a name in a project
+(newest first, every page) and picks by intent: the most recent terminal one, or with `--active` the newest
+Running or Pending one whose status confirms the failure. Then the seed's checks, in its order: the cluster,
+preemption, and the phase rule. A check that routes the workload out returns a `Route`; nothing past Step 1 is
+read for it. `events: null` (a failed events read) is a stated gap, never "no events".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
+from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
+from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.rules import is_preempted
+from core.diagnosis.signals import SignalKind
+from core.models.pages import Page
+from core.models.report import WorkloadRef
+from core.models.runai import Workload, WorkloadEvent
+from core.sources.errors import NotFoundError
+from core.sources.namespace import NamespaceChoice
+from core.sources.runai import filter_item
+
+STATUS = "get_workload_status"
+LIST = "list_workloads"
+PAGE_LIMIT = 500  # the largest page the API allows
+MAX_LIST_PAGES = 40
+ACTIVE_CONFIRM_BATCH = 4
+# "Recent" events are those around the last phase change; older ones describe earlier runs.
+RECENT_BEFORE_PHASE_CHANGE = timedelta(minutes=10)
+ACTIVE_PHASES = frozenset({"Running", "Pending"})
+SUCCESS_PHASES = frozenset({"Completed", "Succeeded"})
+TERMINAL_FOR_SELECTION = ENDING_PHASES | SUCCESS_PHASES
+# Direct failed-pod signals that keep a Pending workload in scope (the phase rule).
+START_FAILURE_KINDS = frozenset(
+    {
+        SignalKind.IMAGE_PULL,
+        SignalKind.MOUNT_FAILED,
+        SignalKind.INIT_FAILED,
+        SignalKind.CREATE_CONTAINER_CONFIG_ERROR,
+        SignalKind.START_ERROR,
+        SignalKind.OOM_KILLED,
+        SignalKind.APP_EXIT,
+        SignalKind.CRASH_LOOP,
+        SignalKind.EVICTED,
+    }
+)
+# What confirms a Running workload's failure: a crash loop or repeated container crashes.
+CRASH_KINDS = frozenset(
+    {
+        SignalKind.CRASH_LOOP,
+        SignalKind.APP_EXIT,
+        SignalKind.OOM_KILLED,
+        SignalKind.START_ERROR,
+        SignalKind.INIT_FAILED,
+        SignalKind.LIVENESS_KILL,
+    }
+)
+
+Events = Page[WorkloadEvent] | ReadFailure | None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The workload is routed out: the report's outcome, why, and what to do next."""
+
+    outcome: str
+    reason: str
+    next_action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The workload chosen and its events read (Step 1.1-1.2), or the route out when none can be chosen."""
+
+    workload: Workload | None
+    events: Events
+    route: Route | None
+    findings: Findings
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCheck:
+    """Step 1.3-1.6: the workload's status observations, whether its events are known, and any route out."""
+
+    events: tuple[WorkloadEvent, ...]
+    events_failed: bool
+    observations: tuple[Observation, ...]
+    route: Route | None
+    findings: Findings
+
+
+# -- reading -----------------------------------------------------------------------------------------------
+async def read_status(reader: Reader, t1: Tier1, workload_id: str) -> tuple[Workload | ReadFailure, Events]:
+    """The seed's `get_workload_status`: the workload and its events, read together."""
+    return await asyncio.gather(
+        reader.tier1(1, STATUS, "workload status", lambda: t1.get_workload(workload_id)),
+        reader.tier1(
+            1, STATUS, "workload events", lambda: t1.get_events(workload_id, limit=PAGE_LIMIT, sort_order="desc")
+        ),
+    )
+
+
+async def resolve(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> Resolution:
+    if req.option == "B":
+        return await _resolve_by_name(reader, t1, req)
+    assert req.workload_id is not None
+    workload, events = await read_status(reader, t1, req.workload_id)
+    if isinstance(workload, ReadFailure):
+        if not isinstance(workload.error, NotFoundError):
+            raise DiagnosisFailed(f"the workload could not be read: {workload.missing.why}") from workload.error
+        found = Collect()
+        found.missing(workload.missing.what, workload.missing.why, STATUS)
+        route = Route(
+            "not-found",
+            f"no workload has the id {quote(req.workload_id, 80)}",
+            "Check the workload id (runai workload list, or the Run:ai UI) and try again.",
+        )
+        return Resolution(None, events, route, found.done())
+    return Resolution(workload, events, None, Findings())
+
+
+async def _list_candidates(reader: Reader, t1: Tier1, req: DiagnosisRequest, *, deleted: bool | None) -> list[Workload]:
+    name, project = req.name or "", req.project or ""
+    try:
+        filters = [
+            filter_item("name", "==", name),
+            filter_item("projectName", "==", project),
+            filter_item("clusterId", "==", req.cluster_id),
+        ]
+    except ValueError as exc:
+        raise DiagnosisFailed(f"cannot search for that name: {exc}") from exc
+    found: list[Workload] = []
+    offset = 0
+    for _ in range(MAX_LIST_PAGES):
+        page = await reader.tier1(
+            1,
+            LIST,
+            "workload list" + (" (deleted)" if deleted else ""),
+            lambda off=offset: t1.list_workloads(  # type: ignore[misc]
+                filters=filters,
+                sort_by="phaseUpdatedAt",
+                sort_order="desc",
+                offset=off,
+                limit=PAGE_LIMIT,
+                deleted=deleted,
+            ),
+        )
+        if isinstance(page, ReadFailure):
+            raise DiagnosisFailed(f"listing workloads failed: {page.missing.why}") from page.error
+        # The filter's exact semantics are not guaranteed: re-check name, project and cluster exactly.
+        found += [
+            w for w in page.items if w.name == name and w.project_name == project and w.cluster_id == req.cluster_id
+        ]
+        if page.next is None or page.next <= offset:
+            break
+        offset = page.next
+    epoch = datetime.min.replace(tzinfo=req.moment().tzinfo)
+    found.sort(key=lambda w: w.phase_updated_at or epoch, reverse=True)
+    return found
+
+
+async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> Resolution:
+    name, project = quote(req.name or "", 120), quote(req.project or "", 120)
+    found = Collect()
+    candidates = await _list_candidates(reader, t1, req, deleted=None)
+    if not candidates:
+        candidates = await _list_candidates(reader, t1, req, deleted=True)
+        if candidates:
+            found.note("no live workload matched, so deleted workloads were searched; this one was deleted")
+    if not candidates:
+        route = Route(
+            "not-found",
+            f"no workload named {name} in project {project} on this cluster",
+            "Check the name and project (exact match), or give the workload id.",
+        )
+        return Resolution(None, None, route, found.done())
+    if req.active:
+        return await _select_active(reader, t1, candidates, name, project, found)
+    terminal = [w for w in candidates if (w.phase or "") in TERMINAL_FOR_SELECTION]
+    if not terminal:
+        phases = ", ".join(sorted({quote(w.phase, 30) for w in candidates}))
+        found.evidence(f"{len(candidates)} submission(s) match, none terminal (phases: {phases})", LIST)
+        route = Route(
+            "ambiguous",
+            "no terminal submission of that name; the matches are still active",
+            "Use --active for a current crash loop or start failure, or give the workload id.",
+        )
+        return Resolution(None, None, route, found.done())
+    chosen = terminal[0]
+    found.evidence(
+        f"{len(candidates)} submission(s) of {name} in {project}; selected the most recent terminal one, "
+        f"{quote(chosen.id, 80)} ({quote(chosen.phase, 30)} at "
+        f"{chosen.phase_updated_at.isoformat() if chosen.phase_updated_at else 'unknown time'})",
+        LIST,
+        "selection",
+    )
+    failed_others = [w for w in candidates if w is not chosen and (w.phase or "") in ENDING_PHASES]
+    if failed_others:
+        found.note(
+            f"{len(failed_others)} other submission(s) of this name ended in a failed or stopped phase; the newest "
+            f"is {quote(failed_others[0].id, 80)} ({quote(failed_others[0].phase, 30)})"
+        )
+    assert chosen.id is not None
+    workload, events = await read_status(reader, t1, chosen.id)
+    if isinstance(workload, ReadFailure):
+        raise DiagnosisFailed(f"the selected workload could not be read: {workload.missing.why}") from workload.error
+    return Resolution(workload, events, None, found.done())
+
+
+async def _select_active(
+    reader: Reader, t1: Tier1, candidates: list[Workload], name: str, project: str, found: Collect
+) -> Resolution:
+    """Running and Pending matches newest first, a few at a time; the first whose status confirms the failure."""
+    active = [w for w in candidates if (w.phase or "") in ACTIVE_PHASES and w.id]
+    for start in range(0, len(active), ACTIVE_CONFIRM_BATCH):
+        batch = active[start : start + ACTIVE_CONFIRM_BATCH]
+        answers = await asyncio.gather(*(read_status(reader, t1, w.id or "") for w in batch))
+        for candidate, (workload, events) in zip(batch, answers, strict=True):
+            if isinstance(workload, ReadFailure):
+                continue
+            obs = from_phase_message(workload.phase, workload.phase_message, STATUS, workload.phase_updated_at)
+            obs += from_conditions(workload.conditions, STATUS)
+            if not isinstance(events, ReadFailure) and events is not None:
+                for event in events.items:
+                    obs += from_event(event, STATUS)
+            wanted = START_FAILURE_KINDS if workload.phase == "Pending" else CRASH_KINDS
+            if {o.kind for o in obs} & wanted:
+                found.evidence(
+                    f"{len(candidates)} submission(s) of {name} in {project}; selected the newest active one whose "
+                    f"status confirms the failure: {quote(candidate.id, 80)}",
+                    LIST,
+                    "selection",
+                )
+                return Resolution(workload, events, None, found.done())
+    found.evidence(
+        f"{len(candidates)} submission(s) match; {len(active)} Running or Pending, none with a confirmed crash "
+        "loop or start failure",
+        LIST,
+    )
+    route = Route(
+        "ambiguous",
+        "no active submission shows the failure",
+        "Give the workload id of the run you mean, or drop --active to diagnose the last terminal one.",
+    )
+    return Resolution(None, None, route, found.done())
+
+
+# -- the checks ---------------------------------------------------------------------------------------------
+def is_recent(at: datetime | None, workload: Workload | None, cutoff: datetime) -> bool:
+    if at is None:
+        return True
+    if workload is not None and workload.phase_updated_at is not None:
+        return at >= workload.phase_updated_at - RECENT_BEFORE_PHASE_CHANGE
+    return at >= cutoff
+
+
+def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cutoff: datetime) -> StatusCheck:
+    """Step 1.3-1.6 on the workload read: the cluster, preemption, the phase rule, and the status evidence."""
+    found = Collect()
+    failed = isinstance(events, ReadFailure) or events is None
+    kept: tuple[WorkloadEvent, ...] = ()
+    if isinstance(events, ReadFailure) or events is None:
+        why = events.missing.why if isinstance(events, ReadFailure) else "not read"
+        found.missing(
+            "workload events",
+            f"the events fetch failed ({why}); this is not proof that no events occurred, so history and "
+            "Kubernetes events are used instead",
+            STATUS,
+        )
+    else:
+        kept = tuple(events.items)
+        if events.problems:
+            found.missing("some workload events", f"{len(events.problems)} event(s) could not be read", STATUS)
+    absent = workload.missing_required()
+    if absent:
+        found.missing(
+            "workload fields " + ", ".join(absent),
+            "the workload object the API returned lacks them; the diagnosis uses what is there",
+            STATUS,
+        )
+    for problem in workload.parse_problems()[:5]:
+        found.missing("a workload field", f"could not be read: {quote(problem, 200)}", STATUS)
+
+    def done(observations: list[Observation], route: Route | None) -> StatusCheck:
+        return StatusCheck(kept, failed, tuple(observations), route, found.done())
+
+    if workload.cluster_id != req.cluster_id:
+        shown = quote(workload.cluster_id, 80) if workload.cluster_id else "(absent)"
+        found.evidence(
+            f"Workload clusterId is {shown}, not the requested {quote(req.cluster_id, 80)}", STATUS, "cluster-mismatch"
+        )
+        route = Route(
+            "cluster-mismatch",
+            "the workload belongs to another cluster than the one asked about",
+            "Re-run with the cluster id the workload belongs to, if that is the one you meant; a workload is "
+            "never diagnosed against the wrong cluster.",
+        )
+        return done([], route)
+    observations = _status_observations(workload, kept, cutoff, found)
+    route = preemption_route(observations, "a recent event says the workload was preempted", found)
+    if route is None:
+        route = _phase_rule(workload, observations, failed, found)
+    return done(observations, route)
+
+
+def _status_observations(
+    w: Workload, events: tuple[WorkloadEvent, ...], cutoff: datetime, found: Collect
+) -> list[Observation]:
+    """Candidate evidence from phaseReason, phaseMessage, conditions and recent events (Step 1.6)."""
+    phase_text = f"Phase: {quote(w.phase, 40) if w.phase else '(absent)'}"
+    if w.phase_updated_at:
+        phase_text += f" since {w.phase_updated_at.isoformat()}"
+    if w.phase_reason:
+        phase_text += f"; phaseReason: {quote(w.phase_reason, 60)}"
+    if w.phase_message:
+        phase_text += f'; phaseMessage: "{quote(w.phase_message)}"'
+    obs = from_phase_message(w.phase, w.phase_message, STATUS, w.phase_updated_at, text=phase_text)
+    if not obs:
+        found.evidence(phase_text, STATUS, "phase")
+    obs += from_conditions(w.conditions, STATUS)
+    for event in events:
+        if is_recent(event.created_at, w, cutoff):
+            obs += from_event(event, STATUS)
+    for message in w.pending_scheduling_messages or ():
+        text = " ".join(part for part in (message.reason, message.user_message) if part)
+        if text:
+            found.evidence(f"Pending scheduling message: {quote(text)}", STATUS, "scheduling")
+    found.observed(obs)
+    return obs
+
+
+def preemption_route(observations: list[Observation], reason: str, found: Collect) -> Route | None:
+    """A preemption signal means this is the wrong skill: cite it and route to preemption diagnosis."""
+    hits = is_preempted(observations)
+    if not hits:
+        return None
+    found.observed(hits, "preempted")
+    return Route(
+        "preempted",
+        reason,
+        "Route to preemption diagnosis (runai-diagnose-preempted-workload when available): the scheduler "
+        "stopped it to free resources; this is not a failure to classify.",
+    )
+
+
+def _phase_rule(w: Workload, observations: list[Observation], events_failed: bool, found: Collect) -> Route | None:
+    phase = w.phase or ""
+    kinds = {o.kind for o in observations}
+    if phase in ENDING_PHASES:
+        return None
+    if phase in SUCCESS_PHASES:
+        return Route(
+            "succeeded",
+            f"the workload finished successfully (phase {phase})",
+            "Nothing failed. If a different run failed, give its workload id.",
+        )
+    if phase == "Suspended":
+        return Route(
+            "suspended",
+            "the workload is suspended (paused), not failed",
+            "Resume it when wanted; a suspended workload is out of scope for failure diagnosis.",
+        )
+    if phase in ACTIVE_PHASES:
+        if kinds & (START_FAILURE_KINDS if phase == "Pending" else CRASH_KINDS):
+            return None
+        if events_failed:
+            found.note(f"{phase} with events unavailable: history and pods decide whether it is in scope")
+            return None
+        if phase == "Pending":
+            return Route(
+                "pending",
+                "Pending with only scheduling or resource-wait evidence",
+                "Route to Pending-workload diagnosis: nothing shows a pod failing to start.",
+            )
+        return Route(
+            "running",
+            "Running, and nothing confirms a crash loop or repeated crashes",
+            "Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
+        )
+    return Route(
+        "not-terminal",
+        f"the workload is {quote(phase, 40) or 'in an unknown phase'}, not in a failed state",
+        "Wait for it to settle, or diagnose again once it fails.",
+    )
+
+
+def scope_from_evidence(w: Workload, events_failed: bool, observations: list[Observation]) -> Route | None:
+    """The phase rule for a Pending or Running workload whose events could not be read, from pods and history."""
+    if not events_failed or (w.phase or "") not in ACTIVE_PHASES:
+        return None
+    if {o.kind for o in observations} & (START_FAILURE_KINDS if w.phase == "Pending" else CRASH_KINDS):
+        return None
+    if w.phase == "Pending":
+        return Route(
+            "pending",
+            "Pending; neither pods nor history show a pod failing to start (events unavailable)",
+            "Route to Pending-workload diagnosis, or retry when the events endpoint answers.",
+        )
+    return Route(
+        "running",
+        "Running; neither pods nor history confirm a crash loop (events unavailable)",
+        "Did you mean a past run? Give its workload id.",
+    )
+
+
+def workload_ref(req: DiagnosisRequest, w: Workload | None, ns: NamespaceChoice | None) -> WorkloadRef:
+    """The report's workload line, from what was read (or what was asked, when nothing could be)."""
+    if w is None:
+        return WorkloadRef(id=req.workload_id, name=req.name, project=req.project, cluster_id=req.cluster_id)
+    return WorkloadRef(
+        id=quote(w.id, 80) if w.id else None,
+        name=quote(w.name, 200) if w.name else None,
+        project=quote(w.project_name, 200) if w.project_name else None,
+        cluster_id=quote(w.cluster_id, 80) if w.cluster_id else None,
+        phase=quote(w.phase, 40) if w.phase else None,
+        namespace=ns.namespace if ns and ns.namespace else (quote(w.namespace, 80) if w.namespace else None),
+        namespace_source=ns.source if ns else None,
+        phase_updated_at=w.phase_updated_at,
+        type=quote(w.type, 60) if w.type else None,
+    )
