@@ -1,4 +1,5 @@
-"""Diagnosis engine pieces: exit-code meanings, kubectl's STATUS, failure signals, the explaining log line."""
+"""The diagnosis: the seed's workflow (engine, orchestrator, steps/), signal families (signals/), the rule table,
+and the pieces they share: exit-code meanings, kubectl's STATUS, the explaining log line. See ARCHITECTURE.md."""
 
 from core.diagnosis.exit_codes import ExitMeaning, exit_code_meaning
 from core.diagnosis.kubectl_status import kubectl_status

@@ -84,6 +84,9 @@ class Orchestrator:
             for task in pending:
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
+            for task in self.tasks:  # a read that failed beside the one that ended the run: already reported
+                if not task.cancelled():
+                    task.exception()
         self.emit(VerdictReady(report, self.reader.total, self.clock() - self.started))
         return report
 

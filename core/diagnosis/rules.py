@@ -18,7 +18,10 @@ trigger is present decides. Where the seed is silent we placed a row and say why
 9. idle timeout, maximum duration (or activeDeadlineSeconds), manual stop -> SCHEDULING_POLICY_TERMINATED
 Nothing else decides. In particular an exit 137 (or 143) with none of the rows above stays UNKNOWN: the seed
 keeps it unresolved until history, events or node conditions explain it. Preemption is not a row: it routes
-the workload out before classification (see engine).
+the workload out before classification (see the orchestrator).
+
+Each row names its category and the seed's words; which signal kinds fire it is declared by the signal
+families (each family's `rows`, collected by core/diagnosis/signals/registry.py).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 from core.diagnosis.observations import Observation
 from core.diagnosis.signals import SignalKind
+from core.diagnosis.signals.registry import row_kinds
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,67 +47,25 @@ def _main_container(obs: Observation) -> bool:
     return not obs.signal.init
 
 
+def _row(name: str, category: str, trigger: str, accepts: Callable[[Observation], bool] | None = None) -> Rule:
+    """A row whose kinds are those the signal families say feed it (core/diagnosis/signals/registry.py)."""
+    return Rule(name, category, row_kinds(name), trigger, accepts or (lambda _obs: True))
+
+
 RULES: tuple[Rule, ...] = (
-    Rule("oom-killed", "OOM_KILLED", frozenset({SignalKind.OOM_KILLED}), "Kubelet OOMKilled, normally with exit 137"),
-    Rule("image-pull", "IMAGE_PULL_FAILED", frozenset({SignalKind.IMAGE_PULL}), "ImagePullBackOff or ErrImagePull"),
-    Rule(
-        "init-failed",
-        "INIT_FAILED",
-        frozenset({SignalKind.INIT_FAILED}),
-        "an init container failed before the main container started",
-    ),
-    Rule(
-        "mount-failed",
-        "DATASOURCE_MOUNT_FAILED",
-        frozenset({SignalKind.MOUNT_FAILED, SignalKind.CREATE_CONTAINER_CONFIG_ERROR}),
-        "FailedMount or an equivalent PVC/secret mount error",
-    ),
-    Rule(
+    _row("oom-killed", "OOM_KILLED", "Kubelet OOMKilled, normally with exit 137"),
+    _row("image-pull", "IMAGE_PULL_FAILED", "ImagePullBackOff or ErrImagePull"),
+    _row("init-failed", "INIT_FAILED", "an init container failed before the main container started"),
+    _row("mount-failed", "DATASOURCE_MOUNT_FAILED", "FailedMount or an equivalent PVC/secret mount error"),
+    _row(
         "node-oom-kill",
         "OOM_KILLED",
-        frozenset({SignalKind.NODE_OOM_KILLING}),
         "the kernel OOM-killed a process of the container's memory cgroup (node event OOMKilling)",
     ),
-    Rule(
-        "app-exit",
-        "CRASH_APP_ERROR",
-        frozenset({SignalKind.APP_EXIT, SignalKind.START_ERROR, SignalKind.GPU_OOM}),
-        "non-zero main-container exit without a system signal",
-        _main_container,
-    ),
-    Rule(
-        "liveness-kill",
-        "CRASH_APP_ERROR",
-        frozenset({SignalKind.LIVENESS_KILL}),
-        "the kubelet killed the container after its liveness probe failed",
-    ),
-    Rule(
-        "node-failure",
-        "NODE_FAILURE",
-        frozenset(
-            {
-                SignalKind.EVICTED,
-                SignalKind.NODE_LOST,
-                SignalKind.NODE_NOT_READY,
-                SignalKind.NODE_DRAIN,
-                SignalKind.DISRUPTION_TARGET,
-            }
-        ),
-        "node NotReady, lost, drained or evicting: not preemption",
-    ),
-    Rule(
-        "policy",
-        "SCHEDULING_POLICY_TERMINATED",
-        frozenset(
-            {
-                SignalKind.POLICY_IDLE_TIMEOUT,
-                SignalKind.POLICY_MAX_DURATION,
-                SignalKind.MANUAL_STOP,
-                SignalKind.DEADLINE_EXCEEDED,
-            }
-        ),
-        "idle timeout, maximum duration or manual stop",
-    ),
+    _row("app-exit", "CRASH_APP_ERROR", "non-zero main-container exit without a system signal", _main_container),
+    _row("liveness-kill", "CRASH_APP_ERROR", "the kubelet killed the container after its liveness probe failed"),
+    _row("node-failure", "NODE_FAILURE", "node NotReady, lost, drained or evicting: not preemption"),
+    _row("policy", "SCHEDULING_POLICY_TERMINATED", "idle timeout, maximum duration or manual stop"),
 )
 
 UNRESOLVED_KILL_KINDS = frozenset({SignalKind.SIGKILLED, SignalKind.SIGTERMED})
