@@ -1,9 +1,11 @@
 """How the engine makes a read: counted against its step, announced when it finishes, a failure made a gap.
 
-`Reader.tier1` turns a failed Run:ai read into a `ReadFailure` (the error and the `MissingItem` that states it),
-except that an unreachable API or refused credentials end the diagnosis with `DiagnosisFailed`: nothing else
-could be read either. `Reader.tier2` passes the Kubernetes source's `Missing` through (that source never raises).
-`Steps` announces the seed's five steps as they start and finish, with the reads each made.
+Only the reads everything depends on may end a diagnosis: the workload's own status read and the list a lookup
+by name needs (`essential=True`). When one of them finds the API unreachable or the credentials refused,
+`DiagnosisFailed` says so. Every other failure, of any kind (unreachable after retries, refused, timed out,
+malformed, too deep to parse, anything but a cancellation), becomes a `ReadFailure` or `Missing` that the
+report states, and the diagnosis carries on with what it has. `Steps` announces the seed's five steps as they
+start and finish, with the reads each made.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ class ReadFailure:
 
 
 def error_why(exc: Exception) -> str:
+    """Why a read failed, in words a user can act on (the error's own text is quoted, cleaned)."""
+    if isinstance(exc, AuthError):
+        return f"the credentials were refused: {quote(exc, 300)}"
+    if isinstance(exc, UnreachableError):
+        return f"the control plane could not be reached: {quote(exc, 300)}"
     if isinstance(exc, NotFoundError):
         return f"not found (HTTP 404): {quote(exc, 300)}"
     if isinstance(exc, ForbiddenError):
@@ -72,7 +79,11 @@ def error_why(exc: Exception) -> str:
         return f"the answer could not be read: {quote(exc, 300)}"
     if isinstance(exc, ApiError):
         return f"the API answered HTTP {exc.status}: {quote(exc, 300)}"
-    return quote(exc, 300)
+    if isinstance(exc, RunaiError | ValueError):
+        return quote(exc, 300)
+    if isinstance(exc, RecursionError):
+        return "the answer is nested too deeply to be read"
+    return f"the answer could not be read ({type(exc).__name__}): {quote(exc, 300)}"
 
 
 class Reader:
@@ -89,22 +100,30 @@ class Reader:
         self.by_step[step] = self.by_step.get(step, 0) + 1
         return self._clock()
 
-    async def tier1(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | ReadFailure:
+    async def tier1(
+        self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]], *, essential: bool = False
+    ) -> T | ReadFailure:
         begin = self._count(step)
         try:
             value = await call()
         except (AuthError, UnreachableError) as exc:
             self._emit(ReadFinished(source, what, self._clock() - begin, False, step))
-            raise DiagnosisFailed(quote(exc, 500)) from exc
-        except (RunaiError, ValueError) as exc:
+            if essential:  # nothing else could be read either
+                raise DiagnosisFailed(quote(exc, 500)) from exc
+            return ReadFailure(exc, MissingItem(what=what, why=error_why(exc), source=source))
+        except Exception as exc:  # not CancelledError (a BaseException): a cancelled read stays cancelled
             self._emit(ReadFinished(source, what, self._clock() - begin, False, step))
             return ReadFailure(exc, MissingItem(what=what, why=error_why(exc), source=source))
         self._emit(ReadFinished(source, what, self._clock() - begin, True, step))
         return value
 
     async def tier2(self, step: int, source: str, what: str, call: Callable[[], Awaitable[T]]) -> T | Missing:
+        """The Kubernetes source answers a failed read with `Missing`; anything it raises becomes one too."""
         begin = self._count(step)
-        value = await call()
+        try:
+            value = await call()
+        except Exception as exc:
+            value = Missing(what, error_why(exc), source)
         self._emit(ReadFinished(source, what, self._clock() - begin, not isinstance(value, Missing), step))
         return value
 

@@ -62,7 +62,8 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
     usage = usage_summary(g.metrics.responses)
     if g.metrics.queried:
         _memory_evidence(g.metrics, usage, memory, usage_summary(g.metrics.responses, LIMIT).peak, found)
-        found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
+        if g.metrics.responses:  # a failed read is not an empty series
+            found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
     failed_at = failure_time(g.history.current, g.workload)
     if failed_at is not None and failed_at < cutoff:
         found.note(
@@ -79,7 +80,9 @@ def _memory_evidence(
 ) -> None:
     win = metrics.windows[0] if metrics.windows else None
     span = f" ({win.start.isoformat()} to {win.end.isoformat()})" if win else ""
-    if usage.peak is None or usage.peak_at is None:
+    if not metrics.responses:
+        found.missing("CPU-memory peak", f"the failed run's metrics{span} could not be read", METRICS)
+    elif usage.peak is None or usage.peak_at is None:
         found.evidence(f"No CPU-memory samples were recorded for the failed run{span}", METRICS, "no-samples")
         found.missing("CPU-memory peak", f"the metrics series is empty for the failed run{span}", METRICS)
     else:
@@ -153,7 +156,7 @@ def report(
                     "run": w.label,
                     "stepSeconds": round(step_of(w).total_seconds(), 1),
                 }
-                for w in g.metrics.windows
+                for w in (g.metrics.windows if g.metrics.responses else ())  # windows that were read
             ],
             occurrences=c.occurrences,
             history=g.history.analysis,

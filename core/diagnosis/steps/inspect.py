@@ -76,7 +76,9 @@ async def read_pods(reader: Reader, t1: Tier1, wid: str) -> PodsRead:
     page = await reader.tier1(2, PODS, "pods", lambda: t1.get_pods(wid, limit=PAGE_LIMIT))
     if not isinstance(page, ReadFailure) and not page.items:
         deleted = await reader.tier1(2, PODS, "deleted pods", lambda: t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT))
-        if not isinstance(deleted, ReadFailure) and deleted.items:
+        if isinstance(deleted, ReadFailure):
+            found.gap(deleted.missing)
+        elif deleted.items:
             found.note("no live pods; the deleted pods of the workload were read instead")
             page = deleted
     if isinstance(page, ReadFailure):

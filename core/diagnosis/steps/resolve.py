@@ -98,9 +98,9 @@ class StatusCheck:
 
 # -- reading -----------------------------------------------------------------------------------------------
 async def read_status(reader: Reader, t1: Tier1, workload_id: str) -> tuple[Workload | ReadFailure, Events]:
-    """The seed's `get_workload_status`: the workload and its events, read together."""
+    """The seed's `get_workload_status`: the workload (which everything depends on) and its events, together."""
     return await asyncio.gather(
-        reader.tier1(1, STATUS, "workload status", lambda: t1.get_workload(workload_id)),
+        reader.tier1(1, STATUS, "workload status", lambda: t1.get_workload(workload_id), essential=True),
         reader.tier1(
             1, STATUS, "workload events", lambda: t1.get_events(workload_id, limit=PAGE_LIMIT, sort_order="desc")
         ),
@@ -151,6 +151,7 @@ async def _list_candidates(reader: Reader, t1: Tier1, req: DiagnosisRequest, *, 
                 limit=PAGE_LIMIT,
                 deleted=deleted,
             ),
+            essential=True,
         )
         if isinstance(page, ReadFailure):
             raise DiagnosisFailed(f"listing workloads failed: {page.missing.why}") from page.error
