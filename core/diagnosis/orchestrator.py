@@ -173,11 +173,7 @@ class Orchestrator:
         )
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
         take(conclusion.findings)
-        j = self.journal
-        report = classify.report(
-            gathered, conclusion, req=self.req, now=self.now, cutoff=self.cutoff, workload=self.ref(),
-            evidence=j.evidence, missing=j.missing, notes=j.notes,
-        )  # fmt: skip
+        report = classify.report(gathered, conclusion, self.basis())
         self.steps.finish(5)
         return report
 
@@ -288,8 +284,8 @@ class Orchestrator:
     def route_out(self, route: Route) -> Report:
         if not self.steps.finished(1):
             self.steps.finish(1)
+        return classify.routed(route, self.basis())
+
+    def basis(self) -> classify.Basis:
         j = self.journal
-        return classify.routed(
-            route, req=self.req, now=self.now, cutoff=self.cutoff, workload=self.ref(),
-            evidence=j.evidence, missing=j.missing, notes=j.notes,
-        )  # fmt: skip
+        return classify.Basis(self.req, self.now, self.cutoff, self.ref(), j.evidence, j.missing, j.notes)

@@ -63,26 +63,25 @@ class ReadFailure:
     missing: MissingItem
 
 
+# Why a read failed, by the error's type (the first that fits), in words a user can act on.
+_WHY: tuple[tuple[type[Exception] | tuple[type[Exception], ...], str], ...] = (
+    (AuthError, "the credentials were refused: {}"),
+    (UnreachableError, "the control plane could not be reached: {}"),
+    (NotFoundError, "not found (HTTP 404): {}"),
+    (ForbiddenError, "refused (HTTP 403): the access key lacks a role that can read this; {}"),
+    (ApiTimeout, "timed out: {}"),
+    (MalformedResponse, "the answer could not be read: {}"),
+    (ApiError, "the API answered HTTP {status}: {}"),
+    ((RunaiError, ValueError), "{}"),
+    (RecursionError, "the answer is nested too deeply to be read"),
+)
+
+
 def error_why(exc: Exception) -> str:
-    """Why a read failed, in words a user can act on (the error's own text is quoted, cleaned)."""
-    if isinstance(exc, AuthError):
-        return f"the credentials were refused: {quote(exc, 300)}"
-    if isinstance(exc, UnreachableError):
-        return f"the control plane could not be reached: {quote(exc, 300)}"
-    if isinstance(exc, NotFoundError):
-        return f"not found (HTTP 404): {quote(exc, 300)}"
-    if isinstance(exc, ForbiddenError):
-        return f"refused (HTTP 403): the access key lacks a role that can read this; {quote(exc, 300)}"
-    if isinstance(exc, ApiTimeout):
-        return f"timed out: {quote(exc, 300)}"
-    if isinstance(exc, MalformedResponse):
-        return f"the answer could not be read: {quote(exc, 300)}"
-    if isinstance(exc, ApiError):
-        return f"the API answered HTTP {exc.status}: {quote(exc, 300)}"
-    if isinstance(exc, RunaiError | ValueError):
-        return quote(exc, 300)
-    if isinstance(exc, RecursionError):
-        return "the answer is nested too deeply to be read"
+    """Why a read failed; the error's own text is quoted, cleaned."""
+    for kinds, why in _WHY:
+        if isinstance(exc, kinds):
+            return why.format(quote(exc, 300), status=getattr(exc, "status", None))
     return f"the answer could not be read ({type(exc).__name__}): {quote(exc, 300)}"
 
 

@@ -45,6 +45,19 @@ class Gathered:
 
 
 @dataclass(frozen=True, slots=True)
+class Basis:
+    """What every report is built on: the request, its moment and lookback, and what the journal holds."""
+
+    req: DiagnosisRequest
+    now: datetime
+    cutoff: datetime
+    workload: WorkloadRef
+    evidence: list[EvidenceItem]
+    missing: list[MissingItem]
+    notes: list[str]
+
+
+@dataclass(frozen=True, slots=True)
 class Conclusion:
     verdict: Verdict
     memory: config.MemorySetting
@@ -118,32 +131,21 @@ def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutof
     return sorted(set(times), reverse=True)
 
 
-def report(
-    g: Gathered,
-    c: Conclusion,
-    *,
-    req: DiagnosisRequest,
-    now: datetime,
-    cutoff: datetime,
-    workload: WorkloadRef,
-    evidence: list[EvidenceItem],
-    missing: list[MissingItem],
-    notes: list[str],
-) -> Report:
+def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
     queried = g.metrics.queried
     node_name = g.k8s_pod.spec.node_name if g.k8s_pod and g.k8s_pod.spec else None
     if node_name is None and not (g.k8s_pod and g.k8s_pod.spec):
         node_name = next((p.node_name for p in g.pods.pods if p.node_name), None)
     return build_report(
         ReportInputs(
-            request=req,
-            now=now,
-            cutoff=cutoff,
-            workload=workload,
+            request=basis.req,
+            now=basis.now,
+            cutoff=basis.cutoff,
+            workload=basis.workload,
             verdict=c.verdict,
-            evidence=evidence,
-            missing=missing,
-            notes=notes,
+            evidence=basis.evidence,
+            missing=basis.missing,
+            notes=basis.notes,
             memory=c.memory,
             memory_relevant=queried or c.verdict.category == "OOM_KILLED",
             peak=c.usage.peak if queried else None,
@@ -169,27 +171,17 @@ def report(
     )
 
 
-def routed(
-    route: Route,
-    *,
-    req: DiagnosisRequest,
-    now: datetime,
-    cutoff: datetime,
-    workload: WorkloadRef,
-    evidence: list[EvidenceItem],
-    missing: list[MissingItem],
-    notes: list[str],
-) -> Report:
+def routed(route: Route, basis: Basis) -> Report:
     """The report of a workload routed out: no category, the reason and where to go next."""
     return routed_report(
         outcome=route.outcome,
-        workload=workload,
-        evidence=evidence,
-        missing=missing,
-        lookback=req.lookback,
+        workload=basis.workload,
+        evidence=basis.evidence,
+        missing=basis.missing,
+        lookback=basis.req.lookback,
         reason=route.reason,
         next_action=route.next_action,
-        notes=notes,
-        now=now,
-        cutoff=cutoff,
+        notes=basis.notes,
+        now=basis.now,
+        cutoff=basis.cutoff,
     )
