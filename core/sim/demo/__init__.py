@@ -6,9 +6,10 @@ workloads that make the picker look like a real tenant. Everything derives from 
 capture instant, so `python -m core.sim.demo` rewrites byte-identical files (`data/`), which a test checks.
 
 Layout:
-- `world`, `kube`, `runai`, `story`: the kit. A `Story` records one workload's objects coherently (Run:ai
-  workload, events, spec, pods, history, metrics, faults, Kubernetes pod/events/node/logs) and its expected
-  verdict; `kit` re-exports all of it for story modules.
+- the kit: `world` (clock, ids, clusters, projects), `kube` (core/v1 objects), `record` (a `StoryRecord` writes
+  one workload's objects coherently: Run:ai workload, events, spec, pods, history, metrics, faults, Kubernetes
+  pod/events/node/logs, and its expected verdict), `runai` (the Run:ai API's view of a record) and `story`
+  (`Story`, both joined; `Family`); `kit` re-exports what story modules use.
 - `stories/<family>.py`: one family each (OOM, image pull, ..., route-outs, hostile text), ending in a `FAMILY`.
 - `stories/__init__.py`: `FAMILIES`, the registry, in bundle order. `routine`: the routine workloads.
 - `build`: assembles and writes the files (`python -m core.sim.demo [DIR]`); `files`: finds and reads them.

@@ -3,12 +3,8 @@ bundle entry that holds them (with its events, history and metrics)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from core.sim.demo.record import StoryRecord
 from core.sim.demo.world import NODE_POOL, TENANT_ID, Json, ts, uid
-
-if TYPE_CHECKING:
-    from core.sim.demo.story import Story
 
 _KIND_CATEGORY = {"Training": "Train", "Distributed": "Train", "Workspace": "Build", "Inference": "Deploy"}
 _KIND_PRIORITY = {
@@ -34,7 +30,7 @@ def resources(mem: tuple[str | None, str | None], cpu: tuple[float, float], gpu:
     }
 
 
-def workload_json(s: Story) -> Json:
+def workload_json(s: StoryRecord) -> Json:
     prio_class, prio = _KIND_PRIORITY.get(s.kind, ("train", 50))
     req = resources(s.mem, s.cpu, s.gpu)
     per_workload = resources(s.mem, s.cpu, s.gpu)
@@ -101,7 +97,7 @@ def workload_json(s: Story) -> Json:
     }
 
 
-def spec_json(s: Story) -> Json:
+def spec_json(s: StoryRecord) -> Json:
     compute: Json = {
         "cpuCoreRequest": s.cpu[0],
         "cpuCoreLimit": s.cpu[1],
@@ -143,7 +139,7 @@ def spec_json(s: Story) -> Json:
     }
 
 
-def pods_json(s: Story) -> list[Json]:
+def pods_json(s: StoryRecord) -> list[Json]:
     out: list[Json] = []
     req = resources(s.mem, s.cpu, s.gpu)
     for p in s.pods:
@@ -180,7 +176,7 @@ def pods_json(s: Story) -> list[Json]:
     return out
 
 
-def entry(s: Story) -> Json:
+def entry(s: StoryRecord) -> Json:
     """The bundle's workload entry; absent parts are left out so the endpoints answer as documented."""
     item: Json = {"workload": s.workload_json()}
     item["events"] = None if s.events_null else sorted(s.events, key=lambda e: e["createdAt"])
