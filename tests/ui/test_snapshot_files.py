@@ -15,7 +15,7 @@ SNAPSHOTS = Path(__file__).resolve().parent / "__snapshots__"
 def _collected(modules: list[Path]) -> list[str]:
     # Collected in a subprocess, so a `-k` or a worker's share of this run does not narrow the list.
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
         + [str(m) for m in modules],
         cwd=ROOT,
         capture_output=True,
