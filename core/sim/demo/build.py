@@ -1,8 +1,8 @@
 """Assembling the demo tenant: every family's stories plus the routine workloads become one
 `runai-triage/case@1` bundle, and the stories' expectations become `demo-expectations.json`.
 
-Both files are written with a fixed layout (sorted nothing, gzip mtime 0), so a fresh generation is
-byte-identical to the committed one, which a test checks.
+Both files are written with a fixed layout (stories in registry order, compact ASCII JSON, gzip mtime 0), so
+a fresh generation is byte-identical to the committed one, which a test checks.
 """
 
 from __future__ import annotations
