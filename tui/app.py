@@ -1,4 +1,5 @@
-"""The Textual app: opens the tenant in a worker, then shows the picker (or the problem screen).
+"""The Textual app: opens the tenant in a worker, then shows the picker (or the problem screen). `run_tui` runs
+it for the command line, which imports this module only when no subcommand is given.
 
 Diagnosis is reached through one seam, `TriageApp.open_diagnosis`, called for a `WorkloadChosen` message and
 for `--workload-id` / `--name --project` at start-up; the diagnosis screen plugs in there.
@@ -6,7 +7,9 @@ for `--workload-id` / `--name --project` at start-up; the diagnosis screen plugs
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import ClassVar
@@ -26,7 +29,15 @@ from tui.screens.diagnosis import show_diagnosis
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
-from tui.start import CONNECT_HINTS, OpenedTenant, StartOptions, StartProblem, open_tenant
+from tui.start import (
+    CONNECT_HINTS,
+    OpenedTenant,
+    StartOptions,
+    StartProblem,
+    UsageError,
+    open_tenant,
+    options_from_args,
+)
 from tui.widgets.top_bar import TopBar
 
 STYLES_DIR = Path(styles.__file__).parent
@@ -169,3 +180,15 @@ class TriageApp(App[None]):
             return
         extra = FAILED_ONLY_NOTE if isinstance(self.screen, PickerScreen) else ""
         self.push_screen(HelpScreen(key_entries(self.screen, self), extra))
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    """Run the interactive app for parsed arguments; returns the process exit status."""
+    try:
+        options = options_from_args(args)
+    except UsageError as exc:
+        print(f"runai-triage: error: {exc}", file=sys.stderr)
+        return 2
+    app = TriageApp(options)
+    app.run()
+    return int(app.return_code or 0)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from core import __version__
 from tui.diagnose_cmd import add_diagnose_parser
 from tui.serve import add_serve_parser
-from tui.start import add_tui_arguments, run_tui
+from tui.start import add_tui_arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,6 +32,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        from tui.app import run_tui  # Textual loads only for the interactive app
+
         return run_tui(args)
     return int(args.handler(args))
 

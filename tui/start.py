@@ -1,16 +1,15 @@
 """Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand) and how they
 turn into a tenant.
 
-Kept free of Textual so `tui/cli.py` can add these options without loading the UI; `run_tui` imports the app
-only when it is about to run it. Option destinations are prefixed `tui_` so they cannot collide with a
-subcommand's options of the same name.
+Kept free of Textual (and of `tui.app`, which imports this module) so `tui/cli.py` and the headless commands
+can use these options without loading the UI; `tui.app.run_tui` runs the app. Option destinations are prefixed
+`tui_` so they cannot collide with a subcommand's options of the same name.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,17 +209,3 @@ def open_tenant(options: StartOptions, env: Mapping[str, str] = os.environ) -> O
         raise StartProblem("The Run:ai tenant URL is not usable", str(exc), CONNECT_HINTS) from None
     cluster = options.cluster_id or (session.cluster_uuid if session is not None else None)
     return OpenedTenant(tenant, cluster)
-
-
-def run_tui(args: argparse.Namespace) -> int:
-    """Run the interactive app for parsed arguments; returns the process exit status."""
-    try:
-        options = options_from_args(args)
-    except UsageError as exc:
-        print(f"runai-triage: error: {exc}", file=sys.stderr)
-        return 2
-    from tui.app import TriageApp
-
-    app = TriageApp(options)
-    app.run()
-    return int(app.return_code or 0)

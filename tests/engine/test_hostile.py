@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from core.report.render import to_json, to_markdown, to_text
-from core.sim.demo_kit import Story, cstatus, flat, node, terminated
+from core.sim.demo.kit import Story, cstatus, flat, node, terminated
 from tests.engine.test_rule_cases import GI, bundle_of, diagnose_bundle, lifecycle, oom_message
 
 ESC = "\x1b"

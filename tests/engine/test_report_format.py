@@ -32,8 +32,8 @@ from core.models.report import (
     WorkloadRef,
 )
 from core.report.render import RENDERERS, headline, to_json, to_markdown, to_text
-from core.sim import demo_cases_hostile as hostile
 from core.sim.demo import demo_expectations
+from core.sim.demo.stories import hostile
 from core.tenant import Tenant, open_case_tenant, open_demo_tenant
 from tests.paths import CASES
 

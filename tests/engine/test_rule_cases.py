@@ -23,7 +23,7 @@ from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
 from core.sim.bundle import parse_bundle
 from core.sim.control_plane import RecordedRequest
-from core.sim.demo_kit import (
+from core.sim.demo.kit import (
     DEMO_CAPTURED_AT,
     DEMO_CLUSTERS,
     PROJECTS,

@@ -17,7 +17,7 @@ from core.models.runai import HistoryRecord
 from core.report.render import to_json, to_markdown, to_text
 from core.sim.bundle import parse_bundle
 from core.sim.control_plane import RecordedRequest
-from core.sim.demo_kit import EAST, NOW, PROJECTS, Json, Story, cstatus, flat, node, terminated, ts, uid
+from core.sim.demo.kit import EAST, NOW, PROJECTS, Json, Story, cstatus, flat, node, terminated, ts, uid
 from core.sources.credentials import BearerToken
 from core.sources.runai import RunaiClient
 from core.tenant import open_bundle_tenant

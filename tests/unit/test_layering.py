@@ -1,34 +1,106 @@
-"""The core/UI boundary: core never imports Textual, and the headless CLI does not load it."""
+"""The layers: import-linter's contracts (pyproject.toml) hold for the tree, and they bite when broken; the
+headless commands do not load Textual when they run."""
 
-import ast
-import pathlib
+from __future__ import annotations
+
+import shutil
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+import pytest
 
-
-def _imports(path: pathlib.Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
-    return names
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+CONTRACT_IDS = [contract["id"] for contract in PYPROJECT["tool"]["importlinter"]["contracts"]]
 
 
-def test_core_never_imports_textual_or_tui() -> None:
-    offenders = [
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "core").rglob("*.py")
-        if _imports(p) & {"textual", "tui"}
-    ]
-    assert offenders == []
+def _lint_imports(cwd: Path, *contract_ids: str) -> subprocess.CompletedProcess[str]:
+    # --no-cache: nothing written into the tree, and parallel runs cannot race on a shared cache.
+    selected = [arg for cid in contract_ids for arg in ("--contract", cid)]
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo", *selected],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
-def test_headless_cli_does_not_load_textual() -> None:
-    code = "import sys, tui.cli; tui.cli.build_parser(); print('textual' in sys.modules)"
+def test_the_import_contracts_hold() -> None:
+    run = _lint_imports(ROOT)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"Contracts: {len(CONTRACT_IDS)} kept, 0 broken." in run.stdout
+
+
+# Each planted import breaks the contract it is listed under; lint-imports names the offending import.
+PLANTED: dict[str, tuple[str, str, str]] = {
+    # contract id: (file in a copy of the tree, line appended to it, what the broken contract reports)
+    "tui-over-core": ("core/models/_planted_up.py", "import tui.clock", "core.models._planted_up -> tui.clock"),
+    "core-layers": (
+        "core/sources/_planted_layers.py",
+        "import core.diagnosis",
+        "core.sources._planted_layers -> core.diagnosis",
+    ),
+    "sim-for-the-command-line-only": (
+        "tui/widgets/_planted_sim.py",
+        "import core.sim.bundle",
+        "tui.widgets._planted_sim -> core.sim.bundle",
+    ),
+    "sim-server-holds-no-stories": (
+        "core/sim/_planted_stories.py",
+        "import core.sim.demo.build",
+        "core.sim._planted_stories -> core.sim.demo.build",
+    ),
+    "sim-apart-from-the-clients": (
+        "core/sim/_planted_client.py",
+        "import core.sources.runai",
+        "core.sim._planted_client -> core.sources.runai",
+    ),
+    "no-textual-in-core": (
+        "core/report/_planted_textual.py",
+        "import textual.app",
+        "core.report._planted_textual -> textual",
+    ),
+    "headless-commands-without-textual": ("tui/serve.py", "import tui.app", "tui.serve -> tui.app"),
+    # The circle this contract was written for: start importing the app that imports start.
+    "no-import-circles": ("tui/start.py", "import tui.app", ".start -> .app"),
+}
+
+
+@pytest.fixture(scope="module")
+def planted_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of core/ and tui/ with every import of PLANTED added (the contracts are read from the copy)."""
+    tree = tmp_path_factory.mktemp("planted")
+    skip = shutil.ignore_patterns("__pycache__", "data", "*.gz", "*.json")
+    for package in ("core", "tui"):
+        shutil.copytree(ROOT / package, tree / package, ignore=skip)
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    for path, line, _ in PLANTED.values():
+        target = tree / path
+        target.write_text((target.read_text() if target.exists() else "") + line + "\n")
+    return tree
+
+
+def test_every_contract_has_a_planted_violation() -> None:
+    assert sorted(PLANTED) == sorted(CONTRACT_IDS)
+
+
+@pytest.mark.parametrize("contract_id", sorted(PLANTED))
+def test_a_planted_import_breaks_its_contract(planted_tree: Path, contract_id: str) -> None:
+    run = _lint_imports(planted_tree, contract_id)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Contracts: 0 kept, 1 broken." in run.stdout
+    assert PLANTED[contract_id][2] in run.stdout, run.stdout
+
+
+def test_the_headless_commands_do_not_load_textual() -> None:
+    code = (
+        "import sys, tui.cli, tui.diagnose_cmd, tui.serve; tui.cli.build_parser(); "
+        "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "[]"

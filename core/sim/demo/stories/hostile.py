@@ -1,4 +1,4 @@
-"""Two demo stories that attack the reader instead of the cluster.
+"""Two stories that attack the reader instead of the cluster.
 
 `hostile` carries terminal escapes, Rich/Textual markup, bidi and zero-width characters, a prompt injection
 and a 64 KiB message in the fields a diagnosis quotes; its verdict is still plain (exit 1). `secrets` plants
@@ -8,16 +8,12 @@ patterns.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from core.sim.demo_kit import Story, cstatus, node, terminated
+from core.sim.demo.kit import Family, Story, cstatus, error_message, node, terminated
 
 ESC = "\x1b"
 CSI_C1 = "\x9b"
 CLEAR = f"{ESC}[2J{ESC}[H"
-OSC52 = (
-    f"{ESC}]52;c;cm0gLXJmIH4vKiAjIGZha2UgZGVtbyBwYXlsb2Fk\x07"  # base64 of "rm -rf ~/* # fake demo payload"
-)
+OSC52 = f"{ESC}]52;c;cm0gLXJmIH4vKiAjIGZha2UgZGVtbyBwYXlsb2Fk\x07"  # base64 of "rm -rf ~/* # fake demo payload"
 OSC8 = f"{ESC}]8;;https://evil.invalid/login{ESC}\\open the dashboard{ESC}]8;;{ESC}\\"
 RLO = "\u202e"
 ZWSP = "\u200b"
@@ -71,9 +67,7 @@ def hostile() -> Story:
         annotations=[{"name": "note", "value": MARKUP}, {"name": "owner", "value": f"ops{RLO}txt.exe"}],
     )
     pod = s.add_pod(node="gpu-w-03", created=89, k8s_phase="Error", updated=15, completed=15)
-    s.phase_message = (
-        f"Workload failed: pod {pod.name} container main terminated (Error), exit code 1 {CLEAR}{OSC52}"
-    )
+    s.phase_message = f"Workload failed: pod {pod.name} container main terminated (Error), exit code 1 {CLEAR}{OSC52}"
     s.add_phase(s.created, "Pending").add_phase(86, "Running").add_phase(15, "Failed", s.phase_message)
     s.add_event(16, "Started", f"Started container main {OSC8} {CSI_C1}2J", type_="Normal", pod=pod.name)
     s.add_event(15.5, "Notice", _big_message(), type_="Normal", source="vla-trainer", pod=pod.name)
@@ -123,10 +117,7 @@ def hostile() -> Story:
 
 
 def secrets() -> Story:
-    submit = (
-        f"runai submit rag-sync -p nlp -i registry.acme.io/nlp/rag-sync:3.2 --token {FAKE_JWT} "
-        "-- python sync.py"
-    )
+    submit = f"runai submit rag-sync -p nlp -i registry.acme.io/nlp/rag-sync:3.2 --token {FAKE_JWT} -- python sync.py"
     s = Story(
         "secrets",
         "rag-sync",
@@ -160,7 +151,7 @@ def secrets() -> Story:
         },
     )
     pod = s.add_pod(node="gpu-e-02", created=59, k8s_phase="Error", updated=35, completed=35)
-    s.phase_message = f"Workload failed: pod {pod.name} container main terminated (Error), exit code 1"
+    s.phase_message = error_message(pod.name, 1)
     s.add_phase(s.created, "Pending").add_phase(57, "Running").add_phase(35, "Failed", s.phase_message)
     s.add_event(
         58,
@@ -221,4 +212,4 @@ def secrets() -> Story:
     )
 
 
-HOSTILE_STORIES: tuple[Callable[[], Story], ...] = (hostile, secrets)
+FAMILY = Family("hostile", stories=(hostile, secrets))

@@ -1,0 +1,88 @@
+"""Everything a story family module needs, in one import: the world, the `Story`, the Kubernetes object
+builders, and the words Run:ai writes when a workload fails."""
+
+from __future__ import annotations
+
+from core.sim.demo.kube import (
+    EVENT_TTL_MINUTES,
+    condition,
+    cstatus,
+    kube_event,
+    node,
+    running,
+    taint,
+    terminated,
+    waiting,
+)
+from core.sim.demo.story import Family, PodPlan, Story
+from core.sim.demo.world import (
+    DEMO_CAPTURED_AT,
+    DEMO_CLUSTERS,
+    EAST,
+    GI,
+    NOW,
+    PROJECTS,
+    WEST,
+    Json,
+    Project,
+    flat,
+    project_json,
+    ramp,
+    ts,
+    uid,
+)
+
+__all__ = [
+    "DEMO_CAPTURED_AT",
+    "DEMO_CLUSTERS",
+    "EAST",
+    "EVENT_TTL_MINUTES",
+    "GI",
+    "NOW",
+    "PROJECTS",
+    "WEST",
+    "Family",
+    "Json",
+    "PodPlan",
+    "Project",
+    "Story",
+    "condition",
+    "cstatus",
+    "error_message",
+    "flat",
+    "kube_event",
+    "lifecycle",
+    "memory_expectation",
+    "node",
+    "oom_message",
+    "project_json",
+    "ramp",
+    "running",
+    "taint",
+    "terminated",
+    "ts",
+    "uid",
+    "waiting",
+]
+
+
+def oom_message(pod: str, container: str = "main") -> str:
+    return f"Workload failed: pod {pod} container {container} terminated (OOMKilled)"
+
+
+def error_message(pod: str, code: int, container: str = "main") -> str:
+    return f"Workload failed: pod {pod} container {container} terminated (Error), exit code {code}"
+
+
+def memory_expectation(
+    request: str | None, limit: str | None, req_b: int | None, lim_b: int | None, peak: int | None
+) -> Json:
+    """The `memory` of an expectation: as submitted, in bytes (None when unreadable), and the measured peak."""
+    return {"request": request, "limit": limit, "requestBytes": req_b, "limitBytes": lim_b, "peakBytes": peak}
+
+
+def lifecycle(s: Story, start: float, end: float, final: str, message: str) -> None:
+    """The usual history: Pending when created, Running at `start`, `final` at `end`."""
+    s.add_phase(s.created, "Pending")
+    s.add_phase(start, "Running")
+    s.add_phase(end, final, message)

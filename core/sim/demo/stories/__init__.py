@@ -1,0 +1,61 @@
+"""The story families of the demo tenant, in the order their workloads appear in the bundle.
+
+The order is part of the shipped bytes: a new family goes at the end (see core/sim/demo/__init__.py).
+"""
+
+from __future__ import annotations
+
+from core.sim.demo.stories import (
+    crash,
+    data_quality,
+    hostile,
+    image_pull,
+    init_container,
+    liveness,
+    lookup,
+    many_submissions,
+    mount,
+    node_failure,
+    oom,
+    policy,
+    preemption,
+    routed_out,
+    unknown,
+)
+from core.sim.demo.story import Family, Json, Story
+
+FAMILIES: tuple[Family, ...] = (
+    oom.FAMILY,
+    image_pull.FAMILY,
+    init_container.FAMILY,
+    mount.FAMILY,
+    crash.FAMILY,
+    node_failure.FAMILY,
+    policy.FAMILY,
+    unknown.FAMILY,
+    liveness.FAMILY,
+    preemption.FAMILY,
+    routed_out.FAMILY,
+    lookup.FAMILY,
+    data_quality.FAMILY,
+    many_submissions.FAMILY,
+    hostile.FAMILY,
+)
+
+
+def all_stories(families: tuple[Family, ...] = FAMILIES) -> list[Story]:
+    """Every hand-shaped story, family by family; refuses two stories with one key (they would share ids)."""
+    stories: list[Story] = []
+    seen: dict[str, str] = {}
+    for family in families:
+        for story in family.build():
+            if story.key in seen:
+                raise ValueError(f"demo story key {story.key!r} is used twice: {seen[story.key]} and {family.name}")
+            seen[story.key] = family.name
+            stories.append(story)
+    return stories
+
+
+def family_expectations(families: tuple[Family, ...] = FAMILIES) -> list[Json]:
+    """The expectations that belong to no single story, family by family."""
+    return [make() for family in families for make in family.expectations]

@@ -1,0 +1,89 @@
+"""The fixed world every demo story lives in: the capture instant, deterministic ids, the two clusters and
+seven projects, and metric series laid out in minutes before the capture.
+
+Every timestamp is given in minutes before `DEMO_CAPTURED_AT`, so the whole tenant moves together if the
+capture instant ever changes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+Json = dict[str, Any]
+
+DEMO_CAPTURED_AT = "2026-11-30T12:00:00Z"
+NOW = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
+DEMO_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://runai-triage.invalid/demo-tenant")
+TENANT_ID = 4217
+NODE_POOL = "default"
+GI = 1024**3
+
+
+def uid(*parts: str) -> str:
+    """A stable UUID for an object of the demo tenant, from the parts that name it."""
+    return str(uuid.uuid5(DEMO_NAMESPACE, "/".join(parts)))
+
+
+def ts(minutes_ago: float) -> str:
+    """ISO-8601 UTC instant `minutes_ago` before the capture (fractions give seconds)."""
+    moment = NOW - timedelta(seconds=round(minutes_ago * 60))
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+EAST = uid("cluster", "demo-east")
+WEST = uid("cluster", "demo-west")
+DEMO_CLUSTERS: list[Json] = [
+    {"uuid": EAST, "name": "demo-east", "version": "2.24.0"},
+    {"uuid": WEST, "name": "demo-west", "version": "2.23.2"},
+]
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    id: str
+    cluster: str
+    namespace: str
+    department: str
+
+
+# Two projects use admin-linked namespaces, so "runai-<project>" would be the wrong guess for them.
+PROJECTS: dict[str, Project] = {
+    p.name: p
+    for p in (
+        Project("nlp", "101", EAST, "runai-nlp", "language"),
+        Project("vision", "102", EAST, "runai-vision", "perception"),
+        Project("speech", "103", EAST, "runai-speech", "language"),
+        Project("research", "104", EAST, "ml-research", "research"),
+        Project("robotics", "201", WEST, "runai-robotics", "perception"),
+        Project("genai", "202", WEST, "genai-prod", "research"),
+        Project("recsys", "203", WEST, "runai-recsys", "ads"),
+    )
+}
+
+
+def project_json(p: Project) -> Json:
+    return {
+        "name": p.name,
+        "id": p.id,
+        "clusterId": p.cluster,
+        "parentId": uid("department", p.department),
+        "status": {"namespace": p.namespace, "phase": "Ready"},
+    }
+
+
+def ramp(start: float, end: float, t0: float, t1: float, step_min: float = 0.5) -> list[tuple[float, float]]:
+    """A linear memory ramp sampled every `step_min` minutes from t0 down to t1 minutes ago."""
+    points: list[tuple[float, float]] = []
+    n = max(1, round((t0 - t1) / step_min))
+    for i in range(n + 1):
+        frac = i / n
+        points.append((t0 - (t0 - t1) * frac, start + (end - start) * frac))
+    return points
+
+
+def flat(value: float, t0: float, t1: float, step_min: float = 0.5) -> list[tuple[float, float]]:
+    return ramp(value, value, t0, t1, step_min)
