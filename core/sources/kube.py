@@ -18,7 +18,6 @@ A log read that falls back from the previous to the current instance makes two s
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -36,6 +35,7 @@ from urllib3.exceptions import (
     ReadTimeoutError,
 )
 
+from core.models import safe_json
 from core.models.base import preview
 from core.models.kube import ContainerStatus, K8sEvent, K8sNode, K8sPod
 from core.models.pages import ShapeError, parse_json, parse_object, parse_page
@@ -529,7 +529,7 @@ def _status_message(exc: ApiException) -> str:
     if not body:
         return f"no detail ({exc.reason})" if exc.reason else "no detail"
     try:
-        data = json.loads(body)
+        data = safe_json.loads(body)
     except ValueError:
         return body_excerpt(body)
     if isinstance(data, dict) and isinstance(data.get("message"), str):

@@ -33,9 +33,12 @@ from core.models.runai import (
     WorkloadEvent,
     WorkloadSpecDoc,
 )
+from core.sources.bounded import DEFAULT_REQUEST_DEADLINE_S, MAX_BODY_BYTES, SUPPORTED_ENCODINGS, BoundedTransport
+from core.sources.budget import remaining as budget_remaining
 from core.sources.credentials import Credentials
 from core.sources.errors import (
     ApiError,
+    ApiTimeout,
     ForbiddenError,
     MalformedResponse,
     NotFoundError,
@@ -52,7 +55,11 @@ from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens
 M = TypeVar("M", bound=ApiModel)
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
+# One call (token, every attempt and the waits between them) ends within this, whatever the server does.
+DEFAULT_CALL_DEADLINE_S = 60.0
 MAX_LIMIT = 500
+# The cluster list has no paging; a tenant has a handful, so anything past this is not a real answer.
+MAX_CLUSTERS = 1000
 MAX_SAMPLES = 1000
 FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
 DATE_FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=")
@@ -138,9 +145,22 @@ def _iso(value: datetime, what: str) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def invalid_workload_id(workload_id: object) -> str | None:
+    """Why ``workload_id`` cannot be sent as a workload id, or None when it can (the command line checks ids
+    with this before anything is read, the client again before each request)."""
+    if not isinstance(workload_id, str) or not _ID_RE.fullmatch(workload_id):
+        text = clean_text(str(workload_id), 80)
+        return (
+            f"workload id {text!r} is not a valid id: expected a UUID such as "
+            "9c272e2c-4cbd-59c9-ad76-2b982958772c (letters, digits, '.', '_', ':' and '-', at most 128 characters)"
+        )
+    return None
+
+
 def _segment(workload_id: str) -> str:
-    if not isinstance(workload_id, str) or not _ID_RE.match(workload_id):
-        raise ValueError(f"workload id {clean_text(str(workload_id), 80)!r} is not a valid id")
+    problem = invalid_workload_id(workload_id)
+    if problem:
+        raise ValueError(problem)
     return quote(workload_id, safe="")
 
 
@@ -176,6 +196,12 @@ def _base_url(base_url: str) -> httpx.URL:
         raise ValueError("base URL must be an http(s) URL with a host, e.g. https://<tenant>.run.ai")
     if url.userinfo:
         raise ValueError("base URL must not carry a user name or password; pass credentials separately")
+    try:
+        port = url.port
+    except (httpx.InvalidURL, ValueError):
+        raise ValueError("base URL has an invalid port") from None
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError(f"base URL port {port} is out of range (1-65535)")
     if url.query or url.fragment:
         raise ValueError("base URL must not have a query string or fragment")
     return url.copy_with(path=url.path.rstrip("/") or "")
@@ -206,6 +232,9 @@ class RunaiClient:
         sleep: Sleep = asyncio.sleep,
         rand: Rand = random.random,
         refresh_margin_s: float = DEFAULT_REFRESH_MARGIN_S,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        request_deadline_s: float = DEFAULT_REQUEST_DEADLINE_S,
+        call_deadline_s: float = DEFAULT_CALL_DEADLINE_S,
     ) -> None:
         url = _base_url(base_url)
         self.base_url = str(url).rstrip("/")
@@ -214,13 +243,18 @@ class RunaiClient:
         self._clock = clock
         self._sleep = sleep
         self._rand = rand
+        if not call_deadline_s > 0:
+            raise ValueError(f"call_deadline_s must be positive, got {call_deadline_s!r}")
+        self._call_deadline_s = call_deadline_s
         inner = transport if transport is not None else _default_transport(url)
+        # Guard first (a write never reaches anything), then the per-request deadline and body cap.
+        bounded = BoundedTransport(inner, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s)
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            transport=ReadOnlyTransport(inner, allowed_posts=token_paths(url.path)),
+            transport=ReadOnlyTransport(bounded, allowed_posts=token_paths(url.path)),
             timeout=self._timeout,
             follow_redirects=False,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": SUPPORTED_ENCODINGS},
         )
         self._tokens: StaticTokens | ClientCredentialTokens = token_source(
             credentials,
@@ -364,7 +398,7 @@ class RunaiClient:
         path = "/api/v1/clusters"
         body = await self._get_json(path, {}, resource="clusters")
         try:
-            return parse_list(body, Cluster, "clusters")
+            return parse_list(body, Cluster, "clusters", max_items=MAX_CLUSTERS)
         except ShapeError as exc:
             raise self._malformed(path, {}, exc) from None
 
@@ -411,6 +445,35 @@ class RunaiClient:
     ) -> Any:
         query = self._query(params)
         target = self._target(path, params)
+        limit, reason = self._call_limit()
+        if limit <= 0:
+            raise ApiTimeout("GET", target, 0.0, 0, reason)
+        try:
+            async with asyncio.timeout(limit) as scope:
+                content = await self._exchange(path, query, target, resource, ok)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            raise ApiTimeout("GET", target, limit, 0, reason) from None
+        try:
+            return parse_json(content, "body")
+        except ShapeError as exc:
+            raise self._malformed(path, params, exc) from None
+
+    def _call_limit(self) -> tuple[float, str]:
+        """Seconds this call may take in all, and the reason to give when it runs out."""
+        left = budget_remaining()
+        if left is not None and left < self._call_deadline_s:
+            return left, "the diagnosis time budget ran out before this read could finish"
+        return self._call_deadline_s, (
+            f"no complete answer within {self._call_deadline_s:g} s, retries included (the deadline for one read): "
+            "the server is too slow or trickling its answers"
+        )
+
+    async def _exchange(
+        self, path: str, query: dict[str, str], target: str, resource: str, ok: Sequence[int]
+    ) -> bytes:
+        """Token, GET with retries, one refresh-and-replay on a 401; the body of an accepted answer."""
         token = await self._tokens.token()
         response, attempts = await self._send_get(path, query, token, target)
         if response.status_code == 401:
@@ -423,10 +486,7 @@ class RunaiClient:
                 raise self._tokens.refused("GET", target)
         if response.status_code not in ok:
             raise self._status_error(target, resource, response, attempts)
-        try:
-            return parse_json(response.content, "body")
-        except ShapeError as exc:
-            raise self._malformed(path, params, exc) from None
+        return response.content
 
     async def _send_get(
         self, path: str, query: dict[str, str], token: str, target: str
@@ -464,8 +524,10 @@ class RunaiClient:
         return MalformedResponse("GET", self._target(path, params), problem)
 
     def _page(self, path: str, params: Mapping[str, Any], body: Any, key: str, model: type[M]) -> Page[M]:
+        limit = params.get("limit")
         try:
-            return parse_page(body, key, model)
+            # A page longer than the limit asked for is cut there (and says so): the rest is not ours to read.
+            return parse_page(body, key, model, max_items=limit if isinstance(limit, int) else None)
         except ShapeError as exc:
             raise self._malformed(path, params, exc) from None
 
