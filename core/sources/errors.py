@@ -275,7 +275,8 @@ def transport_failure(
         else:
             reason = (
                 f"no complete answer within {error.deadline_s:g} s (the deadline for connecting, the headers and "
-                f"the whole body; {error.received} bytes of body had arrived): the server is too slow or trickling"
+                f"the whole body; {error.received} bytes of the body had been read): the server is too slow or "
+                "trickling"
             )
         return ApiTimeout(method, target, error.deadline_s, attempts, reason)
     if isinstance(error, httpx.DecodingError):

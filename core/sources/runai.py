@@ -71,6 +71,10 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
 # One call (token, every attempt and the waits between them) ends within this, whatever the server does.
 DEFAULT_CALL_DEADLINE_S = 60.0
 USER_AGENT = "runai-triage/0.1 (read-only)"
+_HTML_ANSWER = (
+    "expected JSON, got an HTML page: the base URL may point at the Run:ai web UI or a login proxy rather than "
+    "the API (use the tenant URL, e.g. https://<tenant>.run.ai, and check any proxy in between)"
+)
 
 # The request checks live in runai_params; these are re-exported because callers know them from here.
 __all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
@@ -317,6 +321,8 @@ class RunaiClient:
         try:
             return parse_json(content, "body")
         except ShapeError as exc:
+            if content.lstrip()[:1] == b"<":
+                raise MalformedResponse("GET", target, _HTML_ANSWER) from None
             raise self._malformed(path, params, exc) from None
 
     def _call_limit(self) -> tuple[float, str]:
