@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.models.pages import json_type
+from core.sim.fault_kinds import PARAMS, check_fault_kind
 from core.sim.faults import Fault, parse_match
 
 FORMAT = "runai-triage/case@1"
@@ -347,6 +348,9 @@ class _Validator:
             body = fault.get("body")
             if body is not None and not isinstance(body, str):
                 raise self.fail(f"{fpath}.body", f"expected a string, got {json_type(body)}")
+            kind_problem = check_fault_kind(fault)
+            if kind_problem is not None:
+                raise self.fail(fpath, kind_problem)
             method, template = parsed
             out.append(
                 Fault(
@@ -357,6 +361,8 @@ class _Validator:
                     retry_after=float(retry_after) if retry_after is not None else None,
                     delay_ms=delay,
                     body=body,
+                    kind=fault.get("kind"),
+                    params={k: v for k, v in fault.items() if k in (*PARAMS, "field")},
                 )
             )
         return out
