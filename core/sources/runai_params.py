@@ -103,13 +103,13 @@ def iso(value: datetime, what: str) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def invalid_workload_id(workload_id: object) -> str | None:
-    """Why ``workload_id`` cannot be sent as a workload id, or None when it can (the command line checks ids
-    with this before anything is read, the client again before each request)."""
+def invalid_workload_id(workload_id: object, what: str = "workload id") -> str | None:
+    """Why ``workload_id`` cannot be sent as an id (a workload's, or ``what``), or None when it can. The command
+    line checks ids with this before anything is read, the client again before each request."""
     if not isinstance(workload_id, str) or not _ID_RE.fullmatch(workload_id):
         text = clean_text(str(workload_id), 80)
         return (
-            f"workload id {text!r} is not a valid id: expected a UUID such as "
+            f"{what} '{text}' is not a valid id: expected a UUID such as "
             "9c272e2c-4cbd-59c9-ad76-2b982958772c (letters, digits, '.', '_', ':' and '-', at most 128 characters)"
         )
     return None

@@ -12,7 +12,7 @@ import pytest
 import respx
 
 from core.sources.credentials import BearerToken, ClientCredentials
-from core.sources.errors import ApiError, ApiTimeout, BrokenAnswer, MalformedResponse, UnreachableError
+from core.sources.errors import ApiError, ApiTimeout, BrokenAnswer, MalformedResponse
 from core.sources.retry import RetryPolicy, parse_retry_after
 from core.sources.runai import RunaiClient
 
