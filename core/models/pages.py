@@ -80,6 +80,8 @@ def parse_json(raw: bytes | str, what: str) -> Any:
     except UnicodeDecodeError as exc:
         raise ShapeError(f"{what}: body is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
+        if exc.doc.lstrip()[:1] == "<":
+            raise ShapeError(f"{what}: expected JSON, got what looks like an HTML page") from None
         where = f"line {exc.lineno} column {exc.colno}"
         raise ShapeError(f"{what}: malformed JSON at {where}: {exc.msg}") from None
     except safe_json.TooManyValues as exc:

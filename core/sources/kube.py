@@ -28,7 +28,7 @@ from kubernetes.client.exceptions import ApiException
 
 from core.models.base import preview
 from core.models.kube import K8sEvent, K8sNode, K8sPod
-from core.models.pages import parse_json, parse_object, parse_page
+from core.models.pages import ShapeError, parse_json, parse_object, parse_page
 from core.safety.untrusted import clean_log
 from core.sources.budget import remaining as budget_remaining
 from core.sources.evidence import Missing
@@ -56,6 +56,7 @@ _CUT_MARKER = re.compile(r"… \[\+\d+ chars\]$")
 MAX_JSON_BYTES = 16 * 1024 * 1024
 EVENTS_TTL = timedelta(hours=1)
 _CHUNK = 64 * 1024
+_HTML_ANSWER = "got an HTML page (Content-Type text/html): a proxy or login page in front of the API server?"
 
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 # Mesh and platform helpers that run next to the workload; their logs rarely explain its failure.
@@ -318,6 +319,10 @@ class KubeSource:
         size = 0
         complete = False
         try:
+            if "html" in (response.headers.get("content-type") or "").lower():
+                # The API server never answers in HTML; a proxy or a login page in front of it does (and a log
+                # read would otherwise pass the page off as the container's output).
+                raise ShapeError(_HTML_ANSWER)
             while size < cap:
                 chunk = response.read(min(_CHUNK, cap - size))
                 if not chunk:

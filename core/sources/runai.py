@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import httpx
 
 from core.models.base import ApiModel
-from core.models.pages import Page, ShapeError, parse_json, parse_list, parse_object, parse_page
+from core.models.pages import Page, ShapeError, json_type, parse_json, parse_list, parse_object, parse_page
 from core.models.runai import (
     Cluster,
     HistoryRecord,
@@ -78,6 +78,35 @@ _HTML_ANSWER = (
 
 # The request checks live in runai_params; these are re-exported because callers know them from here.
 __all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
+
+
+# One series per label set: a workload's memory usage is one, per-GPU or per-pod types a few dozen at most.
+MAX_SERIES_PER_TYPE = 64
+
+
+def _trim_metrics(body: Any, max_series: int, samples: int) -> list[str]:
+    """Cut, in place, series and samples beyond what was asked for; returns what was cut, for the record.
+
+    Like a page longer than its limit, an answer holding more than it was asked for is not read past that:
+    parsing it would cost time and memory out of proportion to anything a diagnosis could learn from it.
+    """
+    if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
+        return []
+    cuts: list[str] = []
+    series = body["measurements"]
+    if len(series) > max_series:
+        cuts.append(f"measurements: {len(series)} series where at most {max_series} fit the types asked for; "
+                    f"the {len(series) - max_series} past those were not read")
+        del series[max_series:]
+    extra = 0
+    for item in series:
+        values = item.get("values") if isinstance(item, dict) else None
+        if isinstance(values, list) and len(values) > samples:
+            extra += len(values) - samples
+            del values[samples:]
+    if extra:
+        cuts.append(f"measurements: {extra} samples beyond the {samples} per series asked for were not read")
+    return cuts
 
 
 class RunaiClient:
@@ -254,7 +283,15 @@ class RunaiClient:
             "numberOfSamples": samples,
         }
         body = await self._get_json(path, params, resource="workload metrics", ok=(200, 207))
-        return self._object(path, params, body, MetricsResponse)
+        if isinstance(body, dict) and not isinstance(body.get("measurements"), list | None):
+            # The envelope itself is wrong: dropping the field would read as "no series" instead of "unreadable".
+            problem = f"expected 'measurements' to be a list, got {json_type(body['measurements'])}"
+            raise MalformedResponse("GET", self._target(path, params), problem)
+        cuts = _trim_metrics(body, len(types) * MAX_SERIES_PER_TYPE, samples)
+        response = self._object(path, params, body, MetricsResponse)
+        for cut in cuts:
+            response.add_parse_problem(cut)
+        return response
 
     async def list_clusters_page(self) -> Page[Cluster]:
         """`GET /api/v1/clusters` with per-item problems kept (the body is a bare list, so `next` is None)."""
