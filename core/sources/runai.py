@@ -139,11 +139,12 @@ class RunaiClient:
             raise ValueError(f"call_deadline_s must be positive, got {call_deadline_s!r}")
         self._call_deadline_s = call_deadline_s
         inner = transport if transport is not None else default_transport(url)
-        # Guard first (a write never reaches anything), then the per-request deadline and body cap.
-        bounded = BoundedTransport(inner, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s)
+        # The guard sits right above the network, where the bytes leave, so nothing above it (the deadline and
+        # body cap, the client, code reaching past the client) can send a write.
+        guarded = ReadOnlyTransport(inner, allowed_posts=token_paths(url.path))
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            transport=ReadOnlyTransport(bounded, allowed_posts=token_paths(url.path)),
+            transport=BoundedTransport(guarded, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s),
             timeout=self._timeout,
             follow_redirects=False,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": SUPPORTED_ENCODINGS},
