@@ -108,7 +108,7 @@ def _resolve(
     searched: list[str] = []
     path = _find_kubeconfig(settings, env, home, searched)
     if path is not None:
-        return _from_kubeconfig(path, settings.context, timeout, env)
+        return _from_kubeconfig(path, settings.context, timeout, env, settings.login_timeout)
     if settings.kubeconfig is not None:
         return KubeUnavailable(_UNAVAILABLE + f"no kubeconfig found at {settings.kubeconfig} (--kubeconfig)")
     if settings.context is not None:
@@ -153,7 +153,7 @@ def _new_configuration() -> Configuration:
 
 
 def _from_kubeconfig(
-    path: Path, context: str | None, timeout: tuple[float, float], env: Mapping[str, str]
+    path: Path, context: str | None, timeout: tuple[float, float], env: Mapping[str, str], login_timeout: float
 ) -> KubeConnection | KubeUnavailable:
     def unreadable(why: str) -> KubeUnavailable:
         return KubeUnavailable(_UNAVAILABLE + f"kubeconfig unreadable: {path}: {why}")
@@ -186,7 +186,7 @@ def _from_kubeconfig(
         return unreadable(f"current-context {preview(active)} is not one of its contexts")
 
     try:
-        data = settle_login(data, active, path.parent, env)
+        data = settle_login(data, active, path.parent, env, login_timeout)
     except LoginProblem as exc:
         return KubeUnavailable(_UNAVAILABLE + str(exc))
     configuration = _new_configuration()

@@ -30,7 +30,6 @@ from core.models.base import parse_timestamp, preview
 from core.sources.credentials import decode_jwt_claims
 from core.sources.errors import body_excerpt, clean_text
 
-EXEC_TIMEOUT_S = 20.0
 _MAX_EXEC_OUTPUT = 1024 * 1024
 _SUPPORTED_PROVIDERS = ("oidc", "gcp")
 
@@ -39,8 +38,11 @@ class LoginProblem(Exception):
     """The kubeconfig's login cannot be used; the message says why and what to do."""
 
 
-def settle_login(data: dict[str, Any], context: str, base: Path, env: Mapping[str, str]) -> dict[str, Any]:
-    """A copy of the kubeconfig ``data`` whose active user needs no further login step. Raises LoginProblem."""
+def settle_login(
+    data: dict[str, Any], context: str, base: Path, env: Mapping[str, str], timeout: float
+) -> dict[str, Any]:
+    """A copy of the kubeconfig ``data`` whose active user needs no further login step; an exec plugin gets
+    ``timeout`` seconds. Raises LoginProblem."""
     settled = copy.deepcopy(data)
     user = _active_user(settled, context)
     if user is None:
@@ -48,7 +50,7 @@ def settle_login(data: dict[str, Any], context: str, base: Path, env: Mapping[st
     if "auth-provider" in user:
         _check_provider(user)
     elif "exec" in user and not user.get("token") and not user.get("tokenFile"):
-        credential = run_exec_plugin(user["exec"], base, env)
+        credential = run_exec_plugin(user["exec"], base, env, timeout)
         del user["exec"]
         user.update(credential)
     return settled
@@ -121,7 +123,7 @@ def _not_expired(exp: Any, what: str) -> None:
         )
 
 
-def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str]) -> dict[str, str]:
+def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str], timeout: float) -> dict[str, str]:
     """Run a kubeconfig exec plugin once, non-interactively, and return the user entries for its credential
     (``token``, or ``client-certificate-data`` and ``client-key-data``). Raises LoginProblem."""
     if not isinstance(spec, dict) or not isinstance(spec.get("command"), str) or not spec["command"]:
@@ -148,14 +150,14 @@ def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str]) -> dict[str, 
             capture_output=True,
             cwd=str(base) if base.is_dir() else None,
             env=child_env,
-            timeout=EXEC_TIMEOUT_S,
+            timeout=timeout,
             check=False,
         )
     except FileNotFoundError:
         raise LoginProblem(f"the kubeconfig's exec login command {shown} was not found (is it on PATH?)") from None
     except subprocess.TimeoutExpired:
         raise LoginProblem(
-            f"the kubeconfig's exec login command {shown} did not finish within {EXEC_TIMEOUT_S:g} s (it may be "
+            f"the kubeconfig's exec login command {shown} did not finish within {timeout:g} s (it may be "
             "waiting for an interactive login: log in with kubectl first)"
         ) from None
     except OSError as exc:

@@ -10,8 +10,6 @@ same objects shows the recorder does record, so "nothing received" means somethi
 from __future__ import annotations
 
 import contextlib
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -25,67 +23,7 @@ from core.sources.errors import ReadOnlyViolation
 from core.sources.kube_config import bounded_retry
 from core.sources.kube_guard import read_only_api_client
 from core.sources.runai import RunaiClient
-
-
-class Recorder:
-    """A TCP server that records every connection and every byte, and answers any request with an empty 200."""
-
-    def __init__(self) -> None:
-        self._listener = socket.create_server(("127.0.0.1", 0))
-        self._listener.settimeout(0.1)
-        self.port = self._listener.getsockname()[1]
-        self.connections = 0
-        self.received = bytearray()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            with self._lock:
-                self.connections += 1
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
-        conn.settimeout(2.0)
-        with conn:
-            data = b""
-            try:
-                while b"\r\n\r\n" not in data:
-                    chunk = conn.recv(65536)
-                    if not chunk:
-                        break
-                    data += chunk
-                    with self._lock:
-                        self.received += chunk
-                body = b'{"kind": "Status"}'
-                conn.sendall(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
-                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
-                    + body
-                )
-            except OSError:
-                return
-
-    def nothing_reached(self) -> bool:
-        with self._lock:
-            return self.connections == 0 and not self.received
-
-    def close(self) -> None:
-        self._stop.set()
-        self._listener.close()
-        self._thread.join(timeout=2)
+from tests.integration.fault_rig import Recorder
 
 
 @pytest.fixture
