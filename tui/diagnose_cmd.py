@@ -22,6 +22,7 @@ from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
+from core.sources.errors import ApiTimeout, MalformedResponse
 from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
 from tui.start import StartOptions, StartProblem, open_tenant
@@ -162,7 +163,7 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
         return 1
     except DiagnosisFailed as exc:
         _say(err, f"{PROG}: no report could be produced: {exc}")
-        _say(err, "  Check the tenant URL, the credentials and the network, then try again.")
+        _say(err, f"  {_advice(exc)}")
         return 1
     except CapturedAtUnusable as exc:
         _say(err, f"{PROG}: {exc}")
@@ -205,6 +206,19 @@ async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
             )
     finally:
         await tenant.aclose()
+
+
+def _advice(failure: DiagnosisFailed) -> str:
+    """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+    cause: BaseException | None = failure.__cause__
+    if isinstance(cause, MalformedResponse):  # also BrokenAnswer and BodyTooLarge
+        return (
+            "The tenant was reached but its answer could not be used. If a proxy or gateway sits in between, "
+            "check it; otherwise tell the Run:ai administrator, with this message."
+        )
+    if isinstance(cause, ApiTimeout):
+        return "The tenant answered too slowly. Try again later; if it persists, tell the Run:ai administrator."
+    return "Check the tenant URL, the credentials and the network, then try again."
 
 
 class CapturedAtUnusable(Exception):
