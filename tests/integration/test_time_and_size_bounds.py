@@ -44,18 +44,23 @@ def _fault(match: str, **item: Any) -> dict[str, Any]:
     return {"match": match, **item}
 
 
+async def _timed_timeout(client: RunaiClient) -> tuple[ApiTimeout, float]:
+    """The ApiTimeout reading the workload ends with, and how long it took to come."""
+    started = time.monotonic()
+    with pytest.raises(ApiTimeout) as caught:
+        await client.get_workload(OOM_ID)
+    return caught.value, time.monotonic() - started
+
+
 @pytest.mark.parametrize("shape", [TRICKLE, TRICKLE_HEAD], ids=["body", "head"])
 async def test_a_trickling_runai_answer_ends_at_the_request_deadline(shape: dict[str, Any]) -> None:
     with served(bundle_with(OOM_CASE, [_fault(WORKLOAD, **shape)])) as s:
         async with s.runai(request_deadline_s=1.0, call_deadline_s=10.0) as client:
-            started = time.monotonic()
-            with pytest.raises(ApiTimeout) as caught:
-                await client.get_workload(OOM_ID)
-            elapsed = time.monotonic() - started
+            error, elapsed = await _timed_timeout(client)
     # Not retried (a trickler trickles again), so one deadline, not four; each byte came within any read timeout.
     assert 1.0 <= elapsed < 1.6, elapsed
-    assert "no complete answer within 1 s" in str(caught.value)
-    assert "connecting, the headers and the whole body" in str(caught.value)
+    assert "no complete answer within 1 s" in str(error)
+    assert "connecting, the headers and the whole body" in str(error)
 
 
 @pytest.mark.parametrize("shape", [TRICKLE, TRICKLE_HEAD], ids=["body", "head"])
@@ -79,12 +84,9 @@ async def test_retries_never_carry_a_call_past_its_deadline() -> None:
     with served(bundle_with(OOM_CASE, [fault])) as s:
         retry = RetryPolicy(retry_after_cap_s=5.0, budget_s=60.0)
         async with s.runai(retry=retry, call_deadline_s=1.5) as client:
-            started = time.monotonic()
-            with pytest.raises(ApiTimeout) as caught:
-                await client.get_workload(OOM_ID)
-            elapsed = time.monotonic() - started
+            error, elapsed = await _timed_timeout(client)
     assert 1.5 <= elapsed < 2.1, elapsed
-    assert "retries included" in str(caught.value)
+    assert "retries included" in str(error)
 
 
 async def test_the_budget_bounds_a_run_of_slow_reads_and_says_so() -> None:
@@ -139,15 +141,6 @@ async def test_a_whole_diagnosis_with_every_secondary_read_trickling_ends_within
     assert {"get_workload_spec", "get_workload_pods", "get_workload_history"} <= sources, sources
 
 
-def _memory_peak(run: Any) -> tuple[Any, int]:
-    tracemalloc.start()
-    try:
-        result = run()
-        return result, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 CAP = 4 * 1024 * 1024
 
 
@@ -157,34 +150,27 @@ async def test_a_body_past_the_cap_is_refused_with_memory_bounded_by_the_cap(kin
     # gzip-bomb: 1 GiB of zeros from 1 MiB on the wire; oversized: 64 MiB; endless: no end at all.
     bundle = bundle_with(OOM_CASE, [_fault(WORKLOAD, status=200, kind=kind, times=99)])
 
-    async def read(client: RunaiClient) -> Exception:
+    async def read(client: RunaiClient) -> tuple[BodyTooLarge, int]:
+        """The error reading the workload ends with, and the peak of traced memory meanwhile."""
+        tracemalloc.start()
         try:
-            await client.get_workload(OOM_ID)
-        except BodyTooLarge as exc:
-            return exc
-        raise AssertionError("no error")
+            with pytest.raises(BodyTooLarge) as caught:
+                await client.get_workload(OOM_ID)
+            return caught.value, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
 
     if wire == "loopback":
         with served(bundle) as s:
             async with s.runai(max_body_bytes=CAP) as client:
-                tracemalloc.start()
-                try:
-                    error = await read(client)
-                    peak = tracemalloc.get_traced_memory()[1]
-                finally:
-                    tracemalloc.stop()
+                error, peak = await read(client)
     else:
         plane = ControlPlane(parse_bundle(bundle))
         transport = SimTransport(plane)
         async with RunaiClient(
             "https://tenant.run.ai", BearerToken(plane.issue_token()), transport=transport, max_body_bytes=CAP
         ) as client:
-            tracemalloc.start()
-            try:
-                error = await read(client)
-                peak = tracemalloc.get_traced_memory()[1]
-            finally:
-                tracemalloc.stop()
+            error, peak = await read(client)
     assert "larger than 4 MiB once decompressed" in str(error)
     # The cap, the join of the chunks httpx makes, one slice of inflated output and the simulator's own buffers.
     assert peak < 3 * CAP, f"peak {peak / 2**20:.1f} MiB"
