@@ -41,10 +41,13 @@ NODE_ID = "cb0a9fb3-87c9-5f10-8dfd-cc65c39fb52a"
 NODE_CLUSTER = "5b77e6d6-7b53-5206-9a65-c6331d0e09cc"
 
 # Short limits: a hang ends at the read timeout, a trickle at the request deadline, retries within the call's.
-REQUEST_DEADLINE_S = 0.6
-CALL_DEADLINE_S = 1.5
-KUBE_DEADLINE_S = 0.6
-HTTP_TIMEOUT = httpx.Timeout(1.0, read=0.3)
+# Long enough that a fast fault (a reset, a garbage status line) is still told apart from a slow one when the
+# machine is busy running other tests.
+READ_TIMEOUT_S = 1.0
+REQUEST_DEADLINE_S = 1.5
+CALL_DEADLINE_S = 2.5
+KUBE_DEADLINE_S = 1.5
+HTTP_TIMEOUT = httpx.Timeout(2.0, read=READ_TIMEOUT_S)
 RETRY = RetryPolicy(base_delay_s=0.05, max_delay_s=0.1, retry_after_cap_s=0.1, budget_s=1.0)
 MAX_BODY = 8 * 1024 * 1024
 # Built once here, not under the simulator's lock in the middle of a timed read.
@@ -96,7 +99,7 @@ FAULTS: dict[str, dict[str, Any]] = {
     "protocol error": {"status": 200, "kind": "garbage-status"},
     "500": {"status": 500},
     "429 Retry-After": {"status": 429, "retryAfter": 1},
-    "hang": {"status": 0, "delayMs": 3000},
+    "hang": {"status": 0, "delayMs": 6000},
     "trickle": {"status": 200, "kind": "trickle", "intervalMs": 100},
     "trickle head": {"status": 200, "kind": "trickle-head", "intervalMs": 100},
     "truncated": {"status": 200, "kind": "truncated"},
@@ -142,7 +145,11 @@ class Served:
 
     def kube_connection(self, deadline: float = KUBE_DEADLINE_S) -> KubeConnection:
         settings = KubeSettings(
-            kubeconfig=self.kubeconfig, in_cluster=False, connect_timeout=0.5, read_timeout=0.3, deadline=deadline
+            kubeconfig=self.kubeconfig,
+            in_cluster=False,
+            connect_timeout=1.0,
+            read_timeout=READ_TIMEOUT_S,
+            deadline=deadline,
         )
         connection = build_configuration(settings, env={})
         assert isinstance(connection, KubeConnection), connection

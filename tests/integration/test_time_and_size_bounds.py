@@ -36,6 +36,8 @@ from tests.integration.fault_rig import ENDPOINTS, OOM_CASE, OOM_CLUSTER, OOM_ID
 WORKLOAD = "GET /api/v1/workloads/{id}"
 PODS = "GET /api/v1/workloads/{id}/pods"
 KUBE_POD = "GET /api/v1/namespaces/{ns}/pods/{name}"
+# A one-second limit is met within this, however busy the machine (a trickle would take minutes).
+LATE = 2.5
 TRICKLE = {"status": 200, "kind": "trickle", "intervalMs": 100, "times": 99}
 TRICKLE_HEAD = {"status": 200, "kind": "trickle-head", "intervalMs": 100, "times": 99}
 
@@ -58,7 +60,7 @@ async def test_a_trickling_runai_answer_ends_at_the_request_deadline(shape: dict
         async with s.runai(request_deadline_s=1.0, call_deadline_s=10.0) as client:
             error, elapsed = await _timed_timeout(client)
     # Not retried (a trickler trickles again), so one deadline, not four; each byte came within any read timeout.
-    assert 1.0 <= elapsed < 1.6, elapsed
+    assert 1.0 <= elapsed < LATE, elapsed
     assert "no complete answer within 1 s" in str(error)
     assert "connecting, the headers and the whole body" in str(error)
 
@@ -74,7 +76,7 @@ def test_a_trickling_kubernetes_answer_ends_at_the_read_deadline(shape: dict[str
         finally:
             source.close()
     assert isinstance(gap, Missing)
-    assert 1.0 <= elapsed < 1.6, elapsed
+    assert 1.0 <= elapsed < LATE, elapsed
     assert gap.why.startswith("no complete answer within 1 s (the deadline for the whole read")
 
 
@@ -85,7 +87,7 @@ async def test_retries_never_carry_a_call_past_its_deadline() -> None:
         retry = RetryPolicy(retry_after_cap_s=5.0, budget_s=60.0)
         async with s.runai(retry=retry, call_deadline_s=1.5) as client:
             error, elapsed = await _timed_timeout(client)
-    assert 1.5 <= elapsed < 2.1, elapsed
+    assert 1.5 <= elapsed < 0.5 + LATE, elapsed
     assert "retries included" in str(error)
 
 
@@ -100,7 +102,7 @@ async def test_the_budget_bounds_a_run_of_slow_reads_and_says_so() -> None:
                 with pytest.raises(ApiTimeout) as second:
                     await client.get_pods(OOM_ID)
             elapsed = time.monotonic() - started
-    assert elapsed < 1.6, elapsed
+    assert elapsed < LATE, elapsed
     assert "budget" in str(first.value) and "budget" in str(second.value)
 
 
@@ -116,7 +118,7 @@ def test_the_budget_bounds_kubernetes_reads_too() -> None:
         finally:
             source.close()
     assert isinstance(gap, Missing) and isinstance(late, Missing)
-    assert elapsed < 1.4, elapsed
+    assert elapsed < LATE, elapsed
     assert "diagnosis time budget ran out" in gap.why and "diagnosis time budget ran out" in late.why
 
 
@@ -136,7 +138,7 @@ async def test_a_whole_diagnosis_with_every_secondary_read_trickling_ends_within
             await tenant.aclose()
         elapsed = time.monotonic() - started
     assert isinstance(report, Report)
-    assert elapsed < 3.0 + 1.0, elapsed
+    assert elapsed < 2.0 + LATE, elapsed
     sources = {m.source for m in report.missing}
     assert {"get_workload_spec", "get_workload_pods", "get_workload_history"} <= sources, sources
 
@@ -242,4 +244,4 @@ async def test_reads_under_way_are_not_slowed_by_the_watchdogs() -> None:
         finally:
             source.close()
     assert not any(isinstance(r, Missing) for r in results)
-    assert elapsed < 2.0, elapsed
+    assert elapsed < LATE, elapsed
