@@ -212,6 +212,8 @@ LATEST = datetime(3000, 1, 1, tzinfo=UTC)
 
 def out_of_range(value: datetime) -> str | None:
     """Why an aware datetime cannot be used as a time of the diagnosis, or None when it can."""
+    if EARLIEST.year < value.year < LATEST.year - 1:
+        return None  # an offset (under a day) cannot carry such a year across the limits
     try:
         utc = value.astimezone(UTC)
     except (OverflowError, ValueError):

@@ -82,7 +82,13 @@ def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     limits above applied; ``TooManyValues`` when the body is made of far more values than a real answer."""
     _check_counts(raw)
     try:
-        value = json.loads(raw, parse_int=_parse_int)
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
+                raise
+            # Only now the slower hook: an integer literal too long to convert is in the body.
+            value = json.loads(raw, parse_int=_parse_int)
     except RecursionError:
         text = raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "surrogatepass")
         return _IterativeDecoder(text, max_depth).decode()
@@ -90,25 +96,35 @@ def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def prune(value: Any, max_depth: int = MAX_DEPTH) -> Any:
-    """Replace, in place and without recursion, every list or object deeper than ``max_depth``."""
-    if not isinstance(value, dict | list):
+    """Replace, in place and without recursion, every list or object deeper than ``max_depth``.
+
+    Walked level by level, keeping only containers (a comprehension per container): every value of a large
+    page is looked at once, so this is written for speed.
+    """
+    if type(value) not in _CONTAINERS:
         return value
     if max_depth < 1:
         return _too_deep(_kind(value), max_depth)
-    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)]
-    while stack:
-        container, depth = stack.pop()
-        slots = container.items() if isinstance(container, dict) else enumerate(container)
-        deeper: list[tuple[Any, Any]] = []
-        for key, child in slots:
-            if isinstance(child, dict | list):
-                deeper.append((key, child))
+    level: list[Any] = [value]
+    for _ in range(max_depth - 1):
+        level = [
+            child
+            for container in level
+            for child in (container.values() if type(container) is dict else container)
+            if type(child) in _CONTAINERS
+        ]
+        if not level:
+            return value
+    # ``level`` holds the containers at max_depth: any container inside them is one level too deep.
+    for container in level:
+        slots = container.items() if type(container) is dict else enumerate(container)
+        deeper = [(key, child) for key, child in slots if type(child) in _CONTAINERS]
         for key, child in deeper:
-            if depth + 1 > max_depth:
-                container[key] = _too_deep(_kind(child), max_depth)
-            else:
-                stack.append((child, depth + 1))
+            container[key] = _too_deep(_kind(child), max_depth)
     return value
+
+
+_CONTAINERS = frozenset({dict, list})
 
 
 def _kind(value: Any) -> str:
