@@ -91,8 +91,6 @@ def build_configuration(
     except Exception as exc:  # documented never to raise: whatever the client library does, it is a reason
         return KubeUnavailable(_UNAVAILABLE + f"the Kubernetes client could not be set up ({_problem(exc)})")
     if isinstance(found, KubeConnection):
-        # Nothing may log in again behind our back during a diagnosis (see kube_login).
-        found.configuration.refresh_api_key_hook = None
         return dataclasses.replace(found, deadline=settings.deadline)
     return found
 
@@ -186,14 +184,14 @@ def _from_kubeconfig(
         return unreadable(f"current-context {preview(active)} is not one of its contexts")
 
     try:
-        data = settle_login(data, active, path.parent, env, login_timeout)
+        settled = settle_login(data, active, path.parent, env, login_timeout)
     except LoginProblem as exc:
         return KubeUnavailable(_UNAVAILABLE + str(exc))
     configuration = _new_configuration()
     try:
         # No config_persister: a refreshed token must never be written back into the user's file.
         KubeConfigLoader(
-            config_dict=data, active_context=active, config_base_path=str(path.parent)
+            config_dict=settled.data, active_context=active, config_base_path=str(path.parent)
         ).load_and_set(configuration)
     except ConfigException as exc:
         return unreadable(_first_line(str(exc)))
@@ -202,6 +200,8 @@ def _from_kubeconfig(
         return unreadable(f"malformed ({_problem(exc)})")
     if not configuration.host:
         return unreadable(f"context {active} names no cluster server")
+    # The library's own hook would log in again its way (see kube_login); only ours may, and only for exec.
+    configuration.refresh_api_key_hook = settled.refresh
     return KubeConnection(configuration, f"kubeconfig {path}, context {active}", active, timeout)
 
 

@@ -5,8 +5,9 @@ time limit and the user's terminal as their input, refreshes an expired OIDC tok
 verification off when the kubeconfig names no identity-provider CA (sending the refresh token and client secret
 there), and lets some of those failures escape as exceptions that stop everything. Here, instead:
 
-- an exec plugin runs once, non-interactively, with a time limit; its credential replaces the ``exec`` entry
-  in our in-memory copy of the kubeconfig (the file is never written);
+- an exec plugin runs non-interactively, with a time limit; its credential replaces the ``exec`` entry in our
+  in-memory copy of the kubeconfig (the file is never written), and a token that is about to expire during a
+  long session is fetched again the same way (``TokenRefresh``);
 - an OIDC or GCP auth-provider token is used as it is while it is valid; an expired one is a reason to skip
   Tier 2, never a refresh;
 - anything else that cannot be used is a reason too. A reason becomes "Tier 2 unavailable: <why>" and Tier 1
@@ -19,8 +20,10 @@ import base64
 import copy
 import json
 import subprocess
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,22 +41,84 @@ class LoginProblem(Exception):
     """The kubeconfig's login cannot be used; the message says why and what to do."""
 
 
+@dataclass(frozen=True)
+class ExecCredential:
+    """What an exec plugin gave: kubeconfig user entries, and when they expire (epoch seconds) if it said."""
+
+    entries: dict[str, str]
+    expires_at: float | None
+
+
+class TokenRefresh:
+    """The kubernetes client's ``refresh_api_key_hook`` for an exec plugin's token.
+
+    Called before each request (from worker threads); once the token is within ``margin_s`` of expiring (half
+    its lifetime for a short-lived one), the plugin runs again under the same limits. A failed run keeps the old
+    token (the read then reports the 401 with its reason) and is not retried for ``retry_s``, so a broken login
+    does not slow every read.
+    """
+
+    def __init__(self, run: Callable[[], ExecCredential], expires_at: float | None, *, margin_s: float = 60.0,
+                 retry_s: float = 30.0) -> None:
+        self._run = run
+        self._margin_s = margin_s
+        self._expires_at: float | None = None
+        self._refresh_at: float | None = None
+        self._set_expiry(expires_at)
+        self._retry_s = retry_s
+        self._next_try = 0.0
+        self._lock = threading.Lock()
+
+    def _set_expiry(self, expires_at: float | None) -> None:
+        now = time.time()
+        self._expires_at = expires_at
+        lifetime = (expires_at - now) if expires_at is not None else None
+        margin = min(self._margin_s, lifetime / 2) if lifetime is not None else self._margin_s
+        self._refresh_at = expires_at - margin if expires_at is not None else None
+
+    def __call__(self, configuration: Any) -> None:
+        with self._lock:
+            now = time.time()
+            if self._refresh_at is None or now < self._refresh_at or now < self._next_try:
+                return
+            try:
+                credential = self._run()
+            except LoginProblem:
+                self._next_try = now + self._retry_s
+                return
+            token = credential.entries.get("token")
+            if token:
+                configuration.api_key["BearerToken"] = f"Bearer {token}"
+            self._set_expiry(credential.expires_at)
+
+
+@dataclass(frozen=True)
+class SettledLogin:
+    """The kubeconfig to load (a copy), and the hook that keeps an exec token fresh, if there is one."""
+
+    data: dict[str, Any]
+    refresh: TokenRefresh | None = None
+
+
 def settle_login(
     data: dict[str, Any], context: str, base: Path, env: Mapping[str, str], timeout: float
-) -> dict[str, Any]:
+) -> SettledLogin:
     """A copy of the kubeconfig ``data`` whose active user needs no further login step; an exec plugin gets
     ``timeout`` seconds. Raises LoginProblem."""
     settled = copy.deepcopy(data)
     user = _active_user(settled, context)
     if user is None:
-        return settled  # the loader itself reports a missing user or context
+        return SettledLogin(settled)  # the loader itself reports a missing user or context
     if "auth-provider" in user:
         _check_provider(user)
     elif "exec" in user and not user.get("token") and not user.get("tokenFile"):
-        credential = run_exec_plugin(user["exec"], base, env, timeout)
-        del user["exec"]
-        user.update(credential)
-    return settled
+        spec = user.pop("exec")
+        credential = run_exec_plugin(spec, base, env, timeout)
+        user.update(credential.entries)
+        if "token" in credential.entries:
+            refresh = TokenRefresh(lambda: run_exec_plugin(spec, base, env, timeout), credential.expires_at)
+            return SettledLogin(settled, refresh)
+    return SettledLogin(settled)
 
 
 def _active_user(data: dict[str, Any], context: str) -> dict[str, Any] | None:
@@ -123,8 +188,8 @@ def _not_expired(exp: Any, what: str) -> None:
         )
 
 
-def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str], timeout: float) -> dict[str, str]:
-    """Run a kubeconfig exec plugin once, non-interactively, and return the user entries for its credential
+def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str], timeout: float) -> ExecCredential:
+    """Run a kubeconfig exec plugin once, non-interactively, and return its credential as user entries
     (``token``, or ``client-certificate-data`` and ``client-key-data``). Raises LoginProblem."""
     if not isinstance(spec, dict) or not isinstance(spec.get("command"), str) or not spec["command"]:
         raise LoginProblem("the kubeconfig's exec login names no command")
@@ -168,7 +233,7 @@ def run_exec_plugin(spec: Any, base: Path, env: Mapping[str, str], timeout: floa
     return _credential(done.stdout, api_version, shown)
 
 
-def _credential(output: bytes, api_version: Any, shown: str) -> dict[str, str]:
+def _credential(output: bytes, api_version: Any, shown: str) -> ExecCredential:
     def bad(why: str) -> LoginProblem:
         return LoginProblem(f"the kubeconfig's exec login command {shown} printed no usable credential: {why}")
 
@@ -186,15 +251,17 @@ def _credential(output: bytes, api_version: Any, shown: str) -> dict[str, str]:
     expires = _timestamp(status.get("expirationTimestamp"))
     if expires is not None and expires.timestamp() <= time.time():
         raise bad(f"the credential it gave expired at {clean_text(str(status.get('expirationTimestamp')), 40)}")
+    expires_at = expires.timestamp() if expires is not None else None
     token = status.get("token")
     if isinstance(token, str) and token:
-        return {"token": token}
+        return ExecCredential({"token": token}, expires_at)
     cert, key = status.get("clientCertificateData"), status.get("clientKeyData")
     if isinstance(cert, str) and cert and isinstance(key, str) and key:
         # The kubeconfig keeps these base64-encoded; the plugin hands them over as PEM text.
-        return {
+        entries = {
             "client-certificate-data": base64.b64encode(cert.encode()).decode(),
             "client-key-data": base64.b64encode(key.encode()).decode(),
         }
+        return ExecCredential(entries, expires_at)
     raise bad("neither a token nor a client certificate and key")
 

@@ -29,8 +29,10 @@ from tests.integration.fault_rig import OOM_CASE, OOM_CLUSTER, OOM_ID, Recorder,
 
 PLUGIN = textwrap.dedent(
     """
-    import json, sys, time
+    import datetime, json, pathlib, sys, time
     mode, token = sys.argv[1], sys.argv[2]
+    runs = pathlib.Path(sys.argv[0]).with_name("runs")
+    runs.write_text(str(int(runs.read_text() if runs.exists() else "0") + 1))
     if mode == "fail":
         sys.stderr.write("error: SSO session expired, run aws sso login\\n")
         sys.exit(1)
@@ -42,6 +44,9 @@ PLUGIN = textwrap.dedent(
     status = {"token": token}
     if mode == "expired":
         status["expirationTimestamp"] = "2001-01-01T00:00:00Z"
+    if mode == "short":
+        soon = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=3)
+        status["expirationTimestamp"] = soon.strftime("%Y-%m-%dT%H:%M:%SZ")
     print(json.dumps({"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "status": status}))
     """
 )
@@ -131,10 +136,25 @@ def test_a_working_exec_login_is_run_once_and_its_token_used(sim: Served, tmp_pa
     source = open_kube_source(_settings(kubeconfig), env={})
     assert isinstance(source, KubeSource), source
     try:
-        pod = source.read_pod("runai-speech", "whisper-ft-0-0")
-        assert type(pod).__name__ == "K8sPod", pod
-        # Nothing logs in again behind our back during a diagnosis.
-        assert source._api_client.configuration.refresh_api_key_hook is None
+        for _ in range(3):
+            pod = source.read_pod("runai-speech", "whisper-ft-0-0")
+            assert type(pod).__name__ == "K8sPod", pod
+        # A token without an expiry is never fetched again.
+        assert (tmp_path / "runs").read_text() == "1"
+    finally:
+        source.close()
+
+
+def test_a_token_about_to_expire_is_fetched_again_the_same_way(sim: Served, tmp_path: Path) -> None:
+    kubeconfig = _kubeconfig(tmp_path / "kc", sim.url, _exec_user(tmp_path, "short", sim.plane.kube_token))
+    source = open_kube_source(_settings(kubeconfig), env={})
+    assert isinstance(source, KubeSource), source
+    try:
+        assert type(source.read_pod("runai-speech", "whisper-ft-0-0")).__name__ == "K8sPod"
+        assert (tmp_path / "runs").read_text() == "1"
+        time.sleep(2.2)  # past half of its three-second life
+        assert type(source.read_pod("runai-speech", "whisper-ft-0-0")).__name__ == "K8sPod"
+        assert (tmp_path / "runs").read_text() == "2"
     finally:
         source.close()
 
@@ -176,7 +196,7 @@ def test_a_valid_oidc_token_is_used_as_it_is(sim: Served, tmp_path: Path, idp: R
     result = build_configuration(_settings(kubeconfig), env={})
     assert isinstance(result, KubeConnection), result
     assert result.configuration.api_key["BearerToken"].startswith("Bearer ey")
-    assert result.configuration.refresh_api_key_hook is None
+    assert result.configuration.refresh_api_key_hook is None  # the library's refresh, with TLS off, is gone
     assert idp.nothing_reached()
     # The user's file is never written back.
     assert "oidc-refresh-token-value" in kubeconfig.read_text(encoding="utf-8")
