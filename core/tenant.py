@@ -20,6 +20,7 @@ from core.sim.control_plane import ControlPlane
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
 from core.sources.credentials import BearerToken, Credentials
+from core.sources.errors import clean_text
 from core.sources.kube_types import KubeSettings, KubeUnavailable
 from core.sources.runai import RunaiClient
 
@@ -69,7 +70,13 @@ class Tenant:
             opener, self._kube_opener = self._kube_opener, None
             if opener is None:
                 return
-            opened = opener()
+            try:
+                opened = opener()
+            except Exception as exc:  # Tier 2 is optional: whatever stops it, Tier 1 goes on without it
+                opened = KubeUnavailable(
+                    f"Tier 2 unavailable: the Kubernetes client could not be set up ({type(exc).__name__}: "
+                    f"{clean_text(str(exc), 200)})"
+                )
             if isinstance(opened, KubeUnavailable):
                 self._kube_unavailable = opened.reason
             else:

@@ -17,10 +17,14 @@ from typing import TextIO
 
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
+from core.models.base import out_of_range
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
+from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
+from core.sources.errors import ApiTimeout, MalformedResponse
 from core.sources.kube_types import KubeSettings
+from core.sources.runai_params import invalid_workload_id
 from tui.start import StartOptions, StartProblem, open_tenant
 
 
@@ -65,13 +69,41 @@ def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.Argument
 def _parse_now(text: str | None) -> datetime | None:
     if text is None:
         return None
+    shown = clean(text, max_len=80)
     try:
         value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise UsageError(
-            f"--now {text!r} is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)"
-        ) from None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+        raise UsageError(f"--now '{shown}' is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)") from None
+    value = value if value.tzinfo else value.replace(tzinfo=UTC)
+    problem = out_of_range(value)
+    if problem:
+        raise UsageError(f"--now '{shown}' cannot be the time of a diagnosis: {problem}")
+    return value
+
+
+# Names and projects are Kubernetes-style names; anything near this long, or holding control characters, is not
+# one, and would only end up in a filter the API refuses.
+_MAX_NAME = 253
+
+
+def _check_identifiers(args: argparse.Namespace) -> None:
+    """Usage errors for identifiers that cannot be sent as they are (path characters, escapes, huge values)."""
+    if args.workload_id is not None and args.workload_id.strip():
+        problem = invalid_workload_id(args.workload_id.strip())
+        if problem:
+            raise UsageError(f"--workload-id: {problem}")
+    if args.cluster_id is not None and args.cluster_id.strip():
+        problem = invalid_workload_id(args.cluster_id.strip(), "cluster id")
+        if problem:
+            raise UsageError(f"--cluster-id: {problem}")
+    for flag, value in (("--name", args.name), ("--project", args.project)):
+        if value is None:
+            continue
+        if len(value) > _MAX_NAME or any(not ch.isprintable() for ch in value):
+            raise UsageError(
+                f"{flag} '{clean(value, max_len=60)}' is not a workload or project name: at most {_MAX_NAME} "
+                "printable characters"
+            )
 
 
 PROG = "runai-triage diagnose"
@@ -97,9 +129,10 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     err = err if err is not None else sys.stderr
     try:
         now = _parse_now(args.now)
+        _check_identifiers(args)
         request = DiagnosisRequest(
             cluster_id=(args.cluster_id or "").strip(),
-            workload_id=args.workload_id,
+            workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
             name=args.name,
             project=args.project,
             lookback=args.lookback,
@@ -130,7 +163,11 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
         return 1
     except DiagnosisFailed as exc:
         _say(err, f"{PROG}: no report could be produced: {exc}")
-        _say(err, "  Check the tenant URL, the credentials and the network, then try again.")
+        _say(err, f"  {_advice(exc)}")
+        return 1
+    except CapturedAtUnusable as exc:
+        _say(err, f"{PROG}: {exc}")
+        _say(err, "  Pass --now with the moment the bundle describes (for example 2026-11-30T12:00:00Z).")
         return 1
     except KeyboardInterrupt:
         _say(err, f"{PROG}: interrupted; no report was produced.")
@@ -155,9 +192,34 @@ async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
     try:
         if request.now is None and tenant.captured_at is not None:
             # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
+            problem = out_of_range(tenant.captured_at)
+            if problem:
+                raise CapturedAtUnusable(
+                    f"the case bundle's capturedAt ({tenant.captured_at.isoformat()}) cannot be the time of a "
+                    f"diagnosis: {problem}"
+                )
             request = dataclasses.replace(request, now=tenant.captured_at)
-        return await run_to_report(
-            request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
-        )
+        # The whole diagnosis shares one time budget; each read also has its own deadline (README: worst case).
+        with time_budget(DIAGNOSIS_BUDGET_S):
+            return await run_to_report(
+                request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
+            )
     finally:
         await tenant.aclose()
+
+
+def _advice(failure: DiagnosisFailed) -> str:
+    """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+    cause: BaseException | None = failure.__cause__
+    if isinstance(cause, MalformedResponse):  # also BrokenAnswer and BodyTooLarge
+        return (
+            "The tenant was reached but its answer could not be used. If a proxy or gateway sits in between, "
+            "check it; otherwise tell the Run:ai administrator, with this message."
+        )
+    if isinstance(cause, ApiTimeout):
+        return "The tenant answered too slowly. Try again later; if it persists, tell the Run:ai administrator."
+    return "Check the tenant URL, the credentials and the network, then try again."
+
+
+class CapturedAtUnusable(Exception):
+    """A bundle whose capturedAt cannot serve as the time of a diagnosis."""

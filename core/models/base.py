@@ -196,7 +196,31 @@ def parse_timestamp(raw: Any) -> datetime | None:
     if tz and tz not in ("Z", "z"):
         text += tz if ":" in tz else f"{tz[:3]}:{tz[3:]}"
     parsed = datetime.fromisoformat(text)
-    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    parsed = parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+    problem = out_of_range(parsed)
+    if problem:
+        raise ValueError(problem)
+    return parsed
+
+
+# Every instant the diagnosis reasons about lies well inside this window, so lookbacks (up to a year), run
+# windows and margins computed from one can never step outside what `datetime` can hold. Year 1 and 9999 (Go's
+# zero time, "forever" sentinels, a hostile server) would otherwise overflow in the first subtraction.
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+
+
+def out_of_range(value: datetime) -> str | None:
+    """Why an aware datetime cannot be used as a time of the diagnosis, or None when it can."""
+    if EARLIEST.year < value.year < LATEST.year - 1:
+        return None  # an offset (under a day) cannot carry such a year across the limits
+    try:
+        utc = value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        return "out of range: cannot be expressed in UTC (year 1 or 9999 with an offset?)"
+    if not EARLIEST <= utc < LATEST:
+        return f"out of range: year {utc.year} is outside {EARLIEST.year}-{LATEST.year - 1}"
+    return None
 
 
 def _timestamp_validator(raw: Any, handler: Any, info: ValidationInfo) -> datetime | None:

@@ -18,6 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
+from core.models import safe_json
 from core.models.base import ApiModel, preview
 
 T = TypeVar("T", bound=ApiModel)
@@ -47,6 +48,8 @@ class Page(Generic[T]):
     items: list[T]
     next: int | None
     problems: list[ItemProblem] = field(default_factory=list)
+    # Items the server sent beyond the number asked for, not read (0 for an honest page).
+    cut: int = 0
 
 
 def json_type(value: Any) -> str:
@@ -67,16 +70,24 @@ def json_type(value: Any) -> str:
 
 
 def parse_json(raw: bytes | str, what: str) -> Any:
-    """Decode a JSON body; malformed text raises ShapeError naming ``what`` and the position."""
+    """Decode a JSON body; malformed text raises ShapeError naming ``what`` and the position.
+
+    Values nested too deeply or integers too long to convert do not fail the body: they become ``Unreadable``
+    markers (see ``safe_json``) that the tolerant parsers below drop and report like any wrong value.
+    """
     try:
-        return json.loads(raw)
+        return safe_json.loads(raw)
     except UnicodeDecodeError as exc:
         raise ShapeError(f"{what}: body is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
+        if exc.doc.lstrip()[:1] == "<":
+            raise ShapeError(f"{what}: expected JSON, got what looks like an HTML page") from None
         where = f"line {exc.lineno} column {exc.colno}"
         raise ShapeError(f"{what}: malformed JSON at {where}: {exc.msg}") from None
-    except RecursionError:
-        raise ShapeError(f"{what}: JSON nested too deeply to read") from None
+    except safe_json.TooManyValues as exc:
+        raise ShapeError(f"{what}: not read: {exc}") from None
+    except (RecursionError, MemoryError):
+        raise ShapeError(f"{what}: JSON too large or nested too deeply to read") from None
 
 
 def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list[str]]:
@@ -94,7 +105,11 @@ def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list
             obj = model.model_validate(working)
         except ValidationError as exc:
             if working is data:
-                working = copy.deepcopy(data)  # never mutate the caller's body
+                try:
+                    working = copy.deepcopy(data)  # never mutate the caller's body
+                except RecursionError:
+                    # Bodies from parse_json are depth-bounded; this guards direct callers with raw deep data.
+                    return None, [f"{path}: nested too deeply to read"]
             removed = _drop_bad_fields(working, exc)
             if not removed:
                 break
@@ -149,8 +164,12 @@ def _parse_next(body: dict[str, Any], what: str) -> int | None:
     raise ShapeError(f"{what}: 'next' must be a non-negative integer offset, got {preview(raw)}")
 
 
-def parse_page(body: Any, key: str, model: type[T]) -> Page[T]:
-    """Parse ``{key: [...], "next": n?}``; raises ShapeError only when the envelope itself is wrong."""
+def parse_page(body: Any, key: str, model: type[T], *, max_items: int | None = None) -> Page[T]:
+    """Parse ``{key: [...], "next": n?}``; raises ShapeError only when the envelope itself is wrong.
+
+    With ``max_items`` (the ``limit`` the request asked for), items past it are not read: the page records how
+    many were cut and says so in its problems.
+    """
     expected = f"expected an object with a '{key}' list"
     if not isinstance(body, dict):
         raise ShapeError(f"{expected}, got {json_type(body)}")
@@ -161,25 +180,39 @@ def parse_page(body: Any, key: str, model: type[T]) -> Page[T]:
     if not isinstance(raw_items, list):
         raise ShapeError(f"{expected}, got '{key}': {json_type(raw_items)}")
     next_offset = _parse_next(body, f"'{key}' page")
-    return _parse_items(raw_items, key, model, next_offset)
+    return _parse_items(raw_items, key, model, next_offset, max_items)
 
 
-def parse_list(body: Any, model: type[T], what: str) -> Page[T]:
+def parse_list(body: Any, model: type[T], what: str, *, max_items: int | None = None) -> Page[T]:
     """Parse a bare JSON list (``GET /api/v1/clusters``); item paths are ``what[i]``; ``next`` is None."""
     if not isinstance(body, list):
         raise ShapeError(f"{what}: expected a list, got {json_type(body)}")
-    return _parse_items(body, what, model, None)
+    return _parse_items(body, what, model, None, max_items)
 
 
-def _parse_items(raw_items: list[Any], key: str, model: type[T], next_offset: int | None) -> Page[T]:
+def _parse_items(
+    raw_items: list[Any], key: str, model: type[T], next_offset: int | None, max_items: int | None
+) -> Page[T]:
     items: list[T] = []
     problems: list[ItemProblem] = []
+    cut = 0
+    if max_items is not None and len(raw_items) > max_items:
+        cut = len(raw_items) - max_items
+        raw_items = raw_items[:max_items]
     for index, raw in enumerate(raw_items):
         obj, messages = parse_tolerant(model, raw, f"{key}[{index}]")
         problems.extend(ItemProblem(index, message) for message in messages)
         if obj is not None:
             items.append(obj)
-    return Page(items=items, next=next_offset, problems=problems)
+    if cut:
+        problems.append(
+            ItemProblem(
+                max_items or 0,
+                f"{key}: the server sent {max_items + cut} items where at most {max_items} were asked for; "
+                f"the {cut} past the first {max_items} were not read",
+            )
+        )
+    return Page(items=items, next=next_offset, problems=problems, cut=cut)
 
 
 def parse_object(body: Any, model: type[T], what: str) -> T:

@@ -7,14 +7,15 @@ message. Objects are kept as raw dicts: the simulator serves them back exactly a
 
 from __future__ import annotations
 
-import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from core.models.pages import json_type
+from core.sim.fault_kinds import PARAMS, check_fault_kind
 from core.sim.faults import Fault, parse_match
 
 FORMAT = "runai-triage/case@1"
@@ -53,7 +54,10 @@ def parse_instant(value: object) -> datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 with an offset has no UTC instant
+        return None
 
 
 
@@ -109,9 +113,11 @@ def load_bundle(path: str | Path) -> CaseBundle:
         raise BundleError(f"cannot read the file: {exc.strerror or exc}", file=name) from None
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raw = _gunzip(raw, MAX_BUNDLE_BYTES)
+        except (OSError, EOFError, zlib.error) as exc:
             raise BundleError(f"damaged gzip data: {exc}", file=name) from None
+        except ValueError as exc:
+            raise BundleError(str(exc), file=name) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -124,7 +130,33 @@ def load_bundle(path: str | Path) -> CaseBundle:
         ) from None
     except RecursionError:
         raise BundleError("JSON nested too deeply", file=name) from None
+    except ValueError as exc:
+        # json.loads refuses integer literals longer than Python converts (4,300 digits by default).
+        why = "an integer literal longer than 4,300 digits" if "digits" in str(exc) else str(exc)
+        raise BundleError(f"not usable JSON: {why}", file=name) from None
     return parse_bundle(data, source=name)
+
+
+# The demo tenant inflates to under 6 MiB; a bundle past this is a mistake or a bomb, not a case.
+MAX_BUNDLE_BYTES = 512 * 1024 * 1024
+
+
+def _gunzip(raw: bytes, cap: int) -> bytes:
+    """Inflate a gzip file a slice at a time, refusing to grow past ``cap`` bytes."""
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    out: list[bytes] = []
+    size = 0
+    pending = raw
+    while pending and not inflater.eof:
+        piece = inflater.decompress(pending, 16 * 1024 * 1024)
+        size += len(piece)
+        if size > cap:
+            raise ValueError(f"inflates to more than {cap // (1024 * 1024)} MiB; not a case bundle")
+        out.append(piece)
+        pending = inflater.unconsumed_tail
+    if not inflater.eof:
+        raise EOFError("compressed data ended before the end-of-stream marker")
+    return b"".join(out)
 
 
 def parse_bundle(data: object, source: str = "<bundle>") -> CaseBundle:
@@ -347,6 +379,9 @@ class _Validator:
             body = fault.get("body")
             if body is not None and not isinstance(body, str):
                 raise self.fail(f"{fpath}.body", f"expected a string, got {json_type(body)}")
+            kind_problem = check_fault_kind(fault)
+            if kind_problem is not None:
+                raise self.fail(fpath, kind_problem)
             method, template = parsed
             out.append(
                 Fault(
@@ -357,6 +392,8 @@ class _Validator:
                     retry_after=float(retry_after) if retry_after is not None else None,
                     delay_ms=delay,
                     body=body,
+                    kind=fault.get("kind"),
+                    params={k: v for k, v in fault.items() if k in (*PARAMS, "field")},
                 )
             )
         return out

@@ -18,6 +18,7 @@ from urllib.parse import parse_qsl
 
 from core.sim import audit
 from core.sim.bundle import CaseBundle, show
+from core.sim.fault_kinds import Shape
 from core.sim.faults import Fault, apply_fault, match_template
 from core.sim.tokens import TokenIssuer
 
@@ -41,6 +42,8 @@ class SimResponse:
     body: bytes
     delay_s: float = 0.0
     drop_connection: bool = False  # connection reset: no response at all
+    # How a fault kind puts the answer on the wire (core.sim.fault_kinds.Shape); None = plainly.
+    shape: Shape | None = None
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,30 @@ def _bearer(headers: Mapping[str, str]) -> str | None:
     return token.strip()
 
 
+def _fault_response(fault: Fault, *, kube: bool) -> SimResponse:
+    outcome = apply_fault(fault, kube)
+    return SimResponse(
+        outcome.status,
+        dict(outcome.headers),
+        outcome.body,
+        delay_s=outcome.extra_delay_s,
+        drop_connection=outcome.drop_connection,
+        shape=outcome.shape,
+    )
+
+
+def _reshaped(answer: SimResponse, fault: Fault | None, *, kube: bool) -> SimResponse:
+    """The route's answer as a fault made from it would send it (trickled, truncated, planted, ...)."""
+    if fault is None:
+        return answer
+    outcome = apply_fault(fault, kube)
+    shape = outcome.shape
+    if shape is None or shape.transform is None:
+        return answer
+    status, body = shape.transform(answer.status, answer.body)
+    return SimResponse(status, dict(answer.headers), body, delay_s=outcome.extra_delay_s, shape=shape)
+
+
 class ControlPlane:
     def __init__(
         self,
@@ -198,12 +225,14 @@ class ControlPlane:
         if version is not None:
             if version not in self.token_versions:
                 return api_error(404, f"no such endpoint: {path}")
-            faulted = self._take_fault(method, path, kube=False)
-            if faulted is not None:
-                return faulted
+            fault = self._take_fault(method, path)
+            if fault is not None and not fault.from_route:
+                return _fault_response(fault, kube=False)
             if method != "POST":
-                return api_error(405, f"method {method} not allowed on {path}", {"Allow": "POST"})
-            return self._token(version, request)
+                answer = api_error(405, f"method {method} not allowed on {path}", {"Allow": "POST"})
+            else:
+                answer = self._token(version, request)
+            return _reshaped(answer, fault, kube=False)
 
         kube = is_kube_path(path)
         token = _bearer(request.headers)
@@ -215,10 +244,12 @@ class ControlPlane:
             if problem is not None:
                 return api_error(401, f"unauthorized: {problem}")
 
-        faulted = self._take_fault(method, path, kube=kube)
-        if faulted is not None:
-            return faulted
+        fault = self._take_fault(method, path)
+        if fault is not None and not fault.from_route:
+            return _fault_response(fault, kube=kube)
+        return _reshaped(self._route(method, path, request, kube), fault, kube=kube)
 
+    def _route(self, method: str, path: str, request: SimRequest, kube: bool) -> SimResponse:
         routes = self._kube_routes if kube else self._runai_routes
         allowed: set[str] = set()
         for route in routes:
@@ -243,18 +274,11 @@ class ControlPlane:
             return kube_status(404, "NotFound", "the server could not find the requested resource")
         return api_error(404, f"no such endpoint: {path}")
 
-    def _take_fault(self, method: str, path: str, *, kube: bool) -> SimResponse | None:
+    def _take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:
             if fault.remaining > 0 and fault.matches(method, path):
                 fault.remaining -= 1
-                outcome = apply_fault(fault, kube)
-                return SimResponse(
-                    outcome.status,
-                    dict(outcome.headers),
-                    outcome.body,
-                    delay_s=outcome.extra_delay_s,
-                    drop_connection=outcome.drop_connection,
-                )
+                return fault
         return None
 
     def _token(self, version: str, request: SimRequest) -> SimResponse:

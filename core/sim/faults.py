@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
+
+from core.sim.fault_kinds import FROM_ROUTE, Shape, shape_for
 
 # "<METHOD> <path template>": an upper-case HTTP verb, one space, an absolute path.
 _MATCH_RE = re.compile(r"^([A-Z]+) (/\S*)$")
@@ -51,6 +54,9 @@ class Fault:
     retry_after: float | None = None
     delay_ms: int | None = None
     body: str | None = None
+    # A kind from core.sim.fault_kinds (trickle, gzip-bomb, ...) and its parameters; None = the plain fault.
+    kind: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
     remaining: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -62,8 +68,21 @@ class Fault:
     def fresh(self) -> Fault:
         """A copy with the counter reset, so two servers built from one bundle do not share consumption."""
         return Fault(
-            self.method, self.template, self.status, self.times, self.retry_after, self.delay_ms, self.body
+            self.method,
+            self.template,
+            self.status,
+            self.times,
+            self.retry_after,
+            self.delay_ms,
+            self.body,
+            self.kind,
+            dict(self.params),
         )
+
+    @property
+    def from_route(self) -> bool:
+        """True when the fault reshapes the route's normal answer rather than replacing it."""
+        return self.kind in FROM_ROUTE
 
 
 @dataclass(frozen=True)
@@ -75,6 +94,7 @@ class FaultOutcome:
     body: bytes
     extra_delay_s: float
     drop_connection: bool
+    shape: Shape | None = None
 
 
 def _retry_after_value(seconds: float) -> str:
@@ -85,6 +105,9 @@ def _retry_after_value(seconds: float) -> str:
 def apply_fault(fault: Fault, kube: bool) -> FaultOutcome:
     """Describe the response a fault produces. `kube` picks the Kubernetes Status error body shape."""
     delay = (fault.delay_ms or 0) / 1000.0
+    if fault.kind is not None:
+        shape = shape_for(fault.kind, fault.params)
+        return FaultOutcome(shape.status, dict(shape.headers), shape.body or b"", delay, False, shape)
     if fault.status == 0:
         # status 0 = no HTTP answer at all: with delayMs a hang then a reset, without it an immediate reset.
         return FaultOutcome(0, {}, b"", delay, True)

@@ -5,6 +5,7 @@ is an RST."""
 from __future__ import annotations
 
 import contextlib
+import http
 import socket
 import struct
 import threading
@@ -12,9 +13,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from core.sim.control_plane import ControlPlane, SimRequest
+from core.sim.control_plane import ControlPlane, SimRequest, SimResponse
+from core.sim.fault_kinds import Shape
 
 _MAX_BODY = 1 << 20  # token requests are tiny; refuse to buffer anything unreasonable
+_KNOWN_STATUSES = frozenset(int(s) for s in http.HTTPStatus)
 
 
 class _Server(ThreadingHTTPServer):
@@ -63,6 +66,9 @@ class _Handler(BaseHTTPRequestHandler):
         if answer.drop_connection:
             self._reset()
             return
+        if answer.shape is not None:
+            self._send_shaped(answer)
+            return
         self.send_response(answer.status)
         for name, value in answer.headers.items():
             if name.lower() != "content-length":
@@ -71,6 +77,49 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(answer.body)
+
+    def _send_shaped(self, answer: SimResponse) -> None:
+        """Put a fault kind's answer on the wire as its Shape says (see core.sim.fault_kinds)."""
+        shape = answer.shape
+        assert shape is not None
+        self.close_connection = True  # whatever was sent, this connection is not reused
+        if shape.raw is not None:
+            self.wfile.write(shape.raw)
+            self.wfile.flush()
+            return
+        headers = {k: v for k, v in answer.headers.items() if k.lower() not in ("content-length", "connection")}
+        if shape.chunks is not None:
+            headers["Transfer-Encoding"] = "chunked"
+        else:
+            headers["Content-Length"] = str(len(answer.body))
+        headers["Connection"] = "close"
+        reason = http.HTTPStatus(answer.status).phrase if answer.status in _KNOWN_STATUSES else "Status"
+        head = f"HTTP/1.1 {answer.status} {reason}\r\n" + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self._write(head.encode("latin-1") + b"\r\n", shape if shape.head_too else None)
+        if shape.chunks is not None:
+            for chunk in shape.chunks():
+                if not chunk:
+                    continue
+                self._write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n", None)
+                if shape.interval_s and self.server.stopping.wait(shape.interval_s):
+                    return
+            self._write(b"0\r\n\r\n", None)
+            return
+        body = answer.body[: len(answer.body) // 2] if shape.truncate else answer.body
+        self._write(body, shape if shape.interval_s else None)
+
+    def _write(self, data: bytes, trickle: Shape | None) -> None:
+        """Write ``data`` at once, or a few bytes at a time with a pause between (stopping when the server does)."""
+        if trickle is None or not trickle.interval_s:
+            self.wfile.write(data)
+            self.wfile.flush()
+            return
+        step = max(trickle.piece, 1)
+        for start in range(0, len(data), step):
+            self.wfile.write(data[start : start + step])
+            self.wfile.flush()
+            if self.server.stopping.wait(trickle.interval_s):
+                return
 
     def _reset(self) -> None:
         # SO_LINGER with a zero timeout makes close() send RST: the client sees a reset, not a clean EOF.

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from urllib.parse import parse_qsl
 
 import httpx
 
 from core.sim.control_plane import ControlPlane, SimRequest, SimResponse
+from core.sim.fault_kinds import Shape
 
 _DISCONNECTED = "Server disconnected without sending a response."
 
@@ -59,7 +60,54 @@ class SimTransport(httpx.AsyncBaseTransport):
             await self._sleep(answer.delay_s)
         if answer.drop_connection:
             raise httpx.RemoteProtocolError(_DISCONNECTED, request=request)
+        if answer.shape is not None:
+            return await self._shaped(request, answer)
         return _to_httpx(request, answer)
+
+    async def _shaped(self, request: httpx.Request, answer: SimResponse) -> httpx.Response:
+        """A fault kind's answer as the network would deliver it (see core.sim.fault_kinds)."""
+        shape = answer.shape
+        assert shape is not None
+        if shape.raw is not None:
+            raise httpx.RemoteProtocolError("illegal status line: the server did not answer in HTTP", request=request)
+        if shape.head_too and shape.interval_s:
+            # The head arrives a few bytes at a time: the response is only handed over once it is complete.
+            await self._sleep(shape.interval_s * 64 / max(shape.piece, 1))
+        headers = {k: v for k, v in answer.headers.items() if k.lower() != "content-length"}
+        stream = _ShapedStream(request, answer.body, shape, self._sleep)
+        return httpx.Response(
+            answer.status, headers=headers, stream=stream, request=request, extensions={"http_version": b"HTTP/1.1"}
+        )
+
+
+class _ShapedStream(httpx.AsyncByteStream):
+    def __init__(
+        self, request: httpx.Request, body: bytes, shape: Shape, sleep: Callable[[float], Awaitable[None]]
+    ) -> None:
+        self._request = request
+        self._body = body
+        self._shape = shape
+        self._sleep = sleep
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        shape = self._shape
+        if shape.chunks is not None:
+            for chunk in shape.chunks():
+                yield chunk
+                await self._sleep(shape.interval_s)
+            return
+        if shape.truncate:
+            yield self._body[: len(self._body) // 2]
+            raise httpx.RemoteProtocolError(
+                "peer closed connection without sending complete message body", request=self._request
+            )
+        if not shape.interval_s:
+            yield self._body
+            return
+        step = max(shape.piece, 1)
+        for start in range(0, len(self._body), step):
+            yield self._body[start : start + step]
+            await self._sleep(shape.interval_s)
 
 
 class SimSyncTransport(httpx.BaseTransport):
@@ -78,4 +126,8 @@ class SimSyncTransport(httpx.BaseTransport):
             self._sleep(answer.delay_s)
         if answer.drop_connection:
             raise httpx.RemoteProtocolError(_DISCONNECTED, request=request)
+        if answer.shape is not None and (answer.shape.raw is not None or answer.shape.truncate):
+            raise httpx.RemoteProtocolError("the simulated answer is not complete HTTP", request=request)
+        if answer.shape is not None and (answer.shape.chunks is not None or answer.shape.interval_s):
+            raise ValueError("streamed and trickled fault kinds need SimTransport or the loopback server")
         return _to_httpx(request, answer)

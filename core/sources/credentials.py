@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from core.models import safe_json
 from core.sources.errors import clean_text
 
 DEFAULT_CLI_DIR = Path("~/.runai")
@@ -148,7 +149,7 @@ def decode_jwt_claims(token: str) -> dict[str, Any] | None:
         return None
     try:
         raw = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
-        claims = json.loads(raw)
+        claims = safe_json.loads(raw)
     except (ValueError, binascii.Error):
         return None
     return claims if isinstance(claims, dict) else None
@@ -162,7 +163,11 @@ def jwt_expiry(token: str) -> float | None:
     exp = claims.get("exp")
     if isinstance(exp, bool) or not isinstance(exp, int | float):
         return None
-    return float(exp)
+    try:
+        seconds = float(exp)
+    except OverflowError:  # an integer claim too large for a float is no expiry anyone can use
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _read_json(path: Path, problems: list[CredentialsProblem] | None) -> dict[str, Any] | None:
@@ -179,7 +184,7 @@ def _read_json(path: Path, problems: list[CredentialsProblem] | None) -> dict[st
         _note(problems, where, f"cannot be read: {clean_text(type(exc).__name__ + ': ' + str(exc), 160)}")
         return None
     try:
-        data = json.loads(text)
+        data = safe_json.loads(text)
     except ValueError as exc:
         _note(problems, where, f"is not valid JSON ({clean_text(str(exc), 120)})")
         return None

@@ -8,12 +8,13 @@ strings and neutralises control characters, because an error body is text chosen
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
+
+from core.models import safe_json
 
 EXCERPT_LIMIT = 200
 
@@ -87,7 +88,7 @@ def safe_target(path: str, query: str | None = None) -> str:
 def error_fields(body: bytes | str, secrets: Iterable[str] = ()) -> tuple[str, str | None]:
     """(message, details) from a documented error body `{"code", "message", "details"?}`, else an excerpt."""
     try:
-        data: Any = json.loads(body)
+        data: Any = safe_json.loads(body)
     except (ValueError, TypeError):
         return body_excerpt(body, secrets), None
     if isinstance(data, dict) and isinstance(data.get("message"), str):
@@ -178,17 +179,20 @@ class UnreachableError(RunaiError):
 
 
 class ApiTimeout(RunaiError):
-    """The server accepted the connection but did not answer in time."""
+    """The server accepted the connection but did not answer in time.
 
-    def __init__(self, method: str, path: str, timeout_s: float | None, attempts: int) -> None:
+    ``reason`` replaces the default wording when the limit was a total deadline or the diagnosis budget rather
+    than one silent socket read.
+    """
+
+    def __init__(
+        self, method: str, path: str, timeout_s: float | None, attempts: int, reason: str | None = None
+    ) -> None:
         self.timeout_s = timeout_s
         self.attempts = attempts
         limit = f" within {timeout_s:g} s" if timeout_s is not None else ""
-        super().__init__(
-            f"no answer{limit} after {attempts} attempt(s); the control plane may be overloaded",
-            method=method,
-            path=path,
-        )
+        text = reason or f"no answer{limit} after {attempts} attempt(s); the control plane may be overloaded"
+        super().__init__(text, method=method, path=path)
 
 
 class MalformedResponse(RunaiError):
@@ -197,6 +201,42 @@ class MalformedResponse(RunaiError):
     def __init__(self, method: str | None, path: str, problem: str) -> None:
         self.problem = problem
         super().__init__(f"malformed response: {problem}", method=method, path=path)
+
+
+class BodyTooLarge(MalformedResponse):
+    """The answer was larger than the cap (counted after decompression); it was not read."""
+
+    def __init__(self, method: str, path: str, cap: int) -> None:
+        self.cap = cap
+        super().__init__(
+            method,
+            path,
+            f"the answer is larger than {_size(cap)} once decompressed, more than any real answer to this read; "
+            "reading stopped there",
+        )
+
+
+class BrokenAnswer(MalformedResponse):
+    """The server was reached but what came back was not a valid HTTP answer (garbage, cut short, reset)."""
+
+    def __init__(self, method: str, path: str, base_url: str, reason: str, attempts: int) -> None:
+        self.base_url = base_url
+        self.reason = reason
+        self.attempts = attempts
+        self.problem = reason
+        # Not worded as a malformed body: nothing usable arrived at all.
+        RunaiError.__init__(
+            self,
+            f"{base_url} was reached but answered badly after {attempts} attempt(s): {reason}. This is not a "
+            "network or VPN problem: the server, or a proxy in front of it, sent something that is not a "
+            "complete HTTP answer",
+            method=method,
+            path=path,
+        )
+
+
+def _size(count: int) -> str:
+    return f"{count // (1024 * 1024)} MiB" if count >= 1024 * 1024 and count % (1024 * 1024) == 0 else f"{count} bytes"
 
 
 class ReadOnlyViolation(RunaiError):
@@ -218,14 +258,44 @@ def transport_failure(
     attempts: int,
     read_timeout_s: float | None,
 ) -> RunaiError:
-    """The client error for a request that never got an HTTP answer."""
+    """The client error for a request that never got a complete HTTP answer."""
     # Imported here so the error classes stay usable without the HTTP stack loaded.
     import httpx
 
+    from core.sources.bounded import AnswerTooLarge, DeadlineExceeded
+
+    if isinstance(error, AnswerTooLarge):
+        return BodyTooLarge(method, target, error.cap)
+    if isinstance(error, DeadlineExceeded):
+        if error.budget:
+            reason = (
+                f"the diagnosis time budget ran out ({error.deadline_s:.3g} s were left for this read); "
+                "the reads before it were slow"
+            )
+        else:
+            reason = (
+                f"no complete answer within {error.deadline_s:g} s (the deadline for connecting, the headers and "
+                f"the whole body; {error.received} bytes of the body had been read): the server is too slow or "
+                "trickling"
+            )
+        return ApiTimeout(method, target, error.deadline_s, attempts, reason)
     if isinstance(error, httpx.DecodingError):
-        return MalformedResponse(method, target, "the body could not be decoded (bad content encoding)")
+        detail = clean_text(str(error), 160) if str(error) else "bad content encoding"
+        return MalformedResponse(method, target, f"the body could not be decoded: {detail}")
     if isinstance(error, httpx.TimeoutException) and not isinstance(error, httpx.ConnectTimeout):
         timeout = None if isinstance(error, httpx.PoolTimeout) else read_timeout_s
         return ApiTimeout(method, target, timeout, attempts)
     reason = clean_text(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__, 160)
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        # The connection was made; what came back (or did not) is the server's doing, not the network's.
+        return BrokenAnswer(method, target, base_url, _answer_problem(error, reason), attempts)
     return UnreachableError(method, target, base_url, reason, attempts)
+
+
+def _answer_problem(error: Exception, reason: str) -> str:
+    text = str(error).lower()
+    if "without sending a response" in text or "connection reset" in text:
+        return f"the connection was closed or reset before a complete answer ({reason})"
+    if "incomplete" in text or "peer closed" in text:
+        return f"the body was cut short ({reason})"
+    return f"not a valid HTTP answer ({reason})"

@@ -8,19 +8,16 @@ explicit ``(connect, read)`` timeout. Every failure the API or the network can p
 The client is synchronous; the ``async`` methods run it in a worker thread so the engine can issue reads
 concurrently.
 
-Worst-case time of one read: the connection's retry policy allows two attempts, and only when the first one
-failed to connect or got a 5xx, so the response head takes at most ``2 * (connect + read)``; the body is then
-read against a further budget of ``read`` seconds, each socket read itself bounded by ``read``, so at most
-``2 * connect + 4 * read`` in all (46 s with the defaults 3 s / 10 s; a plain hang costs ``connect + read``).
-A log read that falls back from the previous to the current instance makes two such reads.
+Worst-case time of one read: its deadline (``KubeSettings.deadline``, 20 s by default, or what is left of the
+diagnosis budget if less) covers connecting, the response head, the retry urllib3 may make and the whole body;
+a watchdog shuts the socket when it passes (``kube_deadline``), so a server trickling one byte every few seconds
+is cut off on time. A log read that falls back from the previous to the current instance makes two such reads.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -28,22 +25,18 @@ from typing import Any
 import urllib3
 from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
-from urllib3.exceptions import (
-    ConnectTimeoutError,
-    MaxRetryError,
-    NewConnectionError,
-    ProtocolError,
-    ReadTimeoutError,
-)
 
 from core.models.base import preview
-from core.models.kube import ContainerStatus, K8sEvent, K8sNode, K8sPod
+from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import ShapeError, parse_json, parse_object, parse_page
 from core.safety.untrusted import clean_log
-from core.sources.errors import body_excerpt
+from core.sources.budget import remaining as budget_remaining
 from core.sources.evidence import Missing
 from core.sources.kube_config import KubeConnection, KubeSettings, KubeUnavailable, build_configuration
-from core.sources.kube_guard import ReadOnlyViolation, read_only_api_client
+from core.sources.kube_containers import choose_log_container, terminated_without_restart
+from core.sources.kube_deadline import ReadDeadline
+from core.sources.kube_explain import BodyTooLarge, ReadTooSlow, explain, host_of, log_400, status_message
+from core.sources.kube_guard import read_only_api_client
 from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 
@@ -63,6 +56,7 @@ _CUT_MARKER = re.compile(r"… \[\+\d+ chars\]$")
 MAX_JSON_BYTES = 16 * 1024 * 1024
 EVENTS_TTL = timedelta(hours=1)
 _CHUNK = 64 * 1024
+_HTML_ANSWER = "got an HTML page (Content-Type text/html): a proxy or login page in front of the API server?"
 
 DEFAULT_CONTAINER_ANNOTATION = "kubectl.kubernetes.io/default-container"
 # Mesh and platform helpers that run next to the workload; their logs rarely explain its failure.
@@ -80,10 +74,10 @@ _RBAC_DENIAL = re.compile(
 class KubeSource:
     """Read-only Tier 2 reads. Build with a ``KubeConnection``; close when done."""
 
-    def __init__(self, connection: KubeConnection, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, connection: KubeConnection) -> None:
         self._connection = connection
         self._timeout = connection.timeout
-        self._clock = clock
+        self._deadline_s = connection.deadline
         self._api_client = read_only_api_client(connection.configuration)
         self._api = CoreV1Api(self._api_client)
 
@@ -157,7 +151,7 @@ class KubeSource:
             return parse_object(parse_json(raw, "pod"), K8sPod, "pod")
         except Exception as exc:  # every failure becomes a gap; see _explain for which ones are expected
             assumed = choice is not None and choice.assumed
-            return self._explain(exc, what, SOURCE_POD, not_found=_pod_not_found(name, ns, assumed))
+            return self._gap(exc, what, SOURCE_POD, not_found=_pod_not_found(name, ns, assumed))
 
     def read_logs(self, pod: K8sPod, container: str | None = None) -> LogExcerpt | Missing:
         meta = pod.metadata
@@ -172,7 +166,7 @@ class KubeSource:
             return Missing(f"log of pod {preview(name)}", bad, SOURCE_LOGS)
         what = f"previous log of container {choice.name} in pod {name}"
         not_found = f"pod {name} not found in namespace {ns} (404): it was probably deleted"
-        if _terminated_without_restart(pod, choice.name):
+        if terminated_without_restart(pod, choice.name):
             # The instance that failed is the current one: asking for --previous would only earn a 400 and a
             # second round trip.
             note = "the container never restarted, so its current instance is the one that failed"
@@ -180,17 +174,17 @@ class KubeSource:
                 data = self._log_bytes(name, ns, choice.name, previous=False)
                 return _excerpt(data, choice, previous=False, note=note)
             except Exception as exc:
-                return self._explain(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
+                return self._gap(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
                                      not_found=not_found)
         try:
             data = self._log_bytes(name, ns, choice.name, previous=True)
             return _excerpt(data, choice, previous=True, note=None)
         except ApiException as exc:
             if exc.status != 400:
-                return self._explain(exc, what, SOURCE_LOGS, not_found=not_found)
-            first = _status_message(exc)
+                return self._gap(exc, what, SOURCE_LOGS, not_found=not_found)
+            first = status_message(exc)
         except Exception as exc:
-            return self._explain(exc, what, SOURCE_LOGS, not_found=not_found)
+            return self._gap(exc, what, SOURCE_LOGS, not_found=not_found)
         # 400 on --previous: there is no earlier instance (never restarted, or still waiting). The current
         # instance is the next best thing, labelled so nobody mistakes it for the crashed one.
         note = f"no previous instance (the API server said: {first}); this is the current instance's log"
@@ -200,14 +194,14 @@ class KubeSource:
         except ApiException as exc:
             if exc.status == 400:
                 why = (
-                    f"no log for container {choice.name}: previous instance: {_log_400(first)}; "
-                    f"current instance: {_log_400(_status_message(exc))}"
+                    f"no log for container {choice.name}: previous instance: {log_400(first)}; "
+                    f"current instance: {log_400(status_message(exc))}"
                 )
                 return Missing(f"log of container {choice.name} in pod {name}", why, SOURCE_LOGS)
-            return self._explain(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
+            return self._gap(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
                                  not_found=not_found)
         except Exception as exc:
-            return self._explain(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
+            return self._gap(exc, f"log of container {choice.name} in pod {name}", SOURCE_LOGS,
                                  not_found=not_found)
 
     def read_pod_events(
@@ -234,7 +228,7 @@ class KubeSource:
             )
             events, problems = _parse_events(raw)
         except Exception as exc:
-            return self._explain(exc, what, SOURCE_EVENTS, not_found=f"namespace {namespace} not found (404)")
+            return self._gap(exc, what, SOURCE_EVENTS, not_found=f"namespace {namespace} not found (404)")
         kept = [e for e in events if not _is_stale(e, pod_uid)]
         found = KubeEvents(_by_time(kept), selector, len(events) - len(kept), problems)
         return _expired_or(found, what, failed_at, now, ttl)
@@ -262,7 +256,7 @@ class KubeSource:
             events, problems = _parse_events(raw)
         except Exception as exc:
             why = "the events endpoint was not found (404)"
-            return self._explain(exc, what, SOURCE_EVENTS, not_found=why)
+            return self._gap(exc, what, SOURCE_EVENTS, not_found=why)
         return _expired_or(KubeEvents(_by_time(events), selector, 0, problems), what, failed_at, now, ttl)
 
     def read_node(self, name: str) -> K8sNode | Missing:
@@ -278,7 +272,7 @@ class KubeSource:
             return parse_object(parse_json(raw, "node"), K8sNode, "node")
         except Exception as exc:
             why = f"node {name} not found (404): it may have left the cluster (scale-down, repair)"
-            return self._explain(exc, what, SOURCE_NODE, not_found=why)
+            return self._gap(exc, what, SOURCE_NODE, not_found=why)
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _log_bytes(self, name: str, ns: str, container: str, *, previous: bool) -> bytes:
@@ -298,62 +292,63 @@ class KubeSource:
         )
 
     def _body(self, call: Callable[[], Any], cap: int, *, overflow_ok: bool = False) -> bytes:
-        """Send the request and read at most ``cap`` bytes of the answer within the read budget."""
-        response: urllib3.BaseHTTPResponse = call()
-        deadline = self._clock() + self._timeout[1]
+        """Send the request and read at most ``cap`` bytes of the answer, all within the read's deadline."""
+        seconds, budget = self._deadline_s, False
+        left = budget_remaining()
+        if left is not None and left < seconds:
+            seconds, budget = left, True
+        if seconds <= 0:
+            raise ReadTooSlow(0.0, 0, budget=True)
         chunks: list[bytes] = []
+        with ReadDeadline(seconds, budget=budget) as scope:
+            try:
+                self._read_capped(call, cap, overflow_ok, chunks)
+            except Exception as exc:
+                if scope.expired:
+                    raise ReadTooSlow(seconds, sum(map(len, chunks)), budget=budget) from exc
+                raise
+            if scope.expired:
+                # A socket shut at the deadline can look like the end of a body sent without a length.
+                raise ReadTooSlow(seconds, sum(map(len, chunks)), budget=budget)
+        return b"".join(chunks)
+
+    @staticmethod
+    def _read_capped(call: Callable[[], Any], cap: int, overflow_ok: bool, chunks: list[bytes]) -> None:
+        """Read the answer of ``call()`` into ``chunks``, at most ``cap`` bytes."""
+        response: urllib3.BaseHTTPResponse = call()
         size = 0
         complete = False
         try:
+            if "html" in (response.headers.get("content-type") or "").lower():
+                # The API server never answers in HTML; a proxy or a login page in front of it does (and a log
+                # read would otherwise pass the page off as the container's output).
+                raise ShapeError(_HTML_ANSWER)
             while size < cap:
                 chunk = response.read(min(_CHUNK, cap - size))
                 if not chunk:
                     complete = True
-                    return b"".join(chunks)
+                    return
                 chunks.append(chunk)
                 size += len(chunk)
-                if self._clock() > deadline:
-                    raise _BodyTooSlow(self._timeout[1], size)
             if overflow_ok:
-                return b"".join(chunks)
-            raise _BodyTooLarge(cap)
+                return
+            raise BodyTooLarge(cap)
         finally:
             if not complete:
                 # Unread bytes would poison the next request on a reused connection: drop it instead.
                 response.close()
             response.release_conn()
 
-    def _explain(self, exc: Exception, what: str, source: str, *, not_found: str) -> Missing:
-        """Turn any read failure into a Missing with an actionable why."""
-        if isinstance(exc, ReadOnlyViolation):
-            raise exc  # a refused write is a bug to surface, never an evidence gap
-        connect, read = self._timeout
-        host = _host(self._connection.configuration.host)
-        if isinstance(exc, ApiException):
-            status = exc.status or 0
-            message = _status_message(exc)
-            if status == 401:
-                why = (
-                    f"credentials refused (401): check the kubeconfig user of {self._connection.origin}"
-                    " (expired or wrong token or certificate)"
-                )
-            elif status == 403:
-                why = _forbidden_why(message)
-            elif status == 404:
-                why = not_found
-            elif status == 400:
-                why = f"the API server refused the request (400): {message}"
-            elif status == 429:
-                why = f"the API server is rate-limiting this client (429): {message}"
-            elif 500 <= status <= 599:
-                why = f"the API server failed (HTTP {status}) on both attempts: {message}"
-            elif status == 0:
-                why = f"TLS or transport error talking to {host}: {_first_line(str(exc.reason))}"
-            else:
-                why = f"unexpected HTTP {status} from the API server: {message}"
-            return Missing(what, why, source)
-        return Missing(what, _network_why(exc, host, connect, read), source)
-
+    def _gap(self, exc: Exception, what: str, source: str, *, not_found: str) -> Missing:
+        return explain(
+            exc,
+            what,
+            source,
+            not_found=not_found,
+            host=host_of(self._connection.configuration.host),
+            origin=self._connection.origin,
+            timeout=self._timeout,
+        )
 
 def open_kube_source(
     settings: KubeSettings, env: Mapping[str, str] | None = None
@@ -365,87 +360,7 @@ def open_kube_source(
     return KubeSource(connection)
 
 
-# -- container choice --------------------------------------------------------------------------
-def is_sidecar(name: str) -> bool:
-    return name in KNOWN_SIDECARS or name.startswith(_SIDECAR_PREFIXES)
-
-
-def choose_log_container(pod: K8sPod) -> ContainerChoice | None:
-    """The container whose log explains the failure.
-
-    Order: the failing init container; the pod's default-container annotation; the container that
-    terminated badly (non-zero exit or OOMKilled, now or in its previous instance), skipping known sidecars;
-    otherwise the first container that is not a sidecar (or the only one).
-    """
-    status = pod.status
-    init_statuses = (status.init_container_statuses if status else None) or []
-    for cs in init_statuses:
-        failure = _failure(cs)
-        if cs.name and failure:
-            return ContainerChoice(cs.name, f"init container {cs.name} failed ({failure})", init=True)
-
-    spec_names = [c.name for c in ((pod.spec.containers if pod.spec else None) or []) if c.name]
-    statuses = {cs.name: cs for cs in ((status.container_statuses if status else None) or []) if cs.name}
-    names = spec_names or list(statuses)
-
-    annotations = (pod.metadata.annotations if pod.metadata else None) or {}
-    wanted = annotations.get(DEFAULT_CONTAINER_ANNOTATION)
-    if wanted and wanted in names:
-        return ContainerChoice(wanted, f"pod annotation {DEFAULT_CONTAINER_ANNOTATION}")
-
-    failed = [(n, _failure(statuses[n])) for n in names if n in statuses and _failure(statuses[n])]
-    # A sidecar that failed is still a candidate, but only after every workload container.
-    failed.sort(key=lambda item: is_sidecar(item[0]))
-    if failed:
-        name, failure = failed[0]
-        return ContainerChoice(name, f"container {name} {failure}")
-
-    candidates = [n for n in names if not is_sidecar(n)] or names
-    if not candidates:
-        return None
-    if len(candidates) == 1:
-        return ContainerChoice(candidates[0], "the only workload container")
-    return ContainerChoice(candidates[0], "the first workload container (none terminated with an error)")
-
-
-def _terminated_without_restart(pod: K8sPod, container: str) -> bool:
-    status = pod.status
-    if status is None:
-        return False
-    for cs in (status.container_statuses or []) + (status.init_container_statuses or []):
-        if cs.name == container:
-            return cs.restart_count == 0 and cs.state is not None and cs.state.terminated is not None
-    return False
-
-
-def _failure(cs: ContainerStatus) -> str | None:
-    """How this container failed (current or previous instance), or None when it did not."""
-    for label, state in (("", cs.state), ("previous instance ", cs.last_state)):
-        term = state.terminated if state is not None else None
-        if term is None:
-            continue
-        if term.reason == "OOMKilled":
-            return f"{label}OOMKilled (exit {term.exit_code})"
-        if term.exit_code not in (None, 0):
-            return f"{label}exited {term.exit_code}" + (f" ({term.reason})" if term.reason else "")
-    waiting = cs.state.waiting if cs.state is not None else None
-    if waiting is not None and waiting.reason in ("CrashLoopBackOff", "RunContainerError"):
-        return f"is in {waiting.reason}"
-    return None
-
-
 # -- helpers -----------------------------------------------------------------------------------
-class _BodyTooLarge(Exception):
-    def __init__(self, cap: int) -> None:
-        super().__init__(f"body larger than {cap} bytes")
-        self.cap = cap
-
-
-class _BodyTooSlow(Exception):
-    def __init__(self, budget: float, size: int) -> None:
-        super().__init__(f"body not complete after {budget}s ({size} bytes)")
-
-
 def _excerpt(data: bytes, choice: ContainerChoice, *, previous: bool, note: str | None) -> LogExcerpt:
     over_limit = len(data) >= LOG_LIMIT_BYTES
     # clean_log decodes with replacement, redacts credentials, makes control sequences visible and cuts
@@ -519,85 +434,6 @@ def _pod_not_found(name: str, ns: str, assumed: bool) -> str:
         f"pod {name} not found in namespace {ns} (404): the pod was probably deleted; Run:ai history and "
         "events may still tell what happened"
     )
-
-
-def _status_message(exc: ApiException) -> str:
-    """The ``message`` of a Kubernetes Status body, sanitised and short; the raw excerpt otherwise."""
-    body = exc.body
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", errors="replace")
-    if not body:
-        return f"no detail ({exc.reason})" if exc.reason else "no detail"
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body_excerpt(body)
-    if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return body_excerpt(data["message"])
-    return body_excerpt(body)
-
-
-def _forbidden_why(message: str) -> str:
-    match = _RBAC_DENIAL.search(message)
-    if match is None:
-        return f"RBAC denies this read (403): {message}"
-    where = f" in namespace {match['namespace']}" if match["namespace"] else ""
-    if match["cluster"]:
-        where = " at cluster scope"
-    return f"RBAC denies {match['verb']} on {match['resource']}{where} (403)"
-
-
-def _log_400(message: str) -> str:
-    if "previous terminated container" in message:
-        return f"no previous terminated instance ({message})"
-    if "waiting to start" in message:
-        return f"the container is still waiting to start ({message})"
-    return message
-
-
-def _network_why(exc: Exception, host: str, connect: float, read: float) -> str:
-    """The why for a failure below HTTP (timeouts, refused connections, broken answers, bad bodies)."""
-    reason = exc.reason if isinstance(exc, MaxRetryError) else exc
-    if isinstance(reason, ReadTimeoutError) or isinstance(exc, _BodyTooSlow):
-        return f"read timeout after {read:g}s: the API server at {host} did not answer"
-    if isinstance(reason, NewConnectionError):
-        # Checked before ConnectTimeoutError, its base class in urllib3 2: a refusal is not a timeout.
-        return f"API server unreachable at {host}: {_connect_detail(reason)} (after one retry)"
-    if isinstance(reason, ConnectTimeoutError):
-        return f"connect timeout after {connect:g}s: API server at {host} unreachable"
-    if isinstance(reason, ProtocolError):
-        return f"the connection to {host} broke before a complete answer: {_first_line(str(reason))}"
-    if isinstance(exc, MaxRetryError):
-        return f"API server unreachable at {host}: {_first_line(str(reason))}"
-    if isinstance(exc, urllib3.exceptions.HTTPError):
-        return f"HTTP failure talking to {host}: {type(exc).__name__}"
-    if isinstance(exc, _BodyTooLarge):
-        return f"malformed answer: body larger than {exc.cap // (1024 * 1024)} MiB"
-    if isinstance(exc, ShapeError):
-        return f"malformed answer: {exc}"
-    if isinstance(exc, OSError):
-        return f"network error talking to {host}: {exc.strerror or type(exc).__name__}"
-    # Anything else is a bug on our side or in the client; it is still reported, never raised.
-    return f"unexpected failure ({type(exc).__name__}): {_first_line(str(exc))}"
-
-
-def _connect_detail(error: NewConnectionError) -> str:
-    text = str(error)
-    known_causes = ("Connection refused", "Name or service not known", "No route to host", "unreachable")
-    for known in known_causes:
-        if known.lower() in text.lower():
-            return known.lower()
-    return "connection failed"
-
-
-def _host(url: str | None) -> str:
-    return (url or "?").split("://", 1)[-1].rstrip("/") or "?"
-
-
-def _first_line(text: str) -> str:
-    stripped = text.strip()
-    line = stripped.splitlines()[0] if stripped else "no detail"
-    return body_excerpt(line)
 
 
 def _invalid_name(name: Any, kind: str) -> str | None:

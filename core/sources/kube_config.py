@@ -9,6 +9,7 @@ never written back (no token persistence).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,8 +24,10 @@ from kubernetes.config.kube_config import KubeConfigLoader
 from urllib3.util.retry import Retry
 
 from core.models.base import preview
+from core.sources.kube_login import LoginProblem, settle_login
 from core.sources.kube_types import (
     DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_READ_DEADLINE,
     DEFAULT_READ_TIMEOUT,
     KubeSettings,
     KubeUnavailable,
@@ -44,6 +47,7 @@ class KubeConnection:
     origin: str
     context: str | None
     timeout: tuple[float, float] = field(default=(DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT))
+    deadline: float = DEFAULT_READ_DEADLINE
 
 
 def bounded_retry() -> Retry:
@@ -82,6 +86,18 @@ def build_configuration(
     """
     if not settings.enabled:
         return KubeUnavailable(_UNAVAILABLE + "disabled with --no-kube")
+    try:
+        found = _resolve(settings, env, home, service_account_dir)
+    except Exception as exc:  # documented never to raise: whatever the client library does, it is a reason
+        return KubeUnavailable(_UNAVAILABLE + f"the Kubernetes client could not be set up ({_problem(exc)})")
+    if isinstance(found, KubeConnection):
+        return dataclasses.replace(found, deadline=settings.deadline)
+    return found
+
+
+def _resolve(
+    settings: KubeSettings, env: Mapping[str, str], home: Path | None, service_account_dir: Path
+) -> KubeConnection | KubeUnavailable:
     timeout = (settings.connect_timeout, settings.read_timeout)
 
     if settings.in_cluster is True:
@@ -90,7 +106,7 @@ def build_configuration(
     searched: list[str] = []
     path = _find_kubeconfig(settings, env, home, searched)
     if path is not None:
-        return _from_kubeconfig(path, settings.context, timeout)
+        return _from_kubeconfig(path, settings.context, timeout, env, settings.login_timeout)
     if settings.kubeconfig is not None:
         return KubeUnavailable(_UNAVAILABLE + f"no kubeconfig found at {settings.kubeconfig} (--kubeconfig)")
     if settings.context is not None:
@@ -135,7 +151,7 @@ def _new_configuration() -> Configuration:
 
 
 def _from_kubeconfig(
-    path: Path, context: str | None, timeout: tuple[float, float]
+    path: Path, context: str | None, timeout: tuple[float, float], env: Mapping[str, str], login_timeout: float
 ) -> KubeConnection | KubeUnavailable:
     def unreadable(why: str) -> KubeUnavailable:
         return KubeUnavailable(_UNAVAILABLE + f"kubeconfig unreadable: {path}: {why}")
@@ -167,19 +183,25 @@ def _from_kubeconfig(
     if not isinstance(active, str) or active not in names:
         return unreadable(f"current-context {preview(active)} is not one of its contexts")
 
+    try:
+        settled = settle_login(data, active, path.parent, env, login_timeout)
+    except LoginProblem as exc:
+        return KubeUnavailable(_UNAVAILABLE + str(exc))
     configuration = _new_configuration()
     try:
         # No config_persister: a refreshed token must never be written back into the user's file.
         KubeConfigLoader(
-            config_dict=data, active_context=active, config_base_path=str(path.parent)
+            config_dict=settled.data, active_context=active, config_base_path=str(path.parent)
         ).load_and_set(configuration)
     except ConfigException as exc:
         return unreadable(_first_line(str(exc)))
-    except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
-        # The loader indexes the YAML directly; a wrong shape surfaces as one of these.
-        return unreadable(f"malformed ({type(exc).__name__}: {_first_line(str(exc))})")
+    except Exception as exc:
+        # The loader indexes the YAML directly; a wrong shape surfaces as KeyError, TypeError and the like.
+        return unreadable(f"malformed ({_problem(exc)})")
     if not configuration.host:
         return unreadable(f"context {active} names no cluster server")
+    # The library's own hook would log in again its way (see kube_login); only ours may, and only for exec.
+    configuration.refresh_api_key_hook = settled.refresh
     return KubeConnection(configuration, f"kubeconfig {path}, context {active}", active, timeout)
 
 
@@ -213,6 +235,10 @@ def _in_cluster(
             f"{exc.strerror or type(exc).__name__}"
         )
     return KubeConnection(configuration, f"in-cluster service account ({service_account_dir})", None, timeout)
+
+
+def _problem(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {_first_line(str(exc))}"
 
 
 def _first_line(text: str) -> str:

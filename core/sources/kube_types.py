@@ -13,6 +13,10 @@ from core.models.kube import K8sEvent
 
 DEFAULT_CONNECT_TIMEOUT = 3.0
 DEFAULT_READ_TIMEOUT = 10.0
+# One read, end to end (connect, head, retry, body): a trickling API server is cut off here.
+DEFAULT_READ_DEADLINE = 20.0
+# An exec login plugin (aws, gke-gcloud-auth-plugin, kubelogin) gets this long to print a credential.
+DEFAULT_LOGIN_TIMEOUT = 20.0
 SOURCE_LOGS = "kubectl logs --previous"
 
 
@@ -30,6 +34,8 @@ class KubeSettings:
     in_cluster: bool | None = None
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     read_timeout: float = DEFAULT_READ_TIMEOUT
+    deadline: float = DEFAULT_READ_DEADLINE
+    login_timeout: float = DEFAULT_LOGIN_TIMEOUT
 
 
 @dataclass(frozen=True, slots=True)

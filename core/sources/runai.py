@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 import time
-import urllib.request
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import httpx
 
 from core.models.base import ApiModel
-from core.models.pages import Page, ShapeError, parse_json, parse_list, parse_object, parse_page
+from core.models.pages import Page, ShapeError, json_type, parse_json, parse_list, parse_object, parse_page
 from core.models.runai import (
     Cluster,
     HistoryRecord,
@@ -33,9 +31,12 @@ from core.models.runai import (
     WorkloadEvent,
     WorkloadSpecDoc,
 )
+from core.sources.bounded import DEFAULT_REQUEST_DEADLINE_S, MAX_BODY_BYTES, SUPPORTED_ENCODINGS, BoundedTransport
+from core.sources.budget import remaining as budget_remaining
 from core.sources.credentials import Credentials
 from core.sources.errors import (
     ApiError,
+    ApiTimeout,
     ForbiddenError,
     MalformedResponse,
     NotFoundError,
@@ -47,148 +48,65 @@ from core.sources.errors import (
 )
 from core.sources.guard import ReadOnlyTransport, token_paths
 from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, run_with_retry
+from core.sources.runai_params import (
+    MAX_CLUSTERS,
+    MAX_LIMIT,
+    MAX_SAMPLES,
+    base_url_of,
+    check_filters,
+    check_paging,
+    check_sort_order,
+    default_transport,
+    filter_item,
+    invalid_workload_id,
+    iso,
+    segment,
+    spec_path,
+)
 from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens, StaticTokens, token_source
 
 M = TypeVar("M", bound=ApiModel)
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
-MAX_LIMIT = 500
-MAX_SAMPLES = 1000
-FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
-DATE_FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=")
+# One call (token, every attempt and the waits between them) ends within this, whatever the server does.
+DEFAULT_CALL_DEADLINE_S = 60.0
 USER_AGENT = "runai-triage/0.1 (read-only)"
-# Never sent through a proxy: the local simulator and port-forwards live here.
-_LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+_HTML_ANSWER = (
+    "expected JSON, got an HTML page: the base URL may point at the Run:ai web UI or a login proxy rather than "
+    "the API (use the tenant URL, e.g. https://<tenant>.run.ai, and check any proxy in between)"
+)
 
-_FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
-# Workload ids are UUIDs; anything path-like (slashes, dots only, spaces) is refused so an id cannot escape
-# its path segment.
-_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-
-# Kind-specific spec endpoints, keyed by the workload `type` lower-cased with spaces, dashes and
-# underscores removed.
-_SPEC_KINDS: dict[str, str] = {
-    "training": "trainings",
-    "trainings": "trainings",
-    "workspace": "workspaces",
-    "workspaces": "workspaces",
-    "interactive": "workspaces",
-    "distributed": "distributed",
-    "distributedtraining": "distributed",
-    "inference": "inferences",
-    "inferences": "inferences",
-    "distributedinference": "distributed-inferences",
-    "distributedinferences": "distributed-inferences",
-}
+# The request checks live in runai_params; these are re-exported because callers know them from here.
+__all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
 
 
-def filter_item(field: str, op: str, value: str | int | float | datetime) -> str:
-    """One `filterBy` item, `<field><op><value>`, checked before it is sent.
+# One series per label set: a workload's memory usage is one, per-GPU or per-pod types a few dozen at most.
+MAX_SERIES_PER_TYPE = 64
 
-    How the API escapes a comma inside a value is UNVERIFIED (commas separate items), so a value containing
-    one is refused rather than guessed at; callers filter such names on the client side instead.
+
+def _trim_metrics(body: Any, max_series: int, samples: int) -> list[str]:
+    """Cut, in place, series and samples beyond what was asked for; returns what was cut, for the record.
+
+    Like a page longer than its limit, an answer holding more than it was asked for is not read past that:
+    parsing it would cost time and memory out of proportion to anything a diagnosis could learn from it.
     """
-    if not isinstance(field, str) or not _FIELD_RE.match(field):
-        raise ValueError(f"filter field {clean_text(str(field), 64)!r} is not a plain field name")
-    if op not in FILTER_OPS:
-        raise ValueError(f"filter operator {clean_text(str(op), 8)!r} is not one of {' '.join(FILTER_OPS)}")
-    if isinstance(value, datetime):
-        if op not in DATE_FILTER_OPS:
-            raise ValueError(f"filter on date field {field!r}: operator {op!r} is not one of == != <= >=")
-        text = _iso(value, f"filter value for {field!r}")
-    elif isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int | float):
-        text = str(value)
-    elif isinstance(value, str):
-        text = value
-    else:
-        raise ValueError(f"filter value for {field!r} must be text, a number or a datetime")
-    if "," in text:
-        raise ValueError(
-            f"filter value for {field!r} contains a comma; how the API escapes commas in filterBy is "
-            "UNVERIFIED, so filter this value on the client side instead"
-        )
-    if not text or any(ch in text for ch in "\r\n\x00"):
-        raise ValueError(f"filter value for {field!r} is empty or contains a line break or NUL")
-    return f"{field}{op}{text}"
-
-
-def _check_filters(filters: Sequence[str] | None) -> str | None:
-    if not filters:
-        return None
-    if isinstance(filters, str):
-        raise ValueError("filters must be a sequence of items such as ['name==bert'], not one string")
-    for index, item in enumerate(filters):
-        if not isinstance(item, str) or not item:
-            raise ValueError(f"filters[{index}] must be a non-empty string")
-        if "," in item:
-            raise ValueError(
-                f"filters[{index}] contains a comma; items are comma-separated and the escaping is UNVERIFIED"
-            )
-        if not any(op in item for op in FILTER_OPS):
-            ops = " ".join(FILTER_OPS)
-            raise ValueError(f"filters[{index}] {clean_text(item, 80)!r} has no operator ({ops})")
-    return ",".join(filters)
-
-
-def _iso(value: datetime, what: str) -> str:
-    if value.tzinfo is None:
-        raise ValueError(f"{what} must be timezone-aware (a naive datetime has no defined instant)")
-    return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _segment(workload_id: str) -> str:
-    if not isinstance(workload_id, str) or not _ID_RE.match(workload_id):
-        raise ValueError(f"workload id {clean_text(str(workload_id), 80)!r} is not a valid id")
-    return quote(workload_id, safe="")
-
-
-def spec_path(workload_id: str, workload_type: str | None) -> str:
-    """The spec endpoint for a workload: the kind-specific one from `type` (any case), else the v2 one."""
-    segment = _segment(workload_id)
-    key = re.sub(r"[\s_-]+", "", workload_type or "").lower()
-    kind = _SPEC_KINDS.get(key)
-    if kind is None:
-        return f"/api/v2/workloads/{segment}"
-    return f"/api/v1/workloads/{kind}/{segment}"
-
-
-def _check_paging(offset: int, limit: int) -> None:
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValueError(f"offset must be a non-negative integer, got {offset!r}")
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValueError(f"limit must be an integer from 1 to {MAX_LIMIT}, got {limit!r}")
-
-
-def _check_sort_order(sort_order: str | None) -> None:
-    if sort_order is not None and sort_order not in ("asc", "desc"):
-        raise ValueError(f"sort_order must be 'asc' or 'desc', got {clean_text(str(sort_order), 16)!r}")
-
-
-def _base_url(base_url: str) -> httpx.URL:
-    """Parse and check the tenant URL; credentials in it are refused without echoing them."""
-    try:
-        url = httpx.URL(base_url.strip())
-    except (httpx.InvalidURL, TypeError):
-        raise ValueError("base URL is not a valid URL") from None
-    if url.scheme not in ("https", "http") or not url.host:
-        raise ValueError("base URL must be an http(s) URL with a host, e.g. https://<tenant>.run.ai")
-    if url.userinfo:
-        raise ValueError("base URL must not carry a user name or password; pass credentials separately")
-    if url.query or url.fragment:
-        raise ValueError("base URL must not have a query string or fragment")
-    return url.copy_with(path=url.path.rstrip("/") or "")
-
-
-def _default_transport(url: httpx.URL) -> httpx.AsyncBaseTransport:
-    """A network transport that still honours the usual proxy variables (a custom transport disables
-    httpx's own environment proxy handling, and the guard always supplies one)."""
-    proxies = urllib.request.getproxies()
-    proxy = proxies.get(url.scheme) or proxies.get("all")
-    if proxy and (url.host in _LOOPBACK_HOSTS or urllib.request.proxy_bypass(url.host)):
-        proxy = None
-    return httpx.AsyncHTTPTransport(proxy=proxy or None, trust_env=True)
+    if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
+        return []
+    cuts: list[str] = []
+    series = body["measurements"]
+    if len(series) > max_series:
+        cuts.append(f"measurements: {len(series)} series where at most {max_series} fit the types asked for; "
+                    f"the {len(series) - max_series} past those were not read")
+        del series[max_series:]
+    extra = 0
+    for item in series:
+        values = item.get("values") if isinstance(item, dict) else None
+        if isinstance(values, list) and len(values) > samples:
+            extra += len(values) - samples
+            del values[samples:]
+    if extra:
+        cuts.append(f"measurements: {extra} samples beyond the {samples} per series asked for were not read")
+    return cuts
 
 
 class RunaiClient:
@@ -206,21 +124,30 @@ class RunaiClient:
         sleep: Sleep = asyncio.sleep,
         rand: Rand = random.random,
         refresh_margin_s: float = DEFAULT_REFRESH_MARGIN_S,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        request_deadline_s: float = DEFAULT_REQUEST_DEADLINE_S,
+        call_deadline_s: float = DEFAULT_CALL_DEADLINE_S,
     ) -> None:
-        url = _base_url(base_url)
+        url = base_url_of(base_url)
         self.base_url = str(url).rstrip("/")
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
         self._retry = retry or RetryPolicy()
         self._clock = clock
         self._sleep = sleep
         self._rand = rand
-        inner = transport if transport is not None else _default_transport(url)
+        if not call_deadline_s > 0:
+            raise ValueError(f"call_deadline_s must be positive, got {call_deadline_s!r}")
+        self._call_deadline_s = call_deadline_s
+        inner = transport if transport is not None else default_transport(url)
+        # The guard sits right above the network, where the bytes leave, so nothing above it (the deadline and
+        # body cap, the client, code reaching past the client) can send a write.
+        guarded = ReadOnlyTransport(inner, allowed_posts=token_paths(url.path))
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            transport=ReadOnlyTransport(inner, allowed_posts=token_paths(url.path)),
+            transport=BoundedTransport(guarded, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s),
             timeout=self._timeout,
             follow_redirects=False,
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": SUPPORTED_ENCODINGS},
         )
         self._tokens: StaticTokens | ClientCredentialTokens = token_source(
             credentials,
@@ -268,10 +195,10 @@ class RunaiClient:
         search: str | None = None,
     ) -> Page[Workload]:
         """`GET /api/v1/workloads`; `filters` are items made by `filter_item`, joined into one `filterBy`."""
-        _check_paging(offset, limit)
-        _check_sort_order(sort_order)
+        check_paging(offset, limit)
+        check_sort_order(sort_order)
         params = {
-            "filterBy": _check_filters(filters),
+            "filterBy": check_filters(filters),
             "sortBy": sort_by,
             "sortOrder": sort_order,
             "offset": offset,
@@ -284,7 +211,7 @@ class RunaiClient:
 
     async def count_workloads(self, filters: Sequence[str] | None = None, deleted: bool | None = None) -> int:
         path = "/api/v1/workloads/count"
-        params = {"filterBy": _check_filters(filters), "deleted": deleted}
+        params = {"filterBy": check_filters(filters), "deleted": deleted}
         body = await self._get_json(path, params, resource="workloads")
         count = body.get("count") if isinstance(body, dict) else None
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -293,16 +220,16 @@ class RunaiClient:
         return count
 
     async def get_workload(self, workload_id: str) -> Workload:
-        path = f"/api/v1/workloads/{_segment(workload_id)}"
+        path = f"/api/v1/workloads/{segment(workload_id)}"
         body = await self._get_json(path, {}, resource="workloads")
         return self._object(path, {}, body, Workload)
 
     async def get_events(
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT, sort_order: str = "desc"
     ) -> Page[WorkloadEvent]:
-        _check_paging(offset, limit)
-        _check_sort_order(sort_order)
-        path = f"/api/v1/workloads/{_segment(workload_id)}/events"
+        check_paging(offset, limit)
+        check_sort_order(sort_order)
+        path = f"/api/v1/workloads/{segment(workload_id)}/events"
         params = {"offset": offset, "limit": limit, "sortOrder": sort_order}
         body = await self._get_json(path, params, resource="workload events")
         return self._page(path, params, body, "events", WorkloadEvent)
@@ -316,8 +243,8 @@ class RunaiClient:
     async def get_pods(
         self, workload_id: str, *, deleted: bool | None = None, offset: int = 0, limit: int = MAX_LIMIT
     ) -> Page[RunaiPod]:
-        _check_paging(offset, limit)
-        path = f"/api/v1/workloads/{_segment(workload_id)}/pods"
+        check_paging(offset, limit)
+        path = f"/api/v1/workloads/{segment(workload_id)}/pods"
         params = {"deleted": deleted, "offset": offset, "limit": limit}
         body = await self._get_json(path, params, resource="workload pods")
         return self._page(path, params, body, "pods", RunaiPod)
@@ -325,8 +252,8 @@ class RunaiClient:
     async def get_history(
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
     ) -> Page[HistoryRecord]:
-        _check_paging(offset, limit)
-        path = f"/api/v1/workloads/{_segment(workload_id)}/history"
+        check_paging(offset, limit)
+        path = f"/api/v1/workloads/{segment(workload_id)}/history"
         params = {"offset": offset, "limit": limit}
         body = await self._get_json(path, params, resource="workload history")
         return self._page(path, params, body, "records", HistoryRecord)
@@ -346,10 +273,10 @@ class RunaiClient:
             raise ValueError("a metric type name must not contain a comma")
         if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
             raise ValueError(f"samples must be an integer from 1 to {MAX_SAMPLES}, got {samples!r}")
-        start_text, end_text = _iso(start, "start"), _iso(end, "end")
+        start_text, end_text = iso(start, "start"), iso(end, "end")
         if end <= start:
             raise ValueError("end must be after start")
-        path = f"/api/v1/workloads/{_segment(workload_id)}/metrics"
+        path = f"/api/v1/workloads/{segment(workload_id)}/metrics"
         params = {
             "metricType": ",".join(types),
             "start": start_text,
@@ -357,14 +284,22 @@ class RunaiClient:
             "numberOfSamples": samples,
         }
         body = await self._get_json(path, params, resource="workload metrics", ok=(200, 207))
-        return self._object(path, params, body, MetricsResponse)
+        if isinstance(body, dict) and not isinstance(body.get("measurements"), list | None):
+            # The envelope itself is wrong: dropping the field would read as "no series" instead of "unreadable".
+            problem = f"expected 'measurements' to be a list, got {json_type(body['measurements'])}"
+            raise MalformedResponse("GET", self._target(path, params), problem)
+        cuts = _trim_metrics(body, len(types) * MAX_SERIES_PER_TYPE, samples)
+        response = self._object(path, params, body, MetricsResponse)
+        for cut in cuts:
+            response.add_parse_problem(cut)
+        return response
 
     async def list_clusters_page(self) -> Page[Cluster]:
         """`GET /api/v1/clusters` with per-item problems kept (the body is a bare list, so `next` is None)."""
         path = "/api/v1/clusters"
         body = await self._get_json(path, {}, resource="clusters")
         try:
-            return parse_list(body, Cluster, "clusters")
+            return parse_list(body, Cluster, "clusters", max_items=MAX_CLUSTERS)
         except ShapeError as exc:
             raise self._malformed(path, {}, exc) from None
 
@@ -380,11 +315,11 @@ class RunaiClient:
         offset: int = 0,
         limit: int = 50,
     ) -> Page[Project]:
-        _check_paging(offset, limit)
-        _check_sort_order(sort_order)
+        check_paging(offset, limit)
+        check_sort_order(sort_order)
         path = "/api/v1/org-unit/projects"
         params = {
-            "filterBy": _check_filters(filters),
+            "filterBy": check_filters(filters),
             "sortBy": sort_by,
             "sortOrder": sort_order,
             "offset": offset,
@@ -411,6 +346,37 @@ class RunaiClient:
     ) -> Any:
         query = self._query(params)
         target = self._target(path, params)
+        limit, reason = self._call_limit()
+        if limit <= 0:
+            raise ApiTimeout("GET", target, 0.0, 0, reason)
+        try:
+            async with asyncio.timeout(limit) as scope:
+                content = await self._exchange(path, query, target, resource, ok)
+        except TimeoutError:
+            if not scope.expired():
+                raise
+            raise ApiTimeout("GET", target, limit, 0, reason) from None
+        try:
+            return parse_json(content, "body")
+        except ShapeError as exc:
+            if content.lstrip()[:1] == b"<":
+                raise MalformedResponse("GET", target, _HTML_ANSWER) from None
+            raise self._malformed(path, params, exc) from None
+
+    def _call_limit(self) -> tuple[float, str]:
+        """Seconds this call may take in all, and the reason to give when it runs out."""
+        left = budget_remaining()
+        if left is not None and left < self._call_deadline_s:
+            return left, "the diagnosis time budget ran out before this read could finish"
+        return self._call_deadline_s, (
+            f"no complete answer within {self._call_deadline_s:g} s, retries included (the deadline for one read): "
+            "the server is too slow or trickling its answers"
+        )
+
+    async def _exchange(
+        self, path: str, query: dict[str, str], target: str, resource: str, ok: Sequence[int]
+    ) -> bytes:
+        """Token, GET with retries, one refresh-and-replay on a 401; the body of an accepted answer."""
         token = await self._tokens.token()
         response, attempts = await self._send_get(path, query, token, target)
         if response.status_code == 401:
@@ -423,10 +389,7 @@ class RunaiClient:
                 raise self._tokens.refused("GET", target)
         if response.status_code not in ok:
             raise self._status_error(target, resource, response, attempts)
-        try:
-            return parse_json(response.content, "body")
-        except ShapeError as exc:
-            raise self._malformed(path, params, exc) from None
+        return response.content
 
     async def _send_get(
         self, path: str, query: dict[str, str], token: str, target: str
@@ -464,8 +427,10 @@ class RunaiClient:
         return MalformedResponse("GET", self._target(path, params), problem)
 
     def _page(self, path: str, params: Mapping[str, Any], body: Any, key: str, model: type[M]) -> Page[M]:
+        limit = params.get("limit")
         try:
-            return parse_page(body, key, model)
+            # A page longer than the limit asked for is cut there (and says so): the rest is not ours to read.
+            return parse_page(body, key, model, max_items=limit if isinstance(limit, int) else None)
         except ShapeError as exc:
             raise self._malformed(path, params, exc) from None
 

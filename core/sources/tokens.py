@@ -9,7 +9,6 @@ once per rejected token however many calls saw the 401 at the same time (single 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from core.models import safe_json
 from core.sources.credentials import BearerToken, ClientCredentials, CliSession, jwt_expiry
 from core.sources.errors import (
     ApiError,
@@ -249,7 +249,7 @@ class ClientCredentialTokens:
 
     def _parse(self, version: str, path: str, response: httpx.Response) -> IssuedToken:
         try:
-            data = json.loads(response.content)
+            data = safe_json.loads(response.content)
         except ValueError:
             raise MalformedResponse("POST", path, "expected a JSON token response, got non-JSON") from None
         if not isinstance(data, dict):
