@@ -24,6 +24,7 @@ from core.sources.errors import (
     ApiError,
     ApiTimeout,
     AuthError,
+    BrokenAnswer,
     ForbiddenError,
     MalformedResponse,
     NotFoundError,
@@ -70,6 +71,8 @@ _WHY: tuple[tuple[type[Exception] | tuple[type[Exception], ...], str], ...] = (
     (NotFoundError, "not found (HTTP 404): {}"),
     (ForbiddenError, "refused (HTTP 403): the access key lacks a role that can read this; {}"),
     (ApiTimeout, "timed out: {}"),
+    # Before MalformedResponse, its base: nothing usable arrived, so there was no answer to read.
+    (BrokenAnswer, "the server was reached but did not send a complete answer: {}"),
     (MalformedResponse, "the answer could not be read: {}"),
     (ApiError, "the API answered HTTP {status}: {}"),
     ((RunaiError, ValueError), "{}"),
@@ -81,7 +84,8 @@ def error_why(exc: Exception) -> str:
     """Why a read failed; the error's own text is quoted, cleaned."""
     for kinds, why in _WHY:
         if isinstance(exc, kinds):
-            return why.format(quote(exc, 300), status=getattr(exc, "status", None))
+            # Long enough that the cause and the advice at the end of our own error texts are never cut.
+            return why.format(quote(exc, 600), status=getattr(exc, "status", None))
     return f"the answer could not be read ({type(exc).__name__}): {quote(exc, 300)}"
 
 

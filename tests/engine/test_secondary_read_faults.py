@@ -117,8 +117,11 @@ async def test_a_broken_runai_read_leaves_a_stated_gap(read: str, fault: str) ->
     # The kubelet's OOMKilled (status, pod, Kubernetes) still decides.
     assert (report.outcome, report.category) == ("diagnosed", "OOM_KILLED")
     why = _gap(report, source, what)
-    if fault in {"reset", "hang"}:
-        assert "could not be reached" in why or "timed out" in why, why
+    if fault == "hang":
+        assert "timed out" in why, why
+    if fault == "reset":
+        # The server accepted the connection, then dropped it mid-answer: reached, but no complete answer.
+        assert "did not send a complete answer" in why and "not a network or VPN problem" in why, why
     if fault == "401":
         assert "credentials were refused" in why, why
 
