@@ -51,6 +51,7 @@ from core.models.kube import (
     K8sNode,
     K8sPod,
 )
+from core.safety.untrusted import redacted
 
 
 class SignalKind(StrEnum):
@@ -193,6 +194,8 @@ def _for_matching(value: Any) -> str:
 
 def _detail(reason: str, message: str) -> str:
     text = message.strip() or reason.strip()
+    if len(text) > MAX_DETAIL_CHARS:
+        text = redacted(text)  # cut only redacted text: a cut through a credential would show part of it
     if len(text) > MAX_DETAIL_CHARS:
         return f"{text[:MAX_DETAIL_CHARS]}... ({len(text)} chars)"
     return text

@@ -26,7 +26,7 @@ from core.safety.redact.base import MARKER
 from core.safety.sanitize import decode_bytes, sanitize, sanitize_log_lines, strip_sgr
 from core.safety.splitters import SPLITTERS, restore, split_out
 
-__all__ = ["clean", "clean_log"]
+__all__ = ["clean", "clean_log", "redacted"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r")
 # A field longer than max_len plus this margin is cut before redaction: nothing past the margin can be shown,
@@ -69,6 +69,22 @@ def _redact_through_splitters(text: str) -> str:
     return min((first, second), key=_shown)
 
 
+def redacted(text: str) -> str:
+    """`text` with every credential hidden (seeing through characters that split a token), not yet sanitised.
+
+    For a caller that must shorten raw cluster text before it reaches clean(): cut only what this returns.
+    A cut made first can take away what identifies a credential (the END line of a private key, the
+    length a token pattern needs) and leave the rest of it to be shown.
+    """
+    return _redact_through_splitters(text)
+
+
+def _cut_before(value: str, limit: int) -> int:
+    """Where to cut `value` near `limit`: at the last blank before it, so no token is sliced in two."""
+    blank = max(value.rfind(" ", limit - 4096, limit), value.rfind("\n", limit - 4096, limit))
+    return blank + 1 if blank > 0 else limit
+
+
 def clean(text: object, *, max_len: int | None = 4096, one_line: bool = False) -> str:
     """Make any untrusted value safe to display: redacted, every control character visible, bounded.
 
@@ -78,8 +94,9 @@ def clean(text: object, *, max_len: int | None = 4096, one_line: bool = False) -
     value = _as_text(text)
     omitted = 0
     if max_len is not None and len(value) > max_len + _PRE_CUT_MARGIN:
-        omitted = len(value) - (max_len + _PRE_CUT_MARGIN)
-        value = value[: max_len + _PRE_CUT_MARGIN]
+        cut = _cut_before(value, max_len + _PRE_CUT_MARGIN)
+        omitted = len(value) - cut
+        value = value[:cut]
     value = _redact_through_splitters(value)
     return sanitize(value, max_len=max_len, keep_newlines=not one_line, omitted_tail=omitted)
 
