@@ -91,12 +91,27 @@ def restore(source: str, result: str, runs: Runs) -> str:
             return "".join(out)
         # A replaced stretch: skip the marker (if any), then find where the source picks up again.
         marker = MARKER.match(result, j)
+        if marker is None and source[i] in " \t":
+            i += 1  # a blank the redactor dropped (a trailing one, or one before `Bearer <redacted>`)
+            continue
         after = marker.end() if marker else j
-        following = MARKER.search(result, after)
-        anchor = result[after : min(following.start() if following else len(result), after + _ANCHOR_LEN)]
-        resume = source.find(anchor, i + (0 if marker else 1)) if anchor else len(source)
+        resume = _resume(source, i + (0 if marker else 1), result, after)
         if resume == -1:
             out.append(result[j:])  # cannot align: leave the rest without its escapes (never unsafe)
             return "".join(out)
         out.append(result[j:after])
         j, i = after, resume
+
+
+def _resume(source: str, start: int, result: str, after: int) -> int:
+    """Where in `source` (from `start`) the result's text after a replacement (`result[after:]`) continues."""
+    following = MARKER.search(result, after)
+    anchor = result[after : min(following.start() if following else len(result), after + _ANCHOR_LEN)]
+    if not anchor:
+        return len(source)
+    while anchor:  # shorter and shorter, in case the redactor reworded the first characters
+        found = source.find(anchor, start)
+        if found != -1:
+            return found
+        anchor = anchor[: len(anchor) // 2]
+    return -1

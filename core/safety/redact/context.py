@@ -92,16 +92,18 @@ _NETRC_LINE = re.compile(r"(?im)^[ \t]*password[ \t]+(?P<secret>[^\s]+)[ \t]*$")
 # Tools whose short password option is not `--password`: the MySQL family takes `-p<pw>` glued on (so
 # `-p 8080` with a blank stays a port), sshpass and `docker login` take `-p <pw>`, redis-cli `-a <pw>`,
 # curl `-u user:pw` (gl:curl-auth-user).
+# An argument as a shell passes it: quoted (blanks allowed inside) or one word that is not another flag.
+_ARG = r"(?:'[^'\n]{0,256}'|\"[^\"\n]{0,256}\"|[^\s'\"-][^\s]*)"
 _MYSQL_P = re.compile(
     r"(?i)\b(?:mysql(?:dump|admin|import|show|check|slap|sh)?|mariadb(?:-dump|-admin)?)\b[^\n;&|]{0,512}?"
-    r"[ \t]-p(?P<secret>[^\s-][^\s]*)"
+    rf"[ \t]-p(?P<secret>{_ARG})"
 )
-_SSHPASS_P = re.compile(r"\bsshpass\b[^\n;&|]{0,256}?[ \t]-p[ \t]*(?P<secret>[^\s-][^\s]*)")
+_SSHPASS_P = re.compile(rf"\bsshpass\b[^\n;&|]{{0,256}}?[ \t]-p[ \t]*(?P<secret>{_ARG})")
 _DOCKER_LOGIN_P = re.compile(
     r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;&|]{0,256}?"
-    r"[ \t]-p[ \t]+(?P<secret>[^\s-][^\s]*)"
+    rf"[ \t]-p[ \t]+(?P<secret>{_ARG})"
 )
-_REDIS_A = re.compile(r"\bredis-cli\b[^\n;&|]{0,256}?[ \t]-a[ \t]+(?P<secret>[^\s-][^\s]*)")
+_REDIS_A = re.compile(rf"\bredis-cli\b[^\n;&|]{{0,256}}?[ \t]-a[ \t]+(?P<secret>{_ARG})")
 _CURL_U = re.compile(
     r"\bcurl\b[^\n;&|]{0,512}?[ \t](?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']+)"
 )

@@ -80,17 +80,20 @@ def is_loose_name(name: str) -> bool:
     return bool(words) and not _describes(words) and any(word in _LOOSE_WORDS for word in words)
 
 
-def _is_secret_field(name: str) -> bool:
-    # A bare `key` field in Kubernetes JSON/YAML names something (a toleration or label key, the key of a
-    # secretKeyRef), it does not hold a secret; redacting it would hide `nvidia.com/gpu` from a diagnosis.
-    return name.lower() != "key" and is_sensitive_name(name)
+def _bare_key(name: str) -> bool:
+    # A bare `key` in Kubernetes JSON/YAML names something (a toleration or label key, the key of a
+    # secretKeyRef): `key: nvidia.com/gpu` must stay. It is a loose name there: only a key-like value goes
+    # (`Invalid API key: 0123...cdef`).
+    return name.lower() == "key"
 
 
 def _hide_structured(name: str, value: str, *, field: bool) -> bool:
     """Whether a value stored under `name` in a structured place (=, flag, JSON, YAML) is hidden."""
     if already_redacted(value) or value.lower() in ("true", "false", "none", "null"):
         return False
-    if _is_secret_field(name) if field else is_sensitive_name(name):
+    if field and _bare_key(name):
+        return looks_random(value)
+    if is_sensitive_name(name):
         return True
     return is_loose_name(name) and looks_random(value)
 
@@ -142,7 +145,7 @@ def _sub_key_value(match: re.Match[str]) -> str:
     value = unquote(match["value"])
     if not _hide_structured(match["name"], value, field=False):
         return match[0]
-    return f"{match['name']}{match['sep'].strip()}{sized(value)}"
+    return f"{match['name']}{match['sep']}{sized(value)}"
 
 
 def _sub_flag(match: re.Match[str]) -> str:
@@ -182,9 +185,12 @@ def _sub_yaml_line(match: re.Match[str]) -> str:
 def _sub_colon_pair(match: re.Match[str]) -> str:
     name, value = match["name"], match["value"]
     bare = unquote(value)
-    if already_redacted(bare) or value.startswith("//") or name.lower() == "key":
+    if already_redacted(bare) or value.startswith("//"):
         return match[0]
-    if is_sensitive_name(name):
+    if _bare_key(name):
+        if not looks_random(bare):
+            return match[0]
+    elif is_sensitive_name(name):
         if not credential_like(bare):
             return match[0]
     elif not (is_loose_name(name) and looks_random(bare)):
