@@ -175,6 +175,34 @@ def credential_story(index: int, cred: Credential) -> Story:
     return s
 
 
+def dense_story(credentials: list[Credential]) -> Story:
+    """One workload whose list fields carry the whole corpus: an event, a Kubernetes event, a history entry and
+    a log line per credential (what the app's Events, History and Log panes list)."""
+    s = Story("cred-all", "cred-all", PROJECT, "Failed", phase_at=20, created=200, restart_policy="OnFailure")
+    node_name = "gpu-cred-all"
+    pod = s.add_pod(node=node_name, created=198, k8s_phase="Unknown", updated=20, completed=20)
+    s.phase_message = f"Workload failed: pod {pod.name} was lost (NodeLost)"
+    s.add_phase(s.created, "Pending").add_phase(195, "Running").add_phase(20, "Failed", s.phase_message)
+    s.add_event(26, "NodeNotReady", "Node is not ready", pod=pod.name)
+    for i, cred in enumerate(credentials):
+        at = 55 - i * 0.5  # all inside the Kubernetes event TTL
+        s.add_event(at, "BackOff", f"Back-off restarting failed container: {cred.text}", pod=pod.name)
+        s.add_kube_event(at, "BackOff", f"Back-off restarting failed container: {cred.text}", pod=pod.name)
+    s.add_kube_pod(
+        pod,
+        [cstatus("main", s.image, running(30), last=terminated("Error", 1, 190, 31), restarts=1)],
+        phase="Running",
+        reason="NodeLost",
+        message=f"Node {node_name} which was running pod {pod.name} is unresponsive",
+        deletion=21,
+    )
+    s.nodes.append(node(node_name, ready="Unknown", ready_since=26))
+    s.add_node_event(26, node_name, "NodeNotReady", f"Node {node_name} status is now: NodeNotReady")
+    log = "".join(f"step {i} {cred.text}\n" for i, cred in enumerate(credentials)) + "RuntimeError: lost\n"
+    s.add_log(pod.name, log, previous=True)
+    return s
+
+
 def _entry(s: Story, cred: Credential) -> Json:
     """The story's workload entry, with the fields Story does not let a caller set planted too."""
     item = s.entry()
@@ -185,20 +213,23 @@ def _entry(s: Story, cred: Credential) -> Json:
     return item
 
 
-def credentials_bundle(credentials: list[Credential]) -> tuple[Json, list[Story]]:
-    """The bundle (case@1) and its stories, in the order of `credentials`."""
+def credentials_bundle(credentials: list[Credential], *, dense: bool = False) -> tuple[Json, list[Story]]:
+    """The bundle (case@1) and its stories, in the order of `credentials`; with `dense`, `dense_story` too
+    (last, and not in the returned list)."""
     stories = [credential_story(index, cred) for index, cred in enumerate(credentials)]
+    extra = [dense_story(credentials)] if dense else []
     bundle: dict[str, Any] = {
         "format": "runai-triage/case@1",
         "capturedAt": DEMO_CAPTURED_AT,
         "clusters": DEMO_CLUSTERS,
         "projects": [project_json(PROJECTS[PROJECT])],
-        "workloads": [_entry(s, cred) for s, cred in zip(stories, credentials, strict=True)],
+        "workloads": [_entry(s, cred) for s, cred in zip(stories, credentials, strict=True)]
+        + [s.entry() for s in extra],
         "kubernetes": {
-            "pods": [p for s in stories for p in s.kube_pods],
-            "events": sorted((e for s in stories for e in s.kube_events), key=lambda e: e["lastTimestamp"]),
-            "nodes": [n for s in stories for n in s.nodes],
-            "logs": [log for s in stories for log in s.logs],
+            "pods": [p for s in stories + extra for p in s.kube_pods],
+            "events": sorted((e for s in stories + extra for e in s.kube_events), key=lambda e: e["lastTimestamp"]),
+            "nodes": [n for s in stories + extra for n in s.nodes],
+            "logs": [log for s in stories + extra for log in s.logs],
         },
     }
     return copy.deepcopy(bundle), stories
