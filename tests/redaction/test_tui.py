@@ -9,8 +9,7 @@ can hide a leak from the check.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.redaction.corpus import CREDENTIALS, Credential
 from tests.redaction.leaks import readable, shown
 from tests.redaction.planting import MARKERS, credentials_bundle
+from tests.ui.conftest import settle
 from tui.app import TriageApp
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import TABS, DiagnosisScreen
@@ -53,14 +53,6 @@ def _app(tenant: Tenant, cluster: str) -> TriageApp:
     app = TriageApp(StartOptions(mode="case", cluster_id=cluster), tenant=tenant, cursor_blink=False, debounce_s=0.05)
     app.animation_level = "none"
     return app
-
-
-async def _until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the app did not reach the expected state within {timeout} s")
-        await pilot.pause(0.02)
 
 
 def _seen(app: TriageApp) -> str:
@@ -98,7 +90,7 @@ async def test_picker_pages_and_row_details_show_no_credential(tenant: Tenant) -
         def picker_ready() -> bool:
             return isinstance(app.screen, PickerScreen) and app.screen.first_answer and not app.screen.loading
 
-        await _until(pilot, picker_ready)
+        await settle(pilot, picker_ready)
         seen: list[str] = []
         rows = 0
         while True:
@@ -114,7 +106,7 @@ async def test_picker_pages_and_row_details_show_no_credential(tenant: Tenant) -
             if last >= total:
                 break
             await pilot.press("right_square_bracket")
-            await _until(pilot, lambda last=last: picker_ready() and _rows_shown(app)[0] > last)
+            await settle(pilot, lambda last=last: picker_ready() and _rows_shown(app)[0] > last)
         assert rows == total == len(CREDENTIALS) + 1  # every workload listed, the dense one too
         assert _leaks("\n".join(seen), CREDENTIALS) == []
 
@@ -126,7 +118,7 @@ async def _diagnosis_text(pilot: Pilot[Any], app: TriageApp, cluster: str, workl
         screen = app.screen
         return isinstance(screen, DiagnosisScreen) and (screen.report is not None or screen.failure is not None)
 
-    await _until(pilot, done)
+    await settle(pilot, done)
     screen = app.screen
     assert isinstance(screen, DiagnosisScreen) and screen.report is not None
     seen = []
@@ -145,7 +137,7 @@ async def test_every_pane_of_the_diagnosis_screen_shows_no_credential(tenant: Te
     cluster = stories[0].cluster
     app = _app(tenant, cluster)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await settle(pilot, lambda: isinstance(app.screen, PickerScreen))
         # The dense workload: every credential in its events, Kubernetes events, history and log.
         text = await _diagnosis_text(pilot, app, cluster, uid("workload", "cred-all"))
         assert _leaks(text, CREDENTIALS) == []

@@ -87,6 +87,11 @@ def _bare_key(name: str) -> bool:
     return name.lower() == "key"
 
 
+def _credential_name(name: str, *, field: bool) -> bool:
+    """A name worth looking at the value of; most names (`step`, `loss`, `lr`) are not, and are judged first."""
+    return is_sensitive_name(name) or is_loose_name(name) or (field and _bare_key(name))
+
+
 def _hide_structured(name: str, value: str, *, field: bool) -> bool:
     """Whether a value stored under `name` in a structured place (=, flag, JSON, YAML) is hidden."""
     if already_redacted(value) or value.lower() in ("true", "false", "none", "null"):
@@ -127,10 +132,10 @@ _ESCAPED_JSON_PAIR = re.compile(
 _YAML_LINE = re.compile(rf"(?m)^(?P<lead>[ \t]*(?:-[ \t]+)?)(?P<name>{_NAME})(?P<sep>:[ \t]+)(?P<value>[^\n]*)$")
 # name: value in the middle of a line: a kubeconfig or YAML fragment flattened into one message
 # (`user: client-key-data: LS0t... token: abc`), an HTTP header quoted in an error, Go's `token := x`.
-# Not after `/`: `https://token:x@host` is URL userinfo, whose rule keeps the host.
+# Not after `/` (`https://token:x@host` is URL userinfo, whose rule keeps the host) nor `<` (a marker).
 # A value ending right before `<` is a value an earlier rule already cut short; leave it.
 _COLON_PAIR = re.compile(
-    rf"(?<![A-Za-z0-9_./-])(?P<name>{_NAME})(?P<sep>[ \t]*:=?[ \t]*)"
+    rf"(?<![A-Za-z0-9_./<-])(?P<name>{_NAME})(?P<sep>[ \t]*:=?[ \t]*)"
     rf"(?P<value>{_DQ_VALUE}|{_SQ_VALUE}|[^\s\"'<>,;]++)(?!<)"
 )
 # A credential-ish name, blanks (and an optional `is`, `=>` or `->`), then a key-like value:
@@ -142,6 +147,8 @@ _NEAR_NAME = re.compile(
 
 
 def _sub_key_value(match: re.Match[str]) -> str:
+    if not _credential_name(match["name"], field=False):
+        return match[0]
     value = unquote(match["value"])
     if not _hide_structured(match["name"], value, field=False):
         return match[0]
@@ -149,6 +156,8 @@ def _sub_key_value(match: re.Match[str]) -> str:
 
 
 def _sub_flag(match: re.Match[str]) -> str:
+    if not _credential_name(match["name"], field=False):
+        return match[0]
     value = match["value"]
     if not _hide_structured(match["name"], unquote(value), field=False):
         return match[0]
@@ -158,6 +167,8 @@ def _sub_flag(match: re.Match[str]) -> str:
 
 
 def _sub_json_pair(match: re.Match[str]) -> str:
+    if not _credential_name(match["name"], field=True):
+        return match[0]
     value = match["value"]
     inner = value[1:-1]
     if not _hide_structured(match["name"], inner, field=True):
@@ -184,6 +195,8 @@ def _sub_yaml_line(match: re.Match[str]) -> str:
 
 def _sub_colon_pair(match: re.Match[str]) -> str:
     name, value = match["name"], match["value"]
+    if not _credential_name(name, field=True):
+        return match[0]
     bare = unquote(value)
     if already_redacted(bare) or value.startswith("//"):
         return match[0]
