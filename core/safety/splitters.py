@@ -24,6 +24,9 @@ SPLITTERS = re.compile(
     r"(?:\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]|" + unsafe_class(exclude="\t\n") + ")+"
 )
 _ANCHOR_LEN = 16
+# The longest stretch one replacement stands for is a private key (a few KB); looking further for where the
+# source resumes would only let a pathological text make restoring slow.
+_REPLACED_REACH = 65_536
 
 Runs = list[tuple[int, str]]  # (position in the text without them, the characters removed there)
 
@@ -110,7 +113,7 @@ def _resume(source: str, start: int, result: str, after: int) -> int:
     if not anchor:
         return len(source)
     while anchor:  # shorter and shorter, in case the redactor reworded the first characters
-        found = source.find(anchor, start)
+        found = source.find(anchor, start, start + _REPLACED_REACH)
         if found != -1:
             return found
         anchor = anchor[: len(anchor) // 2]

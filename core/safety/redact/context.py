@@ -91,21 +91,23 @@ _NETRC_LINE = re.compile(r"(?im)^[ \t]*password[ \t]+(?P<secret>[^\s]+)[ \t]*$")
 # -- command lines -----------------------------------------------------------------------------------------
 # Tools whose short password option is not `--password`: the MySQL family takes `-p<pw>` glued on (so
 # `-p 8080` with a blank stays a port), sshpass and `docker login` take `-p <pw>`, redis-cli `-a <pw>`,
-# curl `-u user:pw` (gl:curl-auth-user).
+# curl `-u user:pw` (gl:curl-auth-user). The option is looked for within 160 characters of the command (256
+# for curl, whose headers come first): far enough for real command lines, short enough that a text repeating
+# the command word thousands of times stays cheap.
 # An argument as a shell passes it: quoted (blanks allowed inside) or one word that is not another flag.
 _ARG = r"(?:'[^'\n]{0,256}'|\"[^\"\n]{0,256}\"|[^\s'\"-][^\s]*)"
 _MYSQL_P = re.compile(
-    r"(?i)\b(?:mysql(?:dump|admin|import|show|check|slap|sh)?|mariadb(?:-dump|-admin)?)\b[^\n;&|]{0,512}?"
+    r"(?i)\b(?:mysql(?:dump|admin|import|show|check|slap|sh)?|mariadb(?:-dump|-admin)?)\b[^\n;&|]{0,160}?"
     rf"[ \t]-p(?P<secret>{_ARG})"
 )
-_SSHPASS_P = re.compile(rf"\bsshpass\b[^\n;&|]{{0,256}}?[ \t]-p[ \t]*(?P<secret>{_ARG})")
+_SSHPASS_P = re.compile(rf"\bsshpass\b[^\n;&|]{{0,160}}?[ \t]-p[ \t]*(?P<secret>{_ARG})")
 _DOCKER_LOGIN_P = re.compile(
-    r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;&|]{0,256}?"
+    r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;&|]{0,160}?"
     rf"[ \t]-p[ \t]+(?P<secret>{_ARG})"
 )
-_REDIS_A = re.compile(rf"\bredis-cli\b[^\n;&|]{{0,256}}?[ \t]-a[ \t]+(?P<secret>{_ARG})")
+_REDIS_A = re.compile(rf"\bredis-cli\b[^\n;&|]{{0,160}}?[ \t]-a[ \t]+(?P<secret>{_ARG})")
 _CURL_U = re.compile(
-    r"\bcurl\b[^\n;&|]{0,512}?[ \t](?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']+)"
+    r"\bcurl\b[^\n;&|]{0,256}?[ \t](?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']+)"
 )
 # `wandb login <key>` (also after `--relogin` or `--host <url>`): the API key is the one bare word that is
 # not a flag and not a URL.
