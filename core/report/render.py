@@ -173,17 +173,41 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+# Mentions: `@here`, `@channel`, `@everyone`, `@user`, `@org/team`. Pasted into GitHub, Slack or Jira they
+# notify people. Each is shown as inline code: GitHub does not resolve mentions inside code, Slack does not
+# notify for them inside code formatting, and Jira's editor turns a code span into monospace text, not a
+# mention. It stays readable and copyable, with no invisible character inserted. An `@` that follows a
+# letter or digit (`alice@example.com`, `user@host`) is not a mention on any of them and stays as it is;
+# e-mail addresses are code already, as linkable words.
+_MENTION = re.compile(
+    r"(?<![A-Za-z0-9_])@[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*"
+    r"(?:/[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?=[A-Za-z0-9_-]))*)?"
+)
+
+
+def _md_plain(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
 def _md_word(word: str) -> str:
     core = word.strip(_EDGE_PUNCT)
-    if not core or not _LINKABLE.search(core):
-        return _MD_SPECIAL.sub(r"\\\1", word)
-    lead = word[: word.index(core)]
-    trail = word[len(lead) + len(core) :]
-    return _MD_SPECIAL.sub(r"\\\1", lead) + md_code(core) + _MD_SPECIAL.sub(r"\\\1", trail)
+    if core and _LINKABLE.search(core):
+        lead = word[: word.index(core)]
+        trail = word[len(lead) + len(core) :]
+        return _md_plain(lead) + md_code(core) + _md_plain(trail)
+    if "@" not in word:
+        return _md_plain(word)
+    pieces: list[str] = []
+    pos = 0
+    for mention in _MENTION.finditer(word):
+        pieces += [_md_plain(word[pos : mention.start()]), md_code(mention[0])]
+        pos = mention.end()
+    pieces.append(_md_plain(word[pos:]))
+    return "".join(pieces)
 
 
 def md_escape(text: str) -> str:
-    """Cluster text as literal Markdown: no links, images, HTML, emphasis, headings or lists can result.
+    """Cluster text as literal Markdown: no links, images, HTML, emphasis, headings, lists or mentions.
 
     Line breaks become spaces (inside a list item a new line could start a heading or a table), and leading
     blanks go (four of them would start a code block).

@@ -24,6 +24,7 @@ __all__ = [
     "sanitize",
     "sanitize_log_lines",
     "strip_sgr",
+    "unsafe_class",
     "visible_escape",
 ]
 
@@ -99,6 +100,11 @@ def _char_class(codes: Iterable[int]) -> str:
 
 
 _UNSAFE = re.compile(_char_class(_TABLE))
+
+
+def unsafe_class(exclude: str = "") -> str:
+    """A regex character class of every character sanitize() escapes, less those in `exclude`."""
+    return _char_class(code for code in _TABLE if chr(code) not in exclude)
 
 
 def _marker(omitted: int) -> str:

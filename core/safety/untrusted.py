@@ -2,15 +2,19 @@
 
 Order, and why:
 1. Make it a string (None -> "", bytes decoded as UTF-8 with U+FFFD for invalid bytes).
-2. Redact with invisible format characters (zero-width, bidi, BOM, soft hyphen; category Cf) and U+2028/9
-   removed: one of them inside `ghp_...` or `API_KEY` would otherwise split the token so no rule sees it.
-   The text is redacted both with and without them, so neither spelling can slip through.
+2. Redact with everything that can split a token taken out: control sequences (a colour code inside
+   `ghp_...`), other control characters, invisible format characters (zero-width, bidi, BOM, soft hyphen;
+   category Cf) and U+2028/9. Any of them inside a token or a name such as `API_KEY` would otherwise hide it
+   from every rule, and sanitising afterwards would print both halves. This holds for every field, not only
+   logs.
 3. Sanitise last, so the redactor's own replacement text is covered too and every control character that is
    left is made visible. Redacting after sanitising would be wrong: an escape such as `\\x1b` turned into
    text can join onto a token and change where it ends.
 
-Invisible characters are only removed when something was redacted. Otherwise the original text is sanitised
-as it is, so a bidi override or zero-width space shows up as `\\u202e` / `\\u200b` and tampering stays visible.
+The removed characters are put back wherever the text was not redacted (core.safety.splitters), so a bidi
+override, a zero-width space or an escape shows up as `\\u202e` / `\\u200b` / `\\x1b[2J` and tampering
+stays visible; one that stood inside a secret goes with it. The text is also redacted as written, and the
+result that shows the least is kept: removing a character can lengthen a token past a fixed-length pattern.
 """
 
 from __future__ import annotations
@@ -18,19 +22,13 @@ from __future__ import annotations
 import re
 
 from core.safety.redact import redact
-from core.safety.sanitize import (
-    FORMAT_CHAR_RANGES,
-    decode_bytes,
-    sanitize,
-    sanitize_log_lines,
-    strip_sgr,
-)
+from core.safety.redact.base import MARKER
+from core.safety.sanitize import decode_bytes, sanitize, sanitize_log_lines, strip_sgr
+from core.safety.splitters import SPLITTERS, restore, split_out
 
-__all__ = ["clean", "clean_log"]
+__all__ = ["clean", "clean_log", "redacted"]
 
-_INVISIBLE = re.compile(
-    "[" + "".join(f"\\U{first:08x}-\\U{last:08x}" for first, last in FORMAT_CHAR_RANGES) + "\u2028\u2029]"
-)
+_LINE_BREAK = re.compile(r"\r\n|\r")
 # A field longer than max_len plus this margin is cut before redaction: nothing past the margin can be shown,
 # and redacting a hostile multi-megabyte annotation in full would only cost time. The margin covers values
 # that redaction shrinks (a long key or token collapsing into `<redacted>`), so what is shown is the same.
@@ -50,15 +48,41 @@ def _as_text(value: object) -> str:
         return f"<unprintable {type(value).__name__}>"
 
 
-def _redact_through_invisibles(text: str) -> str:
+def _shown(text: str) -> int:
+    """How many characters of the source a redacted text still shows."""
+    return len(SPLITTERS.sub("", MARKER.sub("", text)))
+
+
+def _redact_through_splitters(text: str) -> str:
     redacted = redact(text)
-    if _INVISIBLE.search(redacted) is None:
+    joined, runs = split_out(text)
+    if not runs:
         return redacted
-    joined = _INVISIBLE.sub("", redacted)
     redacted_joined = redact(joined)
     if redacted == text and redacted_joined == joined:
-        return text  # nothing secret either way: keep the characters so sanitize() shows them
-    return redacted_joined
+        return text  # nothing secret either way
+    # Two readings: without the splitters (finds a split token), and as written first (a splitter removed
+    # can also lengthen a token past a fixed-length pattern). Keep the one that shows the least.
+    first = restore(joined, redacted_joined, runs)
+    rest, rest_runs = split_out(redacted)
+    second = restore(rest, redact(rest), rest_runs)
+    return min((first, second), key=_shown)
+
+
+def redacted(text: str) -> str:
+    """`text` with every credential hidden (seeing through characters that split a token), not yet sanitised.
+
+    For a caller that must shorten raw cluster text before it reaches clean(): cut only what this returns.
+    A cut made first can take away what identifies a credential (the END line of a private key, the
+    length a token pattern needs) and leave the rest of it to be shown.
+    """
+    return _redact_through_splitters(text)
+
+
+def _cut_before(value: str, limit: int) -> int:
+    """Where to cut `value` near `limit`: at the last blank before it, so no token is sliced in two."""
+    blank = max(value.rfind(" ", limit - 4096, limit), value.rfind("\n", limit - 4096, limit))
+    return blank + 1 if blank > 0 else limit
 
 
 def clean(text: object, *, max_len: int | None = 4096, one_line: bool = False) -> str:
@@ -70,17 +94,22 @@ def clean(text: object, *, max_len: int | None = 4096, one_line: bool = False) -
     value = _as_text(text)
     omitted = 0
     if max_len is not None and len(value) > max_len + _PRE_CUT_MARGIN:
-        omitted = len(value) - (max_len + _PRE_CUT_MARGIN)
-        value = value[: max_len + _PRE_CUT_MARGIN]
-    value = _redact_through_invisibles(value)
+        cut = _cut_before(value, max_len + _PRE_CUT_MARGIN)
+        omitted = len(value) - cut
+        value = value[:cut]
+    value = _redact_through_splitters(value)
     return sanitize(value, max_len=max_len, keep_newlines=not one_line, omitted_tail=omitted)
 
 
 def clean_log(data: bytes | bytearray | str, *, max_line: int = 2000) -> list[str]:
     """Logs as safe display lines: decoded, colour codes dropped, redacted, sanitised, each line bounded.
 
-    Colour codes go before redaction because one inside a token would split it just like a zero-width space.
+    Colour codes always go (in a log they are decoration, not tampering). Line breaks are made `\\n` before
+    redaction, since a lone `\\r` ends a line here (a progress bar's redraw) and must not join two lines.
     Redaction sees the whole text, so a private key spread over many lines is still recognised.
     """
     text = data if isinstance(data, str) else decode_bytes(data)
-    return sanitize_log_lines(_redact_through_invisibles(strip_sgr(text)), max_line=max_line)
+    text = strip_sgr(text)
+    if "\r" in text:
+        text = _LINE_BREAK.sub("\n", text)
+    return sanitize_log_lines(_redact_through_splitters(text), max_line=max_line)

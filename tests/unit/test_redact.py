@@ -96,7 +96,7 @@ def test_look_alikes_are_kept(harmless: str) -> None:
         ("DB_PASSWORD='p w' HOME=/root", "DB_PASSWORD=<redacted: 3 chars> HOME=/root"),
         ("export AUTH_HEADER=Bearer abcdefgh12345", "export AUTH_HEADER=<redacted: 20 chars>"),
         ("GITHUB_TOKEN=" + GITHUB, "GITHUB_TOKEN=<redacted: 40 chars>"),
-        ("aws_secret_access_key = wJalrXUtnFEMI", "aws_secret_access_key=<redacted: 13 chars>"),
+        ("aws_secret_access_key = wJalrXUtnFEMI", "aws_secret_access_key = <redacted: 13 chars>"),
         ("helm --set auth.password=xyz", "helm --set auth.password=<redacted: 3 chars>"),
         ("GET /v1?api_key=abc&page=2", "GET /v1?api_key=<redacted: 3 chars>&page=2"),
         ("SESSION_ID=", "SESSION_ID=<empty>"),

@@ -86,8 +86,9 @@ def test_secret_next_to_tampering_is_still_redacted() -> None:
 
 
 def test_redaction_happens_before_sanitising() -> None:
-    # The key name is only recognisable once the zero-width space is gone; the ESC shows afterwards.
-    assert clean("PASS\u200bWORD=x \x1b[2J") == "PASSWORD=<redacted: 1 chars> \\x1b[2J"
+    # The key name is only recognisable without the zero-width space; the value goes, and the zero-width
+    # space (in the name, not the secret) and the ESC are put back and shown.
+    assert clean("PASS\u200bWORD=x \x1b[2J") == "PASS\\u200bWORD=<redacted: 1 chars> \\x1b[2J"
 
 
 def test_non_string_inputs() -> None:

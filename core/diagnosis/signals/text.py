@@ -16,6 +16,7 @@ from typing import Any
 
 from core.diagnosis.signals import init
 from core.diagnosis.signals.model import Signal, SignalKind
+from core.safety.untrusted import redacted
 
 # Real event messages are about 1 KiB; the detail quotes less still.
 MAX_MATCH_CHARS = 65_536
@@ -49,6 +50,8 @@ def for_matching(value: Any) -> str:
 
 def detail(reason: str, message: str) -> str:
     text = message.strip() or reason.strip()
+    if len(text) > MAX_DETAIL_CHARS:
+        text = redacted(text)  # cut only redacted text: a cut through a credential would show part of it
     if len(text) > MAX_DETAIL_CHARS:
         return f"{text[:MAX_DETAIL_CHARS]}... ({len(text)} chars)"
     return text
