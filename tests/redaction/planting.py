@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from core.sim.demo_kit import (
+from core.sim.demo.kit import (
     DEMO_CAPTURED_AT,
     DEMO_CLUSTERS,
     PROJECTS,

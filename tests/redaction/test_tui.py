@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from core.sim.bundle import parse_bundle
-from core.sim.demo_kit import uid
+from core.sim.demo.kit import uid
 from core.tenant import Tenant, open_bundle_tenant
 from tests.redaction.corpus import CREDENTIALS, Credential
 from tests.redaction.leaks import readable, shown
