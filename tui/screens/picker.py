@@ -280,7 +280,12 @@ class PickerScreen(Screen[None]):
         self._load_projects(selected)
         # Applied after a refresh so the table area has its size (the page is sized to it); the bar's query is
         # read then, not now, so a choice the user made in between is not overwritten.
-        self.call_after_refresh(lambda: self._apply_query(bar.picker_query))
+        self.call_after_refresh(self._first_query)
+
+    def _first_query(self) -> None:
+        # Not when the app closed meanwhile (the screen's widgets are gone then).
+        if self.is_attached and self.query(FilterBar):
+            self._apply_query(self.query_one(FilterBar).picker_query)
 
     def on_clusters_failed(self, message: ClustersFailed) -> None:
         self._clusters_failed = True
