@@ -18,15 +18,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Container
 from textual.events import Resize
 from textual.message import Message
-from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker
 
 import styles
@@ -54,13 +53,13 @@ from core.tenant import Tenant
 from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisTarget
-from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
-from tui.screens.diagnosis_text import failure_words, verdict_detail, verdict_preface
+from tui.screens.diagnosis_text import failure_words, verdict_preface
+from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
-from tui.widgets.history_timeline import HistoryTimeline, history_detail
+from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.memory_chart import MemoryChart
@@ -145,7 +144,7 @@ def show_diagnosis(
 
 
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(ReportActions):
+class DiagnosisScreen(PaneActions, ReportActions):
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiagnosisCommands}
     # Footer: what fits 80 columns beside the app's `?`, `:` and `q`; `?` lists every key.
@@ -475,67 +474,3 @@ class DiagnosisScreen(ReportActions):
 
     def show_tab(self, pane_id: str) -> None:
         self.query_one(TabbedContent).active = pane_id
-
-    def action_show_tab(self, pane_id: str) -> None:
-        self.show_tab(pane_id)
-
-    def _step_tab(self, delta: int) -> None:
-        panes = [pane for pane, _ in TABS]
-        active = self.query_one(TabbedContent).active
-        index = panes.index(active) if active in panes else 0
-        self.show_tab(panes[(index + delta) % len(panes)])
-
-    def action_next_tab(self) -> None:
-        self._step_tab(+1)
-
-    def action_previous_tab(self) -> None:
-        self._step_tab(-1)
-
-    def action_show_log(self) -> None:
-        self.show_tab("tab-log")
-        log = self.query_one(LogPane)
-        table = log.query_one(DataTable)
-        (table if table.display else log).focus()
-
-    def action_show_previous_log(self) -> None:
-        self.action_show_log()
-        excerpt = self.query_one(LogPane).excerpt
-        if excerpt is not None and not excerpt.previous:
-            why = excerpt.note or "the kubelet kept no previous instance"
-            self.notify(f"No previous container log: {why}. The current one is shown.", markup=False)
-
-    def action_view(self) -> None:
-        focused = self.focused
-        history = self.query_one(HistoryTimeline)
-        log = self.query_one(LogPane)
-        if isinstance(focused, DataTable) and focused in history.query(DataTable):
-            self._view_history_row(focused.cursor_row)
-        elif isinstance(focused, DataTable) and focused is log.table:
-            self._view_log_row(focused.cursor_row)
-        elif self.report is not None:
-            self.app.push_screen(DetailScreen("The verdict", verdict_detail(self.report)))
-        elif self.failure is not None:
-            body = Text(f"{self.failure.detail}\n\nWhat to do: {self.failure.hint}")
-            self.app.push_screen(DetailScreen(f"Diagnosis failed: {self.failure.title}", body))
-        else:
-            self.notify("Nothing to show yet: the diagnosis is still running.", markup=False)
-
-    def _view_history_row(self, row: int) -> None:
-        entries = self.query_one(HistoryTimeline).entries
-        if 0 <= row < len(entries):
-            self.app.push_screen(DetailScreen("History line", history_detail(entries[row])))
-
-    def _view_log_row(self, row: int) -> None:
-        log = self.query_one(LogPane)
-        if log.excerpt is not None and 0 <= row < len(log.excerpt.lines):
-            body = Text(log.excerpt.lines[row])
-            self.app.push_screen(DetailScreen(f"Log line {row + 1} of container {log.excerpt.container}", body))
-
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
-        # enter on a history or log row opens it whole, like v.
-        event.stop()
-        if event.data_table is self.query_one(LogPane).table:
-            self._view_log_row(event.cursor_row)
-        elif event.data_table in self.query_one(HistoryTimeline).query(DataTable):
-            self._view_history_row(event.cursor_row)

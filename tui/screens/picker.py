@@ -14,19 +14,18 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.events import Resize
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select
 
 from core.models.runai import Cluster
-from core.sources.runai import MAX_LIMIT, filter_item
+from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
-from tui.attention import AttentionCache, read_attention_page
+from tui.attention import AttentionCache
 from tui.clock import Clock
 from tui.messages import (
     ClustersFailed,
@@ -42,6 +41,7 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
+from tui.screens.picker_reads import PickerReads
 from tui.screens.picker_text import IndicatorState, indicator_parts, workload_detail
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
@@ -53,13 +53,11 @@ from tui.widgets.workload_table import WorkloadTable
 
 # Used until the table has a size (the first page waits for layout, so this is rarely seen).
 DEFAULT_PAGE_SIZE = 20
-# Projects are read in pages of the API maximum; this many pages is far beyond any real tenant.
-MAX_PROJECT_PAGES = 20
 # A held `]` on the last page shows one notice, not one per repeat.
 EDGE_NOTICE_S = 2.5
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(PickerReads):
     # Footer: what a first-time user needs at 80 columns; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
@@ -160,69 +158,6 @@ class PickerScreen(Screen[None]):
     def first_answer(self) -> bool:
         """True once the screen has shown rows, an empty state or an error (not just "loading")."""
         return self._answered
-
-    # -- workers ------------------------------------------------------------------------------------------
-    @work(group="picker-clusters", exclusive=True, exit_on_error=False)
-    async def _load_clusters(self) -> None:
-        try:
-            page = await self.tenant.runai.list_clusters_page()
-        except Exception as exc:  # every failure becomes a message; the screen decides what to show
-            self.post_message(ClustersFailed(exc))
-            return
-        self.post_message(ClustersLoaded(page.items, [p.message for p in page.problems]))
-
-    @work(group="picker-projects", exclusive=True, exit_on_error=False)
-    async def _load_projects(self, cluster_id: str | None) -> None:
-        names: set[str] = set()
-        offset: int | None = 0
-        try:
-            filters = [filter_item("clusterId", "==", cluster_id)] if cluster_id else None
-            for _ in range(MAX_PROJECT_PAGES):
-                if offset is None:
-                    break
-                page = await self.tenant.runai.list_projects(filters=filters, offset=offset, limit=MAX_LIMIT)
-                names.update(
-                    p.name
-                    for p in page.items
-                    if p.name and (not cluster_id or p.cluster_id in (None, cluster_id))
-                )
-                offset = page.next
-        except Exception as exc:
-            self.post_message(ProjectsFailed(cluster_id, exc))
-            return
-        self.post_message(ProjectsLoaded(cluster_id, sorted(names, key=str.casefold)))
-
-    @work(group="picker-page", exclusive=True, exit_on_error=False)
-    async def _fetch_page(self, seq: int, filters: list[str], sort: Sort, offset: int, limit: int) -> None:
-        try:
-            page = await self.tenant.runai.list_workloads(
-                filters=filters, sort_by=sort.field, sort_order=sort.order, offset=offset, limit=limit
-            )
-        except Exception as exc:
-            self.post_message(PageFailed(seq, exc))
-            return
-        unreadable = len({problem.index for problem in page.problems})
-        self.post_message(PageLoaded(seq, offset, limit, page.items, page.next, unreadable))
-
-    @work(group="picker-page", exclusive=True, exit_on_error=False)
-    async def _fetch_attention(self, seq: int, filters: list[str], sort: Sort, offset: int, limit: int) -> None:
-        try:
-            page = await read_attention_page(
-                self.tenant.runai, filters, sort, offset, limit, self._attention_cache
-            )
-        except Exception as exc:
-            self.post_message(PageFailed(seq, exc))
-            return
-        self.post_message(PageLoaded(seq, offset, limit, page.rows, page.next_start, page.unreadable, page))
-
-    @work(group="picker-count", exclusive=True, exit_on_error=False)
-    async def _fetch_count(self, generation: int, filters: list[str]) -> None:
-        try:
-            count = await self.tenant.runai.count_workloads(filters)
-        except Exception as exc:
-            self.post_message(CountFailed(generation, exc))
-            return
-        self.post_message(CountLoaded(generation, count))
 
     # -- requests -----------------------------------------------------------------------------------------
     def _visible_rows(self) -> int:
