@@ -62,13 +62,14 @@ class PickerScreen(PickerReads):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
         Binding("a", "toggle_attention", "attention", tooltip="Only workloads that need a diagnosis, or all"),
-        Binding("right_square_bracket", "next_page", "next page", key_display="]", tooltip="Next page"),
-        Binding("left_square_bracket", "previous_page", "prev page", key_display="[", show=False,
-                tooltip="Previous page"),
+        Binding("right_square_bracket", "next_page", "next page", key_display="]"),
+        Binding("left_square_bracket", "previous_page", "prev page", key_display="[", show=False),
         Binding("pagedown,ctrl+f", "next_page", "next page", show=False),
         Binding("pageup,ctrl+b", "previous_page", "prev page", show=False),
-        Binding("g,home", "first_page", "first page", show=False, tooltip="Back to the first page"),
-        Binding("G,end", "last_page", "last page", show=False, tooltip="Jump to the last page"),
+        Binding("g,home", "first_page", "first page", show=False),
+        Binding("G,end", "last_page", "last page", show=False),
+        Binding("j", "row(1)", "row down", show=False),
+        Binding("k", "row(-1)", "row up", show=False),
         Binding("enter", "diagnose", "diagnose", tooltip="Diagnose the highlighted workload"),
         Binding("d", "diagnose", "diagnose", show=False),
         Binding("v", "view_row", "view row", show=False, tooltip="Every field of the highlighted row, uncut"),
@@ -437,6 +438,12 @@ class PickerScreen(PickerReads):
             return
         self._attention_cache = AttentionCache()
         self._request(self.nav.reload(), count=self.nav.total is None)
+
+    def action_row(self, delta: int) -> None:
+        table = self.query_one(WorkloadTable)
+        if table.display:
+            table.move_cursor(row=table.cursor_row + delta)
+            table.focus()
 
     def action_toggle_attention(self) -> None:
         self.query_one(FilterBar).toggle_attention()

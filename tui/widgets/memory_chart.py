@@ -27,7 +27,7 @@ from core.models.report import Memory
 from tui.widgets.memory_plot import PlotSpec, plot_spec
 
 HIGH_RATIO = 0.9  # at or above this share of the limit the usage is drawn in the error colour
-USAGE, LIMIT, REQUEST, PEAK, FAILURE = "▇", "━", "┄", "◆", "│"
+USAGE, LIMIT, REQUEST, PEAK, FAILURE = "⠤", "⠒", "⠒", "◆", "│"
 
 
 def fmt(n: int | None, missing: str = "not set or unreadable") -> str:
@@ -183,10 +183,13 @@ class MemoryChart(Vertical):
             plt.plot([span.start, span.end], [spec.top, spec.top], fillx=True, color=colours["shade"])
         for x in spec.failures:
             plt.vline(x, colours["failure"])
+        # The limit and request are drawn like the usage (braille), so all three share one vertical rounding:
+        # a usage just under the limit can never be drawn above it.
+        ends = [spec.xs[0], spec.xs[-1]]
         if spec.request is not None:
-            plt.hline(spec.request, colours["request"])
+            plt.plot(ends, [spec.request] * 2, marker="braille", color=colours["request"])
         if spec.limit is not None:
-            plt.hline(spec.limit, colours["limit"])
+            plt.plot(ends, [spec.limit] * 2, marker="braille", color=colours["limit"])
         plt.plot(spec.xs, spec.ys, marker="braille", color=colours["usage"])
         if spec.peak is not None:
             plt.scatter([spec.peak[0]], [spec.peak[1]], marker=PEAK, color=colours["peak"])
