@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -32,15 +31,6 @@ from tui.widgets.memory_chart import MemoryChart
 from tui.widgets.verdict_banner import VerdictBanner
 
 SIZE = (120, 40)
-
-
-@pytest.fixture
-async def demo(demo_bundle: CaseBundle) -> AsyncIterator[Tenant]:
-    tenant = open_bundle_tenant(demo_bundle, label="demo tenant")
-    try:
-        yield tenant
-    finally:
-        await tenant.aclose()
 
 
 def active_tab(screen: DiagnosisScreen) -> str:
@@ -79,8 +69,8 @@ async def test_the_tabs_do_not_move_when_the_verdict_arrives(demo_bundle: CaseBu
         ("unknown-no-signals", "unknown", "?"),
     ],
 )
-async def test_the_mark_and_colour_fit_the_outcome(demo: Tenant, key: str, state: str, mark: str) -> None:
-    app = make(demo, options_for(CASES[key]))
+async def test_the_mark_and_colour_fit_the_outcome(demo_tenant: Tenant, key: str, state: str, mark: str) -> None:
+    app = make(demo_tenant, options_for(CASES[key]))
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         banner = screen.query_one(VerdictBanner)
@@ -90,8 +80,8 @@ async def test_the_mark_and_colour_fit_the_outcome(demo: Tenant, key: str, state
             assert "✗" not in banner.plain  # nothing broken is never drawn as a failure
 
 
-async def test_a_cut_reason_is_whole_one_key_away(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["pull-rate-limit"]))
+async def test_a_cut_reason_is_whole_one_key_away(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["pull-rate-limit"]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await verdict(pilot)
         report = screen.report
@@ -106,8 +96,8 @@ async def test_a_cut_reason_is_whole_one_key_away(demo: Tenant) -> None:
 
 
 # -- keys --------------------------------------------------------------------------------------------------
-async def test_number_and_bracket_keys_switch_tabs(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["oom-rising"]))
+async def test_number_and_bracket_keys_switch_tabs(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-rising"]))
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         await pilot.press("4")
@@ -124,8 +114,8 @@ async def test_number_and_bracket_keys_switch_tabs(demo: Tenant) -> None:
         assert active_tab(screen) == "tab-log"
 
 
-async def test_p_shows_the_log_and_says_when_it_is_not_the_previous_one(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["crash-traceback"]))
+async def test_p_shows_the_log_and_says_when_it_is_not_the_previous_one(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["crash-traceback"]))
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         await pilot.press("p")
@@ -137,8 +127,8 @@ async def test_p_shows_the_log_and_says_when_it_is_not_the_previous_one(demo: Te
         assert bool(said) is (not log.excerpt.previous)
 
 
-async def test_enter_on_a_history_line_shows_it_whole(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["oom-recurring"]))
+async def test_enter_on_a_history_line_shows_it_whole(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-recurring"]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await verdict(pilot)
         await pilot.press("3")
@@ -155,8 +145,8 @@ async def test_enter_on_a_history_line_shows_it_whole(demo: Tenant) -> None:
         await until(pilot, lambda: app.screen is screen)
 
 
-async def test_copy_says_how_and_keeps_the_report_in_a_file(demo: Tenant, tmp_path: Path) -> None:
-    app = make(demo, options_for(CASES["crash-traceback"]))
+async def test_copy_says_how_and_keeps_the_report_in_a_file(demo_tenant: Tenant, tmp_path: Path) -> None:
+    app = make(demo_tenant, options_for(CASES["crash-traceback"]))
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         screen._export_to, screen._env = tmp_path, {}
@@ -171,8 +161,8 @@ async def test_copy_says_how_and_keeps_the_report_in_a_file(demo: Tenant, tmp_pa
         assert "lines" in said and "(s)" not in said
 
 
-async def test_copy_says_when_the_file_could_not_be_kept(demo: Tenant, tmp_path: Path) -> None:
-    app = make(demo, options_for(CASES["crash-traceback"]))
+async def test_copy_says_when_the_file_could_not_be_kept(demo_tenant: Tenant, tmp_path: Path) -> None:
+    app = make(demo_tenant, options_for(CASES["crash-traceback"]))
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         screen._export_to, screen._env = tmp_path / "missing", {}
@@ -183,8 +173,8 @@ async def test_copy_says_when_the_file_could_not_be_kept(demo: Tenant, tmp_path:
 
 # -- advice ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("key", ["running-healthy", "preempt-priority", "ambiguous-chat-agent"])
-async def test_the_app_says_what_to_press_not_which_flag_to_add(demo: Tenant, key: str) -> None:
-    app = make(demo, options_for(CASES[key]))
+async def test_the_app_says_what_to_press_not_which_flag_to_add(demo_tenant: Tenant, key: str) -> None:
+    app = make(demo_tenant, options_for(CASES[key]))
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await verdict(pilot)
         shown = screen.query_one(VerdictBanner).plain + "\n" + screen_text(app)
@@ -198,8 +188,8 @@ async def test_the_app_says_what_to_press_not_which_flag_to_add(demo: Tenant, ke
 
 
 # -- the memory chart --------------------------------------------------------------------------------------
-async def test_memory_over_time_against_limit_with_peak_and_failure_marked(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["oom-rising"]))
+async def test_memory_over_time_against_limit_with_peak_and_failure_marked(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-rising"]))
     async with app.run_test(size=(160, 50)) as pilot:
         screen = await verdict(pilot)
         await pilot.press("4")
@@ -219,8 +209,8 @@ async def test_memory_over_time_against_limit_with_peak_and_failure_marked(demo:
         assert "usage, measured" in chart.plain and "limit 48 GiB, configured" in chart.plain
 
 
-async def test_no_samples_draws_nothing_and_says_so(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["oom-empty-metrics"]))
+async def test_no_samples_draws_nothing_and_says_so(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-empty-metrics"]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await verdict(pilot)
         await pilot.press("4")
@@ -231,8 +221,8 @@ async def test_no_samples_draws_nothing_and_says_so(demo: Tenant) -> None:
 
 
 # -- 80 columns --------------------------------------------------------------------------------------------
-async def test_the_diagnosis_footer_fits_80_columns(demo: Tenant) -> None:
-    app = make(demo, options_for(CASES["oom-rising"]))
+async def test_the_diagnosis_footer_fits_80_columns(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-rising"]))
     async with app.run_test(size=(80, 24)) as pilot:
         await verdict(pilot)
         footer = screen_text(app).splitlines()[-1]
@@ -241,8 +231,8 @@ async def test_the_diagnosis_footer_fits_80_columns(demo: Tenant) -> None:
 
 
 # -- app-wide keys and words -------------------------------------------------------------------------------
-async def test_ctrl_c_quits(demo: Tenant) -> None:
-    app = make(demo, StartOptions(mode="demo"))
+async def test_ctrl_c_quits(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, StartOptions(mode="demo"))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("ctrl+c")
@@ -250,8 +240,8 @@ async def test_ctrl_c_quits(demo: Tenant) -> None:
     assert not app.is_running
 
 
-async def test_palette_entries_are_described_for_people(demo: Tenant) -> None:
-    app = make(demo, StartOptions(mode="demo"))
+async def test_palette_entries_are_described_for_people(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, StartOptions(mode="demo"))
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("colon")

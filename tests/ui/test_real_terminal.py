@@ -102,6 +102,15 @@ def wait_for(tmux: Tmux, ready: Callable[[str], bool], what: str) -> str:
     raise AssertionError(f"{what}: not on screen within {DEADLINE_S:.0f} s. Last screen:\n{screen}")
 
 
+def quit_and_wait(tmux: Tmux) -> None:
+    """Press q and wait for the process to end: the app must not linger."""
+    tmux.keys("q")
+    deadline = time.monotonic() + DEADLINE_S
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not tmux.alive(), "the app was still running 20 s after q"
+
+
 def table_rows(screen: str) -> list[str]:
     """The data rows of the workload table: the lines below the column titles, up to the first blank one."""
     lines = screen.splitlines()
@@ -169,11 +178,7 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
         assert "READ-ONLY" in screen
         assert "\x1b" not in screen, "a raw escape character reached the screen"
 
-        tmux.keys("q")
-        deadline = time.monotonic() + DEADLINE_S
-        while tmux.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not tmux.alive(), "the app was still running 20 s after q"
+        quit_and_wait(tmux)
     finally:
         tmux.kill()
 
@@ -223,10 +228,6 @@ def test_demo_in_tmux_at_80_columns_pages_and_picks_a_project(tmp_path: Path) ->
         tmux.keys("]")
         wait_for(tmux, lambda s: (rows_span(s) or (0, 0))[0] == n + 1 and in_project(s), "the project's page 2")
         assert "\x1b" not in tmux.screen()
-        tmux.keys("q")
-        deadline = time.monotonic() + DEADLINE_S
-        while tmux.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not tmux.alive(), "the app was still running 20 s after q"
+        quit_and_wait(tmux)
     finally:
         tmux.kill()

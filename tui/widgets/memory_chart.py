@@ -16,7 +16,6 @@ from datetime import datetime
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.color import Color, ColorParseError
 from textual.containers import Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
@@ -25,6 +24,7 @@ from core.diagnosis.progress import MemoryTrend
 from core.models.quantity import format_bytes
 from core.models.report import Memory
 from tui.widgets.memory_plot import PlotSpec, plot_spec
+from tui.widgets.phase_text import theme_colour
 
 HIGH_RATIO = 0.9  # at or above this share of the limit the usage is drawn in the error colour
 USAGE, LIMIT, REQUEST, PEAK, FAILURE = "⠤", "⠒", "⠒", "◆", "│"
@@ -35,13 +35,8 @@ def fmt(n: int | None, missing: str = "not set or unreadable") -> str:
 
 
 def _rgb(theme: Mapping[str, str], name: str, fallback: tuple[int, int, int]) -> tuple[int, int, int]:
-    try:
-        colour = Color.parse(theme[name])
-        if colour.a < 1 and "background" in theme:
-            colour = Color.parse(theme["background"]) + colour
-    except (KeyError, ColorParseError):
-        return fallback
-    return colour.rgb
+    colour = theme_colour(theme, name)
+    return colour.rgb if colour is not None else fallback
 
 
 class MemoryChart(Vertical):
