@@ -412,7 +412,7 @@ async def test_export_markdown_and_json(
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         await pilot.press("e")
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 2)
         shown = screen.report
         assert shown is not None
@@ -448,9 +448,9 @@ async def test_second_export_does_not_overwrite(demo: Tenant, tmp_path: Path) ->
         screen = await verdict(pilot)
         screen._export_to = tmp_path
         screen._env = {}
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 1)
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 2)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [

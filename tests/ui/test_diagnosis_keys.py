@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandPalette
+from textual.widgets import DataTable
 from textual_plotext import PlotextPlot
 
 from core.report.render import to_text
@@ -131,13 +132,13 @@ async def test_enter_on_a_history_line_shows_it_whole(demo_tenant: Tenant) -> No
     app = make(demo_tenant, options_for(CASES["oom-recurring"]))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await verdict(pilot)
-        await pilot.press("3")
+        await pilot.press("3")  # the History tab, its table taking the keys
         timeline = screen.query_one(HistoryTimeline)
-        table = timeline.query_one("DataTable")
-        table.focus()
-        await pilot.pause()
+        table = timeline.query_one(DataTable)
+        assert app.focused is table
         row = next(i for i, e in enumerate(timeline.entries) if len(e.text) > 60)
-        table.move_cursor(row=row)  # type: ignore[attr-defined]
+        await pilot.press(*["j"] * (row + 1), "k")  # j / k move as in the picker (and never export)
+        assert table.cursor_row == row and not screen.exports
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, DetailScreen))
         assert timeline.entries[row].text in app.screen.body.plain  # type: ignore[attr-defined]

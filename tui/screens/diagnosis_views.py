@@ -9,7 +9,7 @@ from typing import Any
 from rich.text import Text
 from textual import on
 from textual.screen import Screen
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import DataTable, TabbedContent, TabPane
 
 from core.models.report import Report
 from tui.screens.detail import DetailScreen
@@ -28,12 +28,30 @@ class PaneActions(Screen[None]):
 
     def action_show_tab(self, pane_id: str) -> None:
         self.show_tab(pane_id)
+        self._focus_pane(pane_id)
+
+    def _focus_pane(self, pane_id: str) -> None:
+        # The keys go into the pane shown: j/k and the arrows move through a table's rows (enter or v then
+        # opens one whole), or scroll a page of text.
+        pane = self.query_one(f"#{pane_id}", TabPane)
+        tables = [t for t in pane.query(DataTable) if t.display]
+        target = tables[0] if tables else next((w for w in pane.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
 
     def _step_tab(self, delta: int) -> None:
         panes = [pane for pane, _ in TABS]
         active = self.query_one(TabbedContent).active
         index = panes.index(active) if active in panes else 0
-        self.show_tab(panes[(index + delta) % len(panes)])
+        self.action_show_tab(panes[(index + delta) % len(panes)])
+
+    def action_row(self, delta: int) -> None:
+        """j / k: a row down or up in the focused table, or a line in the focused text."""
+        focused = self.focused
+        if isinstance(focused, DataTable):
+            focused.move_cursor(row=focused.cursor_row + delta)
+        elif focused is not None and hasattr(focused, "scroll_relative"):
+            focused.scroll_relative(y=delta, animate=False)
 
     def action_next_tab(self) -> None:
         self._step_tab(+1)
