@@ -73,8 +73,8 @@ class AttentionCache:
         return (workload.id or "", str(workload.phase_updated_at))
 
 
-def _wanted(kinds: Sequence[Observation], wanted: frozenset[SignalKind]) -> Observation | None:
-    return next((o for o in kinds if o.kind in wanted), None)
+def _wanted(observations: Sequence[Observation], wanted: frozenset[SignalKind]) -> Observation | None:
+    return next((o for o in observations if o.kind in wanted), None)
 
 
 def judge_listed(workload: Workload) -> Judgement | None:
@@ -143,13 +143,17 @@ async def read_attention_page(
         # Judged in windows of one page's worth, so no events are read for rows past the page's end.
         for begin in range(0, len(candidates), want):
             window = candidates[begin : begin + want]
-            todo = [w for w in window if cache.key(w) not in cache.judged]
-            listed_only = {cache.key(w): judge_listed(w) for w in todo}
-            needs_events = [w for w in todo if listed_only[cache.key(w)] is None]
+            needs_events: list[Workload] = []
+            for w in window:
+                if cache.key(w) in cache.judged:
+                    continue
+                listed_judgement = judge_listed(w)
+                if listed_judgement is None:
+                    needs_events.append(w)
+                else:
+                    cache.judged[cache.key(w)] = listed_judgement
             read = await asyncio.gather(*(_judge_by_events(client, w, gate) for w in needs_events))
             page.event_reads += len(needs_events)
-            for w in todo:
-                cache.judged[cache.key(w)] = listed_only[cache.key(w)] or Judgement(False, "")
             for w, judgement in zip(needs_events, read, strict=True):
                 cache.judged[cache.key(w)] = judgement
             for index, w in enumerate(window):

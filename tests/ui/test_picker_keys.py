@@ -333,3 +333,23 @@ async def test_the_cluster_prompt_and_test_cluster_constant(bundle_tenant: Any) 
         screen = await loaded_picker(pilot)
         assert screen.picker_query.cluster_id == CLUSTER
         assert "test-cluster" in screen_lines(app)[2]
+
+
+async def test_a_row_whose_events_cannot_be_read_is_kept_and_marked_unconfirmed(bundle_tenant: Any) -> None:
+    pending = workload("job-pending", 5, phase="Pending")
+    done = workload("job-done", 6, phase="Completed")
+    failed = workload("job-failed", 7, phase="Failed")
+    wid = pending["workload"]["id"]
+    fault = {"match": f"GET /api/v1/workloads/{wid}/events", "status": 403, "times": 5}
+    tenant = bundle_tenant(small_bundle([pending, done, failed], [fault]))
+    app = make_app(tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded_picker(pilot)
+        await pilot.press("a")
+        await settle(pilot, lambda: "NEEDS ATTENTION" in indicator(screen) and not screen.loading)
+        shown = [w.name for w in screen.query_one(WorkloadTable).workloads]
+        # A failed read is not "nothing wrong": the Pending row stays, marked; the completed one is dropped.
+        assert shown == ["job-pending", "job-failed"]
+        assert "1 unconfirmed" in indicator(screen)
+        detail = screen.query_one(RowDetail).plain
+        assert "unconfirmed, its events could not be read (ForbiddenError)" in detail
