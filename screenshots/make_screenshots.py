@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -76,23 +77,25 @@ async def _until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> Non
         await asyncio.sleep(0.01)
 
 
-def _picker_settled(pilot: Pilot[Any], failures_only: bool = False) -> bool:
+def _picker_settled(pilot: Pilot[Any], attention: bool = False) -> bool:
     screen = pilot.app.screen
     if not (isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading):
         return False
     # The total arrives in its own read; "…" stands in for it until then.
     indicator = screen.query_one(PageIndicator).plain
-    return "…" not in indicator and screen.picker_query.failures_only == failures_only
+    return "…" not in indicator and screen.picker_query.attention == attention
 
 
 async def picker_loaded(pilot: Pilot[Any]) -> None:
     await _until(pilot, lambda: _picker_settled(pilot), "the picker's first page")
 
 
-async def picker_failed_only(pilot: Pilot[Any]) -> None:
+async def picker_attention(pilot: Pilot[Any]) -> None:
     await picker_loaded(pilot)
-    await pilot.press("f")
-    await _until(pilot, lambda: _picker_settled(pilot, failures_only=True), "the failed-only page")
+    await pilot.press("a")
+    await _until(pilot, lambda: _picker_settled(pilot, attention=True), "the needs-attention page")
+    await pilot.press("down")  # a Pending row: the line under the table says why it is listed
+    await pilot.pause()
 
 
 async def help_screen(pilot: Pilot[Any]) -> None:
@@ -133,15 +136,16 @@ SHOTS: tuple[Shot, ...] = (
         picker_loaded,
     ),
     Shot(
-        "picker-failed-only.svg",
-        "The same list with `f` (failed only): the server applies the filter and the indicator says so.",
+        "picker-attention.svg",
+        "The same list with `a` (needs attention): failed and stopped workloads, and pending or running ones "
+        "whose events show a failing pod; the line under the table says why the highlighted row is listed.",
         None,
-        picker_failed_only,
+        picker_attention,
     ),
     Shot(
         "diagnosis-oom-memory.svg",
-        "An `OOM_KILLED` verdict on the Memory tab: the measured peak against the limit, with the usage "
-        "trend over the run.",
+        "An `OOM_KILLED` verdict on the Memory tab: memory over time against the configured limit, the measured "
+        "peak marked ◆ and the OOM kill from the history as a vertical line.",
         "oom-rising",
         verdict_on("tab-memory"),
     ),
@@ -161,6 +165,13 @@ SHOTS: tuple[Shot, ...] = (
         "diagnosis-preempted.svg",
         "A preempted workload is routed out rather than diagnosed: the banner says where to look next.",
         "preempt-priority",
+        verdict_on(None),
+    ),
+    Shot(
+        "diagnosis-policy.svg",
+        "A workload stopped by an idle-time policy: nothing is broken, so the banner says so with ■ and the "
+        "warning colour rather than a red cross.",
+        "policy-idle",
         verdict_on(None),
     ),
     Shot(
@@ -186,17 +197,20 @@ async def render(shot: Shot, bundle: CaseBundle) -> str:
     # The picker shots use the app class itself: the help screen lists the keys declared on the app's own
     # class, which a subclass such as ScreenshotApp does not repeat.
     kind = TriageApp if shot.story is None else ScreenshotApp
-    app = kind(
-        _options(shot.story),
-        # The app opens the tenant inside its own loop and closes it on exit.
-        opener=lambda: OpenedTenant(open_bundle_tenant(bundle, label="demo tenant")),
-        cursor_blink=False,
-        debounce_s=0.05,
-    )
-    app.animation_level = "none"
-    async with app.run_test(size=SIZE) as pilot:
-        await shot.prepare(pilot)
-        return app.export_screenshot(title=TITLE)
+    # A settings directory of its own: a theme the person running this chose must not colour the pictures.
+    with tempfile.TemporaryDirectory(prefix="runai-triage-shots-") as config:
+        app = kind(
+            _options(shot.story),
+            # The app opens the tenant inside its own loop and closes it on exit.
+            opener=lambda: OpenedTenant(open_bundle_tenant(bundle, label="demo tenant")),
+            cursor_blink=False,
+            debounce_s=0.05,
+            config_dir=Path(config),
+        )
+        app.animation_level = "none"
+        async with app.run_test(size=SIZE) as pilot:
+            await shot.prepare(pilot)
+            return app.export_screenshot(title=TITLE)
 
 
 async def render_all(out_dir: Path, bundle: CaseBundle | None = None) -> list[Path]:

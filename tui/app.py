@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -18,6 +18,8 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter, Monochrome, NoColor
+from textual.theme import Theme
 from textual.widgets import Footer, Static
 
 import styles
@@ -29,6 +31,8 @@ from tui.screens.diagnosis import show_diagnosis
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
+from tui.settings import Settings, load_settings, save_settings
+from tui.settings import config_dir as settings_dir
 from tui.start import (
     CONNECT_HINTS,
     OpenedTenant,
@@ -41,10 +45,11 @@ from tui.start import (
 from tui.widgets.top_bar import TopBar
 
 STYLES_DIR = Path(styles.__file__).parent
-FAILED_ONLY_NOTE = (
-    "f (failed only) lists phase Failed. Stopped workloads (manual stops, preemptions, policy limits) and "
-    "Pending ones with pod errors are listed with it off: filterBy has no OR, and pod errors are only "
-    "visible per workload."
+ATTENTION_NOTE = (
+    "a (needs attention) lists Failed and Stopped workloads, and Pending, Running or Degraded ones whose status "
+    "or recent events show a failing pod. The server drops the phases that never need a diagnosis; whether a "
+    "Pending or Running row has a failing pod is checked here, row by row, as the diagnosis's first step does "
+    "(one events read per such row), so its pages are walked in order and the last page is not known ahead."
 )
 
 
@@ -57,9 +62,10 @@ class TriageApp(App[None]):
     TITLE = "runai-triage"
     COMMANDS = App.COMMANDS | {KeysProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "help", key_display="?"),
-        Binding("colon", "command_palette", "commands", key_display=":"),
-        Binding("q", "quit", "quit"),
+        Binding("question_mark", "help", "help", key_display="?", tooltip="Every key of this screen"),
+        Binding("colon", "command_palette", "commands", key_display=":", tooltip="Search every command"),
+        Binding("q", "quit", "quit", tooltip="Leave runai-triage"),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -72,10 +78,12 @@ class TriageApp(App[None]):
         env: Mapping[str, str] | None = None,
         debounce_s: float = 0.4,
         cursor_blink: bool = True,
+        config_dir: Path | None = None,
     ) -> None:
         """`tenant`: use this one (the caller closes it). `opener`: how to open one (the app closes it).
         Neither: open what `options` describe. `clock` overrides "now" (default: the bundle's capture time
-        for demo and case tenants, the wall clock for a real one)."""
+        for demo and case tenants, the wall clock for a real one). `config_dir` holds the user's settings
+        (default: the platform's config directory, `$XDG_CONFIG_HOME/runai-triage` when that is set)."""
         super().__init__()
         self.options = options or StartOptions()
         self._given = tenant
@@ -88,6 +96,16 @@ class TriageApp(App[None]):
         self.tenant: Tenant | None = None
         self.clock: Clock = clock or system_clock
         self.diagnosis_requests: list[DiagnosisTarget] = []
+        self.config_dir = config_dir if config_dir is not None else settings_dir(self._env)
+        self.settings_problem: str | None = None
+        self._no_colour_filters = (NoColor(), Monochrome())
+
+    @property
+    def kube_off(self) -> str | None:
+        """Why Tier 2 is not read although the tenant could offer it (`--no-kube` with --demo or --case)."""
+        if self.options.kube.enabled:
+            return None
+        return "Tier 2 unavailable: turned off with --no-kube"
 
     def compose(self) -> ComposeResult:
         yield TopBar(f"opening {self.options.describe()}")
@@ -95,6 +113,7 @@ class TriageApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._restore_theme()
         if self._given is not None:
             self.post_message(TenantOpened(OpenedTenant(self._given, self.options.cluster_id)))
         else:
@@ -103,6 +122,30 @@ class TriageApp(App[None]):
     async def on_unmount(self) -> None:
         if self.tenant is not None and self._owns_tenant:
             await self.tenant.aclose()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        filters = super().get_line_filters()
+        if not self.no_color:
+            return filters
+        # With NO_COLOR, Textual picks "no colour" or "monochrome" once, for the theme the app starts with; an
+        # ANSI theme chosen later under monochrome turns every colour black. Follow the theme in use instead.
+        no_colour, monochrome = self._no_colour_filters
+        kept = [f for f in filters if not isinstance(f, Monochrome | NoColor)]
+        return [*kept, no_colour if self.native_ansi_color else monochrome]
+
+    # -- settings -----------------------------------------------------------------------------------------
+    def _restore_theme(self) -> None:
+        saved, problem = load_settings(self.config_dir)
+        self.settings_problem = problem
+        if saved.theme and saved.theme in self.available_themes:
+            self.theme = saved.theme
+        # Subscribed after the restore, so only a theme the user picks is written back.
+        self.theme_changed_signal.subscribe(self, self._save_theme)
+
+    def _save_theme(self, theme: Theme) -> None:
+        problem = save_settings(self.config_dir, Settings(theme=theme.name))
+        if problem is not None:
+            self.notify(problem, title="theme not kept", severity="warning", markup=False)
 
     # -- start-up -----------------------------------------------------------------------------------------
     @work(thread=True, group="app-open", exclusive=True, exit_on_error=False)
@@ -141,15 +184,16 @@ class TriageApp(App[None]):
         self._show(picker)
         # Load the Kubernetes client while the user looks at the first page, so a diagnosis need not wait; a
         # second later, so the import does not compete with fetching that page.
-        self.set_timer(
-            1.0, lambda: self.run_worker(tenant.warm_kube, thread=True, group="kube-warm", exit_on_error=False)
-        )
+        if self.kube_off is None:
+            self.set_timer(
+                1.0, lambda: self.run_worker(tenant.warm_kube, thread=True, group="kube-warm", exit_on_error=False)
+            )
         if self.options.wants_diagnosis:
             o = self.options
             self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))
 
     def on_start_failed(self, message: StartFailed) -> None:
-        self._show(ProblemScreen(message.problem, self.options.describe()))
+        self._show(ProblemScreen(message.problem, f"not connected · {self.options.describe()}"))
 
     def _show(self, screen: PickerScreen | ProblemScreen) -> None:
         if isinstance(self.screen, ProblemScreen):
@@ -172,13 +216,13 @@ class TriageApp(App[None]):
         """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now"."""
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
-            show_diagnosis(self, self.tenant, target, self.clock)
+            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        extra = FAILED_ONLY_NOTE if isinstance(self.screen, PickerScreen) else ""
+        extra = ATTENTION_NOTE if isinstance(self.screen, PickerScreen) else ""
         self.push_screen(HelpScreen(key_entries(self.screen, self), extra))
 
 

@@ -1,4 +1,5 @@
-"""Writing a diagnosis report to a file: `runai-triage-<workload>-<time>.md` or `.json`.
+"""Writing a diagnosis report to a file: `runai-triage-<workload>-<time>.md`, `.json` or `.txt` (the text the
+copy key puts on the clipboard, kept as a file too, since a terminal may silently drop a clipboard request).
 
 Kept free of Textual so it can be tested and reused without a terminal. The workload name comes from the
 cluster, so it is reduced to a safe file-name fragment: no path separators, no dot-files, no control or
@@ -16,11 +17,11 @@ from pathlib import Path
 from typing import Literal
 
 from core.models.report import Report
-from core.report.render import to_json, to_markdown
+from core.report.render import to_json, to_markdown, to_text
 
-ExportFormat = Literal["markdown", "json"]
+ExportFormat = Literal["markdown", "json", "text"]
 EXPORT_DIR_ENV = "RUNAI_TRIAGE_EXPORT_DIR"
-SUFFIX: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json"}
+SUFFIX: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json", "text": ".txt"}
 MAX_NAME = 60
 MAX_ATTEMPTS = 100
 
@@ -66,6 +67,8 @@ def export_dir(env: Mapping[str, str] | None = None, default: Path | None = None
 
 
 def render(report: Report, fmt: ExportFormat) -> str:
+    if fmt == "text":
+        return to_text(report)
     return to_markdown(report) if fmt == "markdown" else to_json(report)
 
 

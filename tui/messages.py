@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from core.models.runai import Cluster, Workload
+from tui.attention import AttentionPage
 from tui.start import OpenedTenant, StartProblem
 
 
@@ -86,6 +87,7 @@ class PageLoaded(Message):
         workloads: list[Workload],
         next_offset: int | None,
         unreadable: int,
+        attention: AttentionPage | None = None,
     ) -> None:
         super().__init__()
         self.seq = seq
@@ -94,6 +96,8 @@ class PageLoaded(Message):
         self.workloads = workloads
         self.next_offset = next_offset
         self.unreadable = unreadable
+        # For the needs-attention view: why each row is listed and what the client-side check read.
+        self.attention = attention
 
 
 class PageFailed(Message):

@@ -78,7 +78,7 @@ class StartOptions:
             return "the demo tenant"
         if self.mode == "case":
             return f"case bundle {self.case_path}"
-        return self.base_url or "the tenant configured in the environment"
+        return self.base_url or "the Run:ai tenant named by the environment or the CLI session"
 
 
 @dataclass(frozen=True)
@@ -181,11 +181,14 @@ def _real_connection(
     if base_url is None and session is not None and session.base_url:
         base_url = session.base_url
     if base_url is None or credentials is None:
-        missing = "a tenant URL" if base_url is None else "credentials"
         if base_url is None and credentials is None:
-            missing = "a tenant URL or credentials"
+            title, missing = "No Run:ai tenant configured", "a tenant URL or credentials"
+        elif base_url is None:
+            title, missing = "No Run:ai tenant URL", "a tenant URL"
+        else:
+            title, missing = "No Run:ai credentials", f"credentials for {base_url}"
         raise StartProblem(
-            "No Run:ai tenant configured",
+            title,
             f"runai-triage could not find {missing}. What it looked at:\n{_problem_lines(problems)}",
             CONNECT_HINTS,
         )

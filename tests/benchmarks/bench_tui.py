@@ -8,7 +8,11 @@ Measured headless (`App.run_test`), with `time.perf_counter`, best of N rounds:
 - verdict: from `enter` on a failed demo story's row to the diagnosis screen holding its report (a full
   engine run over real HTTP); baseline: a key that pushes a one-Static screen, to that screen's mount;
 - page switch: from `]` to the table showing different rows, with the 2,160-workload demo tenant; baseline:
-  a key that updates a label, to the label showing the new text.
+  a key that updates a label, to the label showing the new text;
+- needs attention: from `a` to the first page of that view (one events read per Pending / Running candidate,
+  made by the app); baseline: the same label update;
+- memory chart: building the Memory tab's textual-plotext chart of the OOM story's 983 samples at 120x30;
+  baseline: rendering Textual's Sparkline of the same samples at the same width (what the tab drew before).
 Prints a table; never asserts a time (the machine is shared, so numbers are only comparable within a run).
 """
 
@@ -16,22 +20,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
+from rich.console import Console
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.renderables.sparkline import Sparkline
 from textual.screen import Screen
 from textual.widgets import Static
+from textual_plotext.plot import Plot
 
 from core.sim.demo import demo_expectations, load_demo_bundle
 from tui.app import TriageApp
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.start import StartOptions
+from tui.widgets.memory_plot import plot_spec
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (120, 40)
@@ -118,7 +128,7 @@ async def baseline_round() -> dict[str, float]:
         key(app, "enter", "\r")
         await until(lambda: app.pushed_at is not None, "the pushed screen")
         push = time.perf_counter() - t0
-    return {"first": first, "verdict": push, "page": min(switches)}
+    return {"first": first, "verdict": push, "page": min(switches), "attention": min(switches)}
 
 
 # -- the app ----------------------------------------------------------------------------------------------
@@ -176,7 +186,45 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
         key(app, "enter", "\r")
         await until(done, "the verdict")
         verdict = time.perf_counter() - t0
-    return {"first": first, "verdict": verdict, "page": min(switches)}
+        key(app, "escape", "\x1b")
+        await until(lambda: _picker(app) is not None, "the picker again")
+        picker = _picker(app)
+        assert picker is not None
+        t0 = time.perf_counter()
+        key(app, "a", "a")
+        await until(lambda: bool(_rows(app)) and picker.picker_query.attention, "the needs-attention page")
+        attention = time.perf_counter() - t0
+        page = picker._page
+        reads = page.attention.event_reads if page is not None and page.attention is not None else 0
+    return {"first": first, "verdict": verdict, "page": min(switches), "attention": attention, "reads": reads}
+
+
+def chart_round() -> dict[str, float]:
+    """The memory chart's cost: plotext building the chart, against rendering a Sparkline of the same data."""
+    bundle = load_demo_bundle()
+    case = {c["key"]: c for c in demo_expectations()}["oom-rising"]
+    entry = next(e for e in bundle.workloads if e["workload"]["id"] == case["workloadId"])
+    series = next(m for m in entry["metrics"] if m["type"] == "CPU_MEMORY_USAGE_BYTES")
+    samples = [(datetime.fromisoformat(v["timestamp"].replace("Z", "+00:00")), int(float(v["value"])))
+               for v in series["values"]]
+    width, height = 120, 30
+    t0 = time.perf_counter()
+    spec = plot_spec(samples, 48 * 1024**3, 48 * 1024**3)
+    assert spec is not None
+    plot = Plot()
+    plot.plotsize(width, height)
+    plot.plot(spec.xs, spec.ys, marker="braille")
+    plot.plot([spec.xs[0], spec.xs[-1]], [spec.limit] * 2, marker="braille")
+    plot.xticks(spec.x_ticks, spec.x_labels)
+    plot.yticks(spec.y_ticks, spec.y_labels)
+    plot.build()
+    chart = time.perf_counter() - t0
+    with open(os.devnull, "w", encoding="utf-8") as sink:
+        console = Console(width=width, file=sink, force_terminal=True)
+        t0 = time.perf_counter()
+        console.print(Sparkline([float(v) for _, v in samples], width=width))
+        spark = time.perf_counter() - t0
+    return {"chart": chart, "spark": spark}
 
 
 # -- report -----------------------------------------------------------------------------------------------
@@ -191,10 +239,12 @@ ROWS = (
     Row("first", "first picker rows (--demo)", "minimal app mounted"),
     Row("verdict", "enter -> verdict (demo story)", "key -> screen pushed"),
     Row("page", "] -> next page rows (2,160 wl)", "key -> label updated"),
+    Row("attention", "a -> needs-attention rows", "key -> label updated"),
 )
 
 
 def best(rounds: list[dict[str, float]]) -> dict[str, float]:
+    # Every number is a time except the app's event-read count, which is the same in every round.
     return {name: min(r[name] for r in rounds) for name in rounds[0]}
 
 
@@ -227,6 +277,13 @@ def main() -> None:
             f"{base[row.key] * 1000:7.1f}ms {ratio:6.1f}x"
         )
     print(f"(first rows include reading and validating the demo bundle: {min(loads) * 1000:.1f} ms alone)")
+    print(f"(the needs-attention page made {int(app_rounds[-1]['reads'])} events reads)")
+    charts = [chart_round() for _ in range(max(1, args.rounds))]
+    plotext, spark = min(c["chart"] for c in charts), min(c["spark"] for c in charts)
+    print(
+        f"{'memory chart, 983 samples 120x30':32s} {plotext * 1000:7.1f}ms   {'Sparkline, same data':22s} "
+        f"{spark * 1000:7.1f}ms {plotext / spark:6.1f}x"
+    )
 
 
 if __name__ == "__main__":

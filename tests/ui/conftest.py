@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,19 @@ from tui.screens.picker import PickerScreen
 
 CLUSTER = "0b9e6f2a-1c3d-4e5f-8a7b-9c0d1e2f3a4b"
 CAPTURED_AT = "2026-11-30T12:00:00Z"
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every app in these tests keeps its settings (the theme) in a fresh directory of its own: a theme saved
+    by one test, or by the person running them, must never change what another test sees. Files the app
+    writes go to a fresh directory too."""
+    config = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
+    # Copies and exports land here unless a test chooses a directory: never in the working tree.
+    monkeypatch.setenv("RUNAI_TRIAGE_EXPORT_DIR", str(tmp_path_factory.mktemp("exports")))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return config
 
 
 @pytest.fixture(scope="session")

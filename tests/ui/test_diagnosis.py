@@ -415,7 +415,7 @@ async def test_export_markdown_and_json(
     async with app.run_test(size=SIZE) as pilot:
         screen = await verdict(pilot)
         await pilot.press("e")
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 2)
         shown = screen.report
         assert shown is not None
@@ -451,9 +451,9 @@ async def test_second_export_does_not_overwrite(demo: Tenant, tmp_path: Path) ->
         screen = await verdict(pilot)
         screen._export_to = tmp_path
         screen._env = {}
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 1)
-        await pilot.press("j")
+        await pilot.press("J")
         await until(pilot, lambda: len(screen.exports) == 2)
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
@@ -600,7 +600,8 @@ async def test_help_lists_the_screen_keys(demo: Tenant) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)
-        for words in ("rerun", "back", "export md", "export json", "copy", "lookback", "log"):
+        for words in ("rerun", "back", "export", "export json", "copy", "lookback", "log", "previous log",
+                      "describe", "tab by number", "1-8", "next tab", "full text"):
             assert words in text, words
         assert "READ-ONLY" in text
 

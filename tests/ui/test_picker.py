@@ -28,6 +28,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.start import StartOptions, UsageError, add_tui_arguments, options_from_args
+from tui.widgets.attention_toggle import AttentionToggle
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -178,21 +179,62 @@ async def test_name_filter_is_sent_as_contains(demo_tenant: Tenant, demo_bundle:
         assert isinstance(app.focused, WorkloadTable)
 
 
-async def test_failures_toggle(demo_tenant: Tenant, demo_bundle: CaseBundle) -> None:
+def needs_attention(entry: dict[str, Any]) -> bool:
+    """The demo's own answer, from the bundle rather than the app: Failed and Stopped always; Pending and
+    Running only when the workload's events hold a Warning that is not about scheduling."""
+    phase = entry["workload"]["phase"]
+    if phase in ("Failed", "Stopped"):
+        return True
+    if phase not in ("Pending", "Running", "Degraded"):
+        return False
+    return any(
+        e.get("type") == "Warning" and e.get("reason") not in ("Unschedulable", "FailedScheduling")
+        for e in entry.get("events") or ()
+    )
+
+
+async def test_needs_attention_view(demo_tenant: Tenant, demo_bundle: CaseBundle) -> None:
     cluster = first_cluster(demo_bundle)
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded_picker(pilot)
-        await pilot.press("f")
-        failed_filter = f"clusterId=={cluster},phase==Failed"
-        await settle(pilot, lambda: last_list_filter(demo_tenant) == failed_filter and not screen.loading)
-        assert rows(screen) and all(w.phase == "Failed" for w in rows(screen))
-        failed = listed(demo_bundle, cluster, phase="Failed")
-        await settle(pilot, lambda: f"of {len(failed):,}" in indicator(screen))
-        assert "failed only" in indicator(screen)
-        await pilot.press("f")
+        toggle = screen.query_one(AttentionToggle)
+        assert toggle.render().plain == "○ all phases" and not toggle.has_class("-on")
+        await pilot.press("a")
+        await settle(pilot, lambda: "NEEDS ATTENTION" in indicator(screen) and not screen.loading)
+        # On, the switch says so in words and changes its block, not just a tick mark.
+        assert toggle.render().plain == "● needs attention" and toggle.has_class("-on")
+        # Server side: every phase that never needs a diagnosis is excluded, one `phase!=` item each.
+        sent = last_list_filter(demo_tenant) or ""
+        assert sent.startswith(f"clusterId=={cluster},") and all(
+            f"phase!={phase}" in sent for phase in ("Completed", "Creating", "Initializing", "Resuming")
+        )
+        assert "phase!=Pending" not in sent and "phase!=Running" not in sent and "phase!=Stopped" not in sent
+        by_id = {e["workload"]["id"]: e for e in demo_bundle.workloads}
+        # The server breaks ties of equal times by id; so does this list.
+        in_order = sorted(sorted(listed(demo_bundle, cluster), key=lambda w: w["id"]),
+                          key=lambda w: _stamp(w["phaseUpdatedAt"]), reverse=True)
+        expected = [w["id"] for w in in_order if needs_attention(by_id[w["id"]])]
+        shown = rows(screen)
+        assert [w.id for w in shown] == expected[: len(shown)] and len(shown) == screen.page_size
+        assert {w.phase for w in shown} >= {"Failed", "Pending"}  # pull failures are listed beside failures
+        # Each row says why it is listed.
+        page = screen._page
+        assert page is not None and page.attention is not None
+        pending = next(w for w in shown if w.phase == "Pending")
+        assert "events show image pull" in page.attention.why[pending.id or ""]
+        # Events were read for the Pending / Running candidates only, never for a Failed or Stopped one.
+        assert demo_tenant.control_plane is not None
+        read = {r.path.split("/")[4] for r in demo_tenant.control_plane.requests if r.path.endswith("/events")}
+        assert read and all(by_id[i]["workload"]["phase"] in ("Pending", "Running") for i in read)
+        await pilot.press("right_square_bracket")
+        await settle(pilot, lambda: not screen.loading and rows(screen) and rows(screen)[0].id != shown[0].id)
+        n = len(shown)
+        assert [w.id for w in rows(screen)] == expected[n : n + len(rows(screen))]
+        await pilot.press("a")
         await settle(pilot, lambda: last_list_filter(demo_tenant) == f"clusterId=={cluster}" and not screen.loading)
-        assert any(w.phase != "Failed" for w in rows(screen))
+        assert any(w.phase in ("Running", "Completed") for w in rows(screen))
+        assert "NEEDS ATTENTION" not in indicator(screen)
 
 
 async def test_other_cluster_lists_its_own_workloads(demo_tenant: Tenant, demo_bundle: CaseBundle) -> None:
@@ -309,7 +351,7 @@ async def test_hostile_text_is_shown_literally(bundle_tenant: Any) -> None:
     )
     tenant = bundle_tenant(small_bundle([entry]))
     app = make_app(tenant)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:  # wide enough for the whole escaped name
         screen = await loaded_picker(pilot)
         table = screen.query_one(WorkloadTable)
         name_cell = table.get_cell_at((0, 1))
@@ -371,9 +413,10 @@ async def test_help_lists_the_keys_and_the_palette_runs_them(demo_tenant: Tenant
         assert entries["next page"] == ("]", "pgdn", "^f")
         assert entries["prev page"] == ("[", "pgup", "^b")
         assert entries["filter"] == ("/",) and entries["help"] == ("?",) and entries["commands"] == (":",)
-        assert {"failed only", "diagnose", "reload", "choose cluster", "choose project", "quit"} <= set(
+        assert {"attention", "diagnose", "reload", "choose cluster", "choose project", "quit", "sort"} <= set(
             entries
         )
+        assert entries["first page"] == ("g", "home") and entries["last page"] == ("G", "end")
         await pilot.press("escape")
         await settle(pilot, lambda: app.screen is screen)
         await pilot.press("colon")

@@ -1,4 +1,5 @@
-"""The app in a real terminal: `runai-triage --demo` started in a detached tmux session, driven with
+"""The app in a real terminal: `runai-triage --demo` started in a detached tmux session (120x40, and 80x24 for
+the footer, paging and the project list), driven with
 send-keys and read back with capture-pane, the way a user would see it.
 
 This is the one UI test that goes through a real pseudo-terminal, the real driver and the real start-up path
@@ -29,22 +30,25 @@ WIDTH, HEIGHT = 120, 40
 STORY = "crash-traceback"
 DEADLINE_S = 20.0
 # The private tmux server passes its environment on to the app. Under pytest COLUMNS=80 is set, and the app
-# (through shutil.get_terminal_size) would believe it over the pane's real 120 columns.
-SERVER_ENV = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+# (through shutil.get_terminal_size) would believe it over the pane's real 120 columns. The app's settings
+# and files go to the test's own directories (see `isolated_settings`), read here when the server starts.
+def server_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
 
 
 class Tmux:
     """One private tmux server (its own socket) holding one session."""
 
-    def __init__(self, config_dir: Path) -> None:
+    def __init__(self, config_dir: Path, width: int = WIDTH, height: int = HEIGHT) -> None:
         tag = uuid.uuid4().hex[:10]
+        self.width, self.height = width, height
         self.socket = f"runai-triage-test-{tag}"
         self.session = f"triage-{tag}"
         self.socket_path: Path | None = None
         # Our own config instead of ~/.tmux.conf: a fixed size that no later resize recomputes away (with no
         # client attached tmux falls back to default-size), and no status line, so the pane is 120x40.
         self.config = config_dir / "tmux.conf"
-        self.config.write_text(f"set -g default-size {WIDTH}x{HEIGHT}\nset -g status off\n", encoding="utf-8")
+        self.config.write_text(f"set -g default-size {width}x{height}\nset -g status off\n", encoding="utf-8")
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -53,12 +57,12 @@ class Tmux:
             text=True,
             check=check,
             timeout=10,
-            env=SERVER_ENV,
+            env=server_env(),
         )
 
     def start(self, command: list[str]) -> None:
         self.run(
-            "new-session", "-d", "-s", self.session, "-x", str(WIDTH), "-y", str(HEIGHT),
+            "new-session", "-d", "-s", self.session, "-x", str(self.width), "-y", str(self.height),
             "-c", str(REPO), shlex.join(command),
         )  # fmt: skip
         found = self.run("display-message", "-p", "-t", self.session, "#{socket_path}").stdout.strip()
@@ -98,6 +102,15 @@ def wait_for(tmux: Tmux, ready: Callable[[str], bool], what: str) -> str:
     raise AssertionError(f"{what}: not on screen within {DEADLINE_S:.0f} s. Last screen:\n{screen}")
 
 
+def quit_and_wait(tmux: Tmux) -> None:
+    """Press q and wait for the process to end: the app must not linger."""
+    tmux.keys("q")
+    deadline = time.monotonic() + DEADLINE_S
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not tmux.alive(), "the app was still running 20 s after q"
+
+
 def table_rows(screen: str) -> list[str]:
     """The data rows of the workload table: the lines below the column titles, up to the first blank one."""
     lines = screen.splitlines()
@@ -105,7 +118,7 @@ def table_rows(screen: str) -> list[str]:
         if "Phase" in line and "Name" in line and "Project" in line:
             rows: list[str] = []
             for row in lines[index + 1 :]:
-                if not row.strip() or row.lstrip().startswith("message:"):
+                if not row.strip() or row.lstrip().startswith(("message:", "attention:")):
                     break
                 rows.append(row)
             return rows
@@ -134,10 +147,10 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
     try:
         tmux.start([sys.executable, "-m", "tui.cli", "--demo"])
         assert tmux.size() == f"{WIDTH}x{HEIGHT}"
-        wait_for(tmux, lambda s: "rows 1-" in s, "the picker's first page")
+        wait_for(tmux, lambda s: "rows 1-" in s and "loading" not in s, "the picker's first page")
 
-        tmux.keys("f")
-        wait_for(tmux, lambda s: "newest first · failed only" in s and "loading" not in s, "failed only")
+        tmux.keys("a")
+        wait_for(tmux, lambda s: "NEEDS ATTENTION" in s and "loading" not in s, "needs attention")
 
         tmux.keys("/")
         time.sleep(0.3)  # let the focus move to the name field before typing into it
@@ -153,8 +166,8 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
             only_it = bool(rows) and all(name in r and "Failed" in r for r in rows)
             return only_it and "loading" not in screen
 
-        picked = wait_for(tmux, filtered, f"only {name} in the failed rows")
-        assert "rows 1-" in picked and "failed only" in picked
+        picked = wait_for(tmux, filtered, f"only {name} in the rows that need attention")
+        assert "NEEDS ATTENTION" in picked
 
         tmux.keys("Enter")
 
@@ -165,10 +178,56 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
         assert "READ-ONLY" in screen
         assert "\x1b" not in screen, "a raw escape character reached the screen"
 
-        tmux.keys("q")
-        deadline = time.monotonic() + DEADLINE_S
-        while tmux.alive() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not tmux.alive(), "the app was still running 20 s after q"
+        quit_and_wait(tmux)
+    finally:
+        tmux.kill()
+
+
+def rows_span(screen: str) -> tuple[int, int] | None:
+    match = re.search(r"rows (\d[\d,]*)-(\d[\d,]*) of", screen)
+    return (int(match.group(1).replace(",", "")), int(match.group(2).replace(",", ""))) if match else None
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_demo_in_tmux_at_80_columns_pages_and_picks_a_project(tmp_path: Path) -> None:
+    from core.sim.demo import load_demo_bundle
+
+    bundle = load_demo_bundle()
+    cluster = str(bundle.clusters[0]["uuid"])
+    first_project = sorted((p["name"] for p in bundle.projects if p["clusterId"] == cluster), key=str.casefold)[0]
+    tmux = Tmux(tmp_path, 80, 24)
+    try:
+        tmux.start([sys.executable, "-m", "tui.cli", "--demo"])
+        assert tmux.size() == "80x24"
+        screen = wait_for(tmux, lambda s: rows_span(s) is not None and "loading" not in s, "the first page")
+        # Everything a new user needs is in the footer at 80 columns.
+        footer = screen.rstrip("\n").splitlines()[-1]
+        for words in ("⏎ diagnose", "/ filter", "? help", ": commands", "q quit"):
+            assert words in footer, (words, footer)
+        span = rows_span(screen)
+        assert span is not None
+        n = span[1]
+        # Five presses sent at once: every one counts.
+        tmux.keys("]", "]", "]", "]", "]")
+        wait_for(tmux, lambda s: rows_span(s) == (5 * n + 1, 6 * n) and "loading" not in s, "five pages on")
+        tmux.keys("g")
+        wait_for(tmux, lambda s: rows_span(s) == (1, n) and "loading" not in s, "back to the first page")
+        # p opens the project list; the first project is picked and the list follows it.
+        tmux.keys("p")
+        wait_for(tmux, lambda s: first_project in s and "all projects" in s, "the open project list")
+        tmux.keys("Down")
+        time.sleep(0.2)
+        tmux.keys("Enter")
+
+        def in_project(screen: str) -> bool:
+            rows = table_rows(screen)
+            return bool(rows) and all(f" {first_project} " in r for r in rows) and "loading" not in screen
+
+        wait_for(tmux, in_project, f"only rows of project {first_project}")
+        # The keys are back with the table: j moves the cursor, and the page keys still page.
+        tmux.keys("]")
+        wait_for(tmux, lambda s: (rows_span(s) or (0, 0))[0] == n + 1 and in_project(s), "the project's page 2")
+        assert "\x1b" not in tmux.screen()
+        quit_and_wait(tmux)
     finally:
         tmux.kill()

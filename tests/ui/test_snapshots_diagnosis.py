@@ -99,6 +99,11 @@ SNAPSHOTS = [
     ("ambiguous-chat-agent", LARGE, "tab-missing"),
     ("hostile", LARGE, "tab-events"),
     ("hostile", SMALL, "tab-log"),
+    ("oom-rising", SMALL, "tab-memory"),
+    ("oom-recurring", LARGE, "tab-memory"),
+    ("policy-idle", LARGE, None),
+    ("succeeded", LARGE, None),
+    ("pull-rate-limit", SMALL, None),
 ]
 
 
@@ -111,3 +116,27 @@ def test_diagnosis_snapshot(
     snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str | None
 ) -> None:
     assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
+
+
+def verdict_then(*keys: str) -> Any:
+    """Wait for the verdict, then press `keys` (e.g. `v` for the whole verdict)."""
+    waiting = waiting_for_verdict()
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await waiting(pilot)
+        await pilot.press(*keys)
+        await pilot.pause()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+def test_verdict_full_text(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(demo_bundle, "pull-rate-limit"), terminal_size=size, run_before=verdict_then("v"))
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+def test_diagnosis_help(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    app = app_for(demo_bundle, "crash-traceback")
+    assert snap_compare(app, terminal_size=size, run_before=verdict_then("question_mark"))

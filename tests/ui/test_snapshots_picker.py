@@ -1,4 +1,5 @@
-"""SVG snapshots of the picker: loaded, loading, empty and error, at 80x24 and 160x50.
+"""SVG snapshots of the picker: loaded, loading, empty and error, the needs-attention view, all clusters, the
+cursor row on every kind of phase, the full view of a row and the help, at 80x24 and 160x50.
 
 Deterministic by construction: the demo tenant's clock is frozen at its capture time, input cursors do not
 blink, animations are off, and nothing on screen depends on the loopback port. Regenerate with
@@ -12,14 +13,17 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from core.sim.bundle import CaseBundle
 from core.tenant import open_bundle_tenant
 from tests.ui.conftest import settle, small_bundle, workload
 from tui.app import TriageApp
+from tui.screens.detail import DetailScreen
+from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
 from tui.start import OpenedTenant
+from tui.widgets.workload_table import WorkloadTable
 
 SIZES = [(80, 24), (160, 50)]
 
@@ -86,3 +90,74 @@ def test_picker_error(snap_compare: Any, size: tuple[int, int]) -> None:
     bundle = small_bundle([workload("job-a", 5)], [fault])
     run_before: Callable[[Pilot[Any]], Awaitable[None]] = _loaded
     assert snap_compare(_app(bundle), terminal_size=size, run_before=run_before)
+
+
+PHASES = ["Failed", "Stopped", "Pending", "Running", "Completed", "Initializing", "Odd"]
+
+
+def _on_row(row: int) -> Callable[[Pilot[Any]], Awaitable[None]]:
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _loaded(pilot)
+        pilot.app.screen.query_one(WorkloadTable).move_cursor(row=row, animate=False)
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_picker_cursor_on_each_phase(snap_compare: Any, phase: str) -> None:
+    # The cursor row stays readable whatever colour the phase has (a snapshot per kind of phase colour).
+    entries = [workload(f"job-{p.lower()}", minutes, phase=p) for minutes, p in enumerate(PHASES)]
+    app = _app(small_bundle(entries))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_on_row(PHASES.index(phase)))
+
+
+async def _attention(pilot: Pilot[Any]) -> None:
+    await _loaded(pilot)
+    await pilot.press("a")
+    await settle(pilot, lambda: _answered(pilot) and "NEEDS ATTENTION" in _indicator(pilot))
+    await settle(pilot, lambda: "…" not in _indicator(pilot))
+    await pilot.press("down", "down")  # a Pending row: the detail line says why it is listed
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_needs_attention(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_attention)
+
+
+async def _all_clusters(pilot: Pilot[Any]) -> None:
+    await _loaded(pilot)
+    pilot.app.screen.query_one("#cluster-select", Select).clear()
+    await settle(pilot, lambda: _answered(pilot) and pilot.app.screen.picker_query.cluster_id is None)  # type: ignore[attr-defined]
+    await settle(pilot, lambda: "…" not in _indicator(pilot))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_all_clusters(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_all_clusters)
+
+
+async def _row_view(pilot: Pilot[Any]) -> None:
+    await _loaded(pilot)
+    await pilot.press("down", "down", "down", "down", "down", "down", "v")
+    await settle(pilot, lambda: isinstance(pilot.app.screen, DetailScreen))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_row_view(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_row_view)
+
+
+async def _help(pilot: Pilot[Any]) -> None:
+    await _loaded(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot, lambda: isinstance(pilot.app.screen, HelpScreen))
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "160x50"])
+def test_picker_help(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(_app(demo_bundle), terminal_size=size, run_before=_help)

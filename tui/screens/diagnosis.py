@@ -15,20 +15,17 @@ import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import ClassVar, Protocol
 
-from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import Provider
 from textual.containers import Container
 from textual.events import Resize
 from textual.message import Message
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker
 
 import styles
@@ -51,19 +48,22 @@ from core.diagnosis.progress import (
 )
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.models.report import MissingItem, Report
-from core.report.render import to_text
 from core.safety.untrusted import clean
 from core.tenant import Tenant
+from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
-from tui.export import Exported, ExportError, ExportFormat, export_dir, write_export
 from tui.messages import DiagnosisTarget
-from tui.screens.problem import describe_error
+from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
+from tui.screens.diagnosis_text import failure_words, verdict_preface
+from tui.screens.diagnosis_views import PaneActions
+from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.memory_plot import failure_times, run_spans
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.step_list import StepList
@@ -71,23 +71,11 @@ from tui.widgets.top_bar import TopBar
 from tui.widgets.verdict_banner import VerdictBanner, workload_label
 
 STYLES_DIR = Path(styles.__file__).parent
-LOOKBACKS: tuple[str, ...] = ("24h", "7d", "2w")
 # Terminals at least this wide put the banner and the steps side by side; at least this tall show the full
 # step table instead of its one-line summary.
 WIDE_COLUMNS = 140
 TALL_ROWS = 36
 
-# Tabs: (pane id, label). Short labels so all eight fit on an 80-column terminal.
-TABS: tuple[tuple[str, str], ...] = (
-    ("tab-evidence", "Evidence"),
-    ("tab-missing", "Missing"),
-    ("tab-history", "History"),
-    ("tab-memory", "Memory"),
-    ("tab-pod", "Pod"),
-    ("tab-events", "Events"),
-    ("tab-log", "Log"),
-    ("tab-node", "Node"),
-)
 TIER2_SOURCES = {
     "kubectl describe pod": "containers",
     "kubectl get events": "events",
@@ -129,13 +117,6 @@ class DiagnosisStopped(Message):
         self.hint = hint
 
 
-class ExportFinished(Message):
-    def __init__(self, exported: Exported | None, problem: str | None) -> None:
-        super().__init__()
-        self.exported = exported
-        self.problem = problem
-
-
 # -- opening ----------------------------------------------------------------------------------------------
 def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACKS[0]) -> DiagnosisRequest:
     """The engine request for a picker choice or the start-up options; raises UsageError naming what lacks."""
@@ -149,95 +130,46 @@ def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACK
     )
 
 
-def show_diagnosis(app: App[object], tenant: Tenant, target: DiagnosisTarget, clock: Clock) -> bool:
+def show_diagnosis(
+    app: App[object], tenant: Tenant, target: DiagnosisTarget, clock: Clock, *, kube_off: str | None = None
+) -> bool:
     """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification."""
     try:
         request = request_for(target, clock())
     except UsageError as exc:
         app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
         return False
-    app.push_screen(DiagnosisScreen(request, tenant, clock=clock))
+    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off))
     return True
 
 
-def verdict_preface(report: Report) -> Text:
-    """The reason and recommendations in full, above the evidence (the banner may cut them to one line)."""
-    text = Text("Reason: ", style="bold")
-    text.append(report.reason or "not stated", style="not bold")
-    if report.recommendations:
-        text.append("\nRecommendation", style="bold")
-        for line in report.recommendations:
-            text.append(f"\n• {line}", style="not bold")
-    return text
-
-
-def failure_words(error: BaseException) -> tuple[str, str, str]:
-    """Title, detail and what to do for a run that produced no report."""
-    cause = error.__cause__ if isinstance(error, DiagnosisFailed) else error
-    if cause is not None and not isinstance(cause, DiagnosisFailed):
-        info = describe_error(cause, "this workload")
-        return info.title, info.detail, info.hint
-    detail = clean(str(error), max_len=600)
-    hint = (
-        "Check the workload id and cluster; a refusal (403) needs a viewer role on the project. "
-        "Press r to retry."
-    )
-    return "no report could be produced", detail, hint
-
-
-# -- command palette --------------------------------------------------------------------------------------
-class DiagnosisCommands(Provider):
-    """What the keys cannot say in one press: a rerun with a chosen lookback, and jumping to a pane.
-    (The screen's keys themselves are listed by the app's keys provider.)"""
-
-    def _target(self) -> DiagnosisScreen | None:
-        for screen in reversed(self.app.screen_stack):
-            if isinstance(screen, DiagnosisScreen):
-                return screen
-        return None
-
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        screen = self._target()
-        if screen is None:
-            return []
-        out: list[tuple[str, Callable[[], object], str]] = [
-            (
-                f"Rerun with lookback {lb}",
-                partial(screen.rerun_with, lb),
-                f"diagnose again over the last {lb}",
-            )
-            for lb in (*LOOKBACKS, "30d")
-        ]
-        out += [
-            (f"Show the {label} pane", partial(screen.show_tab, pane), "diagnosis pane")
-            for pane, label in TABS
-        ]
-        return out
-
-    async def discover(self) -> Hits:
-        for title, run, help_text in self._commands():
-            yield DiscoveryHit(title, run, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, run, help_text in self._commands():
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), run, help=help_text)
-
-
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(Screen[None]):
+class DiagnosisScreen(PaneActions, ReportActions):
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiagnosisCommands}
+    # Footer: what fits 80 columns beside the app's `?`, `:` and `q`; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "rerun", "rerun"),
-        Binding("escape", "back", "back"),
-        Binding("l", "show_log", "log"),
-        Binding("b", "cycle_lookback", "lookback"),
-        Binding("e", "export('markdown')", "export md"),
-        Binding("j", "export('json')", "export json"),
-        Binding("c", "copy_report", "copy"),
+        Binding("escape", "back", "back", tooltip="Back to the picker (cancels a diagnosis still running)"),
+        Binding("r", "rerun", "rerun", tooltip="Diagnose this workload again"),
+        Binding("v", "view", "full text", tooltip="The whole verdict, or the whole highlighted history or log line"),
+        Binding("c", "copy_report", "copy", tooltip="Copy the report (and keep it in a file)"),
+        Binding("e", "export('markdown')", "export", tooltip="Write the report as Markdown"),
+        Binding("J", "export('json')", "export json", show=False, tooltip="Write the report as JSON"),
+        Binding("j", "row(1)", "row down", show=False),
+        Binding("k", "row(-1)", "row up", show=False),
+        Binding("b", "cycle_lookback", "lookback", show=False, tooltip="Diagnose again over 24h, 7d or 2w"),
+        Binding("d", "show_tab('tab-pod')", "describe", show=False, tooltip="The pod, as kubectl describe shows it"),
+        Binding("l", "show_log", "log", show=False, tooltip="The container log, the explaining line marked"),
+        Binding("p", "show_previous_log", "previous log", show=False,
+                tooltip="The previous container's log (what the diagnosis read)"),
+        Binding("right_square_bracket", "next_tab", "next tab", key_display="]", show=False),
+        Binding("left_square_bracket", "previous_tab", "previous tab", key_display="[", show=False),
+        *(
+            Binding(str(n), f"show_tab('{pane}')", "tab by number", show=False,
+                    tooltip="Show a tab by its number: " + ", ".join(f"{i} {name}" for i, (_, name) in
+                                                                  enumerate(TABS, start=1)))
+            for n, (pane, _label) in enumerate(TABS, start=1)
+        ),
     ]
 
     def __init__(
@@ -249,11 +181,14 @@ class DiagnosisScreen(Screen[None]):
         engine_clock: Callable[[], float] | None = None,
         export_to: Path | None = None,
         env: Mapping[str, str] | None = None,
+        kube_off: str | None = None,
     ) -> None:
         """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
-        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd."""
+        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd;
+        `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`)."""
         super().__init__()
         self.tenant = tenant
+        self.kube_off = kube_off
         self.base_request = request
         self.lookback = request.lookback
         self._clock = clock
@@ -265,6 +200,7 @@ class DiagnosisScreen(Screen[None]):
         self.failure: DiagnosisStopped | None = None
         self.stale_dropped = 0
         self.exports: list[Path] = []
+        self.copies: list[Path] = []
         self.worker: Worker[None] | None = None
         self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
         self._trend_seen = False
@@ -334,12 +270,14 @@ class DiagnosisScreen(Screen[None]):
     async def _run(self, run_id: int, request: DiagnosisRequest) -> None:
         tenant = self.tenant
         kwargs = {"clock": self._engine_clock} if self._engine_clock is not None else {}
-        # The Kubernetes source opens on first use and its client takes a while to load: never on the UI loop.
-        await asyncio.to_thread(tenant.warm_kube)
+        if self.kube_off is None:
+            # The Kubernetes source opens on first use and its client takes a while to load: not on the UI loop.
+            await asyncio.to_thread(tenant.warm_kube)
+            kube, unavailable = tenant.kube, tenant.kube_unavailable
+        else:
+            kube, unavailable = None, self.kube_off
         try:
-            async for event in diagnose(
-                request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable, **kwargs
-            ):
+            async for event in diagnose(request, tenant.runai, kube, tier2_unavailable=unavailable, **kwargs):
                 self.post_message(DiagnosisProgress(run_id, event))
         except DiagnosisFailed as exc:
             self.post_message(DiagnosisStopped(run_id, *failure_words(exc)))
@@ -451,8 +389,9 @@ class DiagnosisScreen(Screen[None]):
         self.query_one(VerdictBanner).show_report(report)
         # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
         self.query_one(EvidencePane).set_items(report.evidence, preface=verdict_preface(report))
-        explanation = report.reason if report.category == "UNKNOWN" else None
-        self.query_one(MissingPane).finish(report.missing, explanation, report.notes)
+        explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
+        notes = [for_the_app(note) for note in report.notes]
+        self.query_one(MissingPane).finish(report.missing, explanation, notes)
         steps = self.query_one(StepList)
         routed = report.outcome != "diagnosed"
         routed_why = f"routed out at Step 1 ({report.outcome}): nothing past Step 1 is read"
@@ -480,7 +419,8 @@ class DiagnosisScreen(Screen[None]):
         if failed and not self._trend_seen:
             chart.set_unavailable(f"{failed[0].what}: {failed[0].why}")
         elif report.memory is not None:
-            chart.show_configured(report.memory)
+            windows = run_spans(report.memory.windows)
+            chart.show_configured(report.memory, failure_times(report.history or ()), windows)
         elif not self._trend_seen:
             chart.set_not_read(
                 routed_why
@@ -489,7 +429,7 @@ class DiagnosisScreen(Screen[None]):
             )
 
     def _settle_tier2(self, routed_why: str | None) -> None:
-        unavailable = (
+        unavailable = self.kube_off or (
             None if self.tenant.kube is not None else (self.tenant.kube_unavailable or "not configured")
         )
         for key, pane in self._tier2_panes().items():
@@ -536,52 +476,3 @@ class DiagnosisScreen(Screen[None]):
 
     def show_tab(self, pane_id: str) -> None:
         self.query_one(TabbedContent).active = pane_id
-
-    def action_show_log(self) -> None:
-        self.show_tab("tab-log")
-        log = self.query_one(LogPane)
-        table = log.query_one(DataTable)
-        (table if table.display else log).focus()
-
-    def _need_report(self, what: str) -> Report | None:
-        if self.report is None:
-            state = "the diagnosis failed" if self.failure else "the diagnosis is still running"
-            self.notify(f"Nothing to {what} yet: {state}.", severity="warning", markup=False)
-        return self.report
-
-    def action_copy_report(self) -> None:
-        report = self._need_report("copy")
-        if report is None:
-            return
-        text = to_text(report)
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Report copied to the clipboard ({len(text.splitlines())} lines).", markup=False)
-
-    def action_export(self, fmt: str) -> None:
-        report = self._need_report("export")
-        if report is None:
-            return
-        chosen: ExportFormat = "json" if fmt == "json" else "markdown"
-        directory = export_dir(self._env, self._export_to)
-        clock = self._clock or system_clock
-        self._write_export(report, chosen, directory, clock())
-
-    @work(thread=True, group="diagnosis-export", exit_on_error=False)
-    def _write_export(self, report: Report, fmt: ExportFormat, directory: Path, at: datetime) -> None:
-        # A file system can be slow (network home directories): written off the UI thread.
-        try:
-            exported = write_export(report, fmt, directory, at)
-        except ExportError as exc:
-            self.post_message(ExportFinished(None, str(exc)))
-            return
-        self.post_message(ExportFinished(exported, None))
-
-    def on_export_finished(self, message: ExportFinished) -> None:
-        if message.exported is None:
-            self.notify(
-                message.problem or "export failed", title="export failed", severity="error", markup=False
-            )
-            return
-        self.exports.append(message.exported.path)
-        kind = "Markdown" if message.exported.format == "markdown" else "JSON"
-        self.notify(f"{kind} report written to {message.exported.path}", title="exported", markup=False)

@@ -27,6 +27,7 @@ class KeyEntry:
     description: str
     action: str
     node: DOMNode
+    help: str = ""  # what the palette says under the entry: the binding's tooltip, in words for people
 
 
 def _bindings(node: DOMNode) -> Iterable[Binding]:
@@ -47,7 +48,8 @@ def _display(app: App[object], binding: Binding, key: str) -> str:
 
 
 def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
-    """The documented keys of `screen` then `app`, with every key of one action on one line."""
+    """The documented keys of `screen` then `app`, with every key of one action on one line (and keys that
+    share a description, such as the tab numbers, on one line too)."""
     entries: dict[tuple[int, str], KeyEntry] = {}
     for node in (screen, app):
         for binding in _bindings(node):
@@ -56,14 +58,23 @@ def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
                 continue
             # "screen.next_page" bound on the screen is the same action as "next_page".
             action = binding.action.removeprefix("screen.") if node is screen else binding.action
-            key = (id(node), action)
+            key = (id(node), description)
             shown = tuple(_display(app, binding, one) for one in binding.key.split(","))
             if key in entries:
                 old = entries[key]
-                entries[key] = KeyEntry(old.keys + shown, old.description, action, node)
+                # Keys of different actions on one line (the tab numbers) have no single command to run.
+                same = old.action if old.action == action else ""
+                entries[key] = KeyEntry(old.keys + shown, old.description, same, node, old.help)
             else:
-                entries[key] = KeyEntry(shown, description, action, node)
+                entries[key] = KeyEntry(shown, description, action, node, binding.tooltip or description)
     return list(entries.values())
+
+
+def _joined(keys: tuple[str, ...]) -> str:
+    # Runs of single digits read better as a range: "1-8" rather than "1 / 2 / ... / 8".
+    if len(keys) > 2 and all(k.isdigit() and len(k) == 1 for k in keys):
+        return f"{keys[0]}-{keys[-1]}"
+    return " / ".join(keys)
 
 
 class KeysProvider(Provider):
@@ -75,9 +86,9 @@ class KeysProvider(Provider):
         stack = [s for s in self.app.screen_stack if not isinstance(s, ModalScreen)]
         target = stack[-1] if stack else screen
         return [
-            (f"{entry.description} ({' / '.join(entry.keys)})", entry)
+            (f"{entry.description} ({_joined(entry.keys)})", entry)
             for entry in key_entries(target, self.app)
-            if entry.action not in ("command_palette",)
+            if entry.action not in ("command_palette", "")
         ]
 
     async def _run_entry(self, entry: KeyEntry) -> None:
@@ -85,7 +96,7 @@ class KeysProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, entry in self._key_commands():
-            yield DiscoveryHit(title, partial(self._run_entry, entry), help=f"runs {entry.action}")
+            yield DiscoveryHit(title, partial(self._run_entry, entry), help=entry.help)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -96,7 +107,7 @@ class KeysProvider(Provider):
                     score,
                     matcher.highlight(title),
                     partial(self._run_entry, entry),
-                    help=f"runs {entry.action}",
+                    help=entry.help,
                 )
 
 
@@ -119,7 +130,10 @@ class HelpScreen(ModalScreen[None]):
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
         for entry in self.entries:
-            table.add_row(Text(" / ".join(entry.keys)), Text(entry.description))
+            said = Text(entry.description)
+            if entry.help and entry.help != entry.description:
+                said.append(f" — {entry.help}", style="dim")
+            table.add_row(Text(_joined(entry.keys)), said)
         with VerticalScroll(id="help-body"):
             yield Static(Text("Keys", style="bold"), id="help-title")
             yield Static(table, id="help-keys")

@@ -1,28 +1,31 @@
-"""The workload picker: filter, page through and choose a workload to diagnose.
+"""The workload picker: filter, sort, page through and choose a workload to diagnose.
 
 Data flow: every read runs in a worker of its own group (`picker-clusters`, `picker-projects`, `picker-page`,
 `picker-count`; each exclusive, so a new read cancels the one it replaces) and ends by posting one message.
 Page requests are numbered (`seq`) and count requests carry the filter generation they were made for, so an
 answer that arrives after the filters moved on is dropped instead of shown. Pages are fetched server-side,
-sized to the rows the table can show, newest first by `phaseUpdatedAt`.
+sized to the rows the table can show, in the chosen server-side order (newest phase change first by default).
+Page keys go through `PageNav` (tui.paging): every press counts, and presses made while a page is on its way
+are coalesced into one request. The needs-attention view reads its pages through tui.attention.
 """
 
 from __future__ import annotations
 
+import time
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.events import Resize
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select
 
 from core.models.runai import Cluster
-from core.sources.runai import MAX_LIMIT, filter_item
+from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
+from tui.attention import AttentionCache
 from tui.clock import Clock
 from tui.messages import (
     ClustersFailed,
@@ -35,36 +38,47 @@ from tui.messages import (
     ProjectsLoaded,
     WorkloadChosen,
 )
+from tui.paging import Go, Move, PageNav
+from tui.picker_query import NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
+from tui.screens.detail import DetailScreen
+from tui.screens.picker_reads import PickerReads
+from tui.screens.picker_text import IndicatorState, indicator_parts, workload_detail
 from tui.screens.problem import describe_error
-from tui.widgets.filter_bar import FilterBar, PickerQuery, cluster_label
+from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
 from tui.widgets.notice import Notice
-from tui.widgets.page_indicator import PageIndicator, rows_text
+from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
 from tui.widgets.top_bar import TopBar
 from tui.widgets.workload_table import WorkloadTable
 
-SORT_BY = "phaseUpdatedAt"
-SORT_ORDER = "desc"
 # Used until the table has a size (the first page waits for layout, so this is rarely seen).
 DEFAULT_PAGE_SIZE = 20
-# Projects are read in pages of the API maximum; this many pages is far beyond any real tenant.
-MAX_PROJECT_PAGES = 20
+# A held `]` on the last page shows one notice, not one per repeat.
+EDGE_NOTICE_S = 2.5
 
 
-class PickerScreen(Screen[None]):
+class PickerScreen(PickerReads):
+    # Footer: what a first-time user needs at 80 columns; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_name", "filter", key_display="/"),
-        Binding("f", "toggle_failures", "failed only"),
-        Binding("left_square_bracket", "previous_page", "prev page", key_display="["),
+        Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
+        Binding("a", "toggle_attention", "attention", tooltip="Only workloads that need a diagnosis, or all"),
         Binding("right_square_bracket", "next_page", "next page", key_display="]"),
-        Binding("pageup,ctrl+b", "previous_page", "prev page", show=False),
+        Binding("left_square_bracket", "previous_page", "prev page", key_display="[", show=False),
         Binding("pagedown,ctrl+f", "next_page", "next page", show=False),
-        Binding("enter", "diagnose", "diagnose"),
+        Binding("pageup,ctrl+b", "previous_page", "prev page", show=False),
+        Binding("g,home", "first_page", "first page", show=False),
+        Binding("G,end", "last_page", "last page", show=False),
+        Binding("j", "row(1)", "row down", show=False),
+        Binding("k", "row(-1)", "row up", show=False),
+        Binding("enter", "diagnose", "diagnose", tooltip="Diagnose the highlighted workload"),
         Binding("d", "diagnose", "diagnose", show=False),
-        Binding("c", "focus_cluster", "choose cluster", show=False),
-        Binding("p", "focus_project", "choose project", show=False),
-        Binding("r", "retry", "reload"),
-        Binding("escape", "focus_table", "back to the table", show=False),
+        Binding("v", "view_row", "view row", show=False, tooltip="Every field of the highlighted row, uncut"),
+        Binding("s", "cycle_sort", "sort", show=False,
+                tooltip="Sort by phase change, name, project, phase or creation (a header click also sorts)"),
+        Binding("c", "focus_cluster", "choose cluster", show=False, tooltip="Open the cluster list"),
+        Binding("p", "focus_project", "choose project", show=False, tooltip="Open the project list"),
+        Binding("r", "retry", "reload", show=False, tooltip="Read the list again"),
+        Binding("escape", "escape", "clear filter", show=False, tooltip="Clear the name filter"),
     ]
 
     def __init__(
@@ -87,17 +101,18 @@ class PickerScreen(Screen[None]):
         self._clusters: list[Cluster] = []
         self._clusters_failed = False
         self._query = PickerQuery()
-        self._offset = 0
-        self._limit = DEFAULT_PAGE_SIZE
+        self._sort = Sort()
+        self.nav = PageNav(DEFAULT_PAGE_SIZE)
         self._seq = 0
         self._generation = 0
         self._page: PageLoaded | None = None
         self._hidden = 0
-        self._count: int | None = None
         self._count_problem: str | None = None
         self._loading = False
         self._answered = False
         self._page_resize_timer: Timer | None = None
+        self._edge_noticed: tuple[str, float] | None = None
+        self._attention_cache = AttentionCache()
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -115,6 +130,8 @@ class PickerScreen(Screen[None]):
         self.query_one(WorkloadTable).focus()
         if self._live_clock:
             self.set_interval(30, self.query_one(WorkloadTable).refresh_ages)
+        for select in self.query(Select):
+            self.watch(select, "expanded", self._selector_toggled, init=False)
         self._load_clusters()
 
     # -- public state (tests and other screens read it) ------------------------------------------------------
@@ -123,12 +140,16 @@ class PickerScreen(Screen[None]):
         return self._query
 
     @property
+    def sort(self) -> Sort:
+        return self._sort
+
+    @property
     def page_size(self) -> int:
-        return self._limit
+        return self.nav.limit
 
     @property
     def offset(self) -> int:
-        return self._offset
+        return self._page.offset if self._page is not None else 0
 
     @property
     def loading(self) -> bool:
@@ -139,93 +160,42 @@ class PickerScreen(Screen[None]):
         """True once the screen has shown rows, an empty state or an error (not just "loading")."""
         return self._answered
 
-    # -- workers ------------------------------------------------------------------------------------------
-    @work(group="picker-clusters", exclusive=True, exit_on_error=False)
-    async def _load_clusters(self) -> None:
-        try:
-            page = await self.tenant.runai.list_clusters_page()
-        except Exception as exc:  # every failure becomes a message; the screen decides what to show
-            self.post_message(ClustersFailed(exc))
-            return
-        self.post_message(ClustersLoaded(page.items, [p.message for p in page.problems]))
-
-    @work(group="picker-projects", exclusive=True, exit_on_error=False)
-    async def _load_projects(self, cluster_id: str | None) -> None:
-        names: set[str] = set()
-        offset: int | None = 0
-        try:
-            filters = [filter_item("clusterId", "==", cluster_id)] if cluster_id else None
-            for _ in range(MAX_PROJECT_PAGES):
-                if offset is None:
-                    break
-                page = await self.tenant.runai.list_projects(filters=filters, offset=offset, limit=MAX_LIMIT)
-                names.update(
-                    p.name
-                    for p in page.items
-                    if p.name and (not cluster_id or p.cluster_id in (None, cluster_id))
-                )
-                offset = page.next
-        except Exception as exc:
-            self.post_message(ProjectsFailed(cluster_id, exc))
-            return
-        self.post_message(ProjectsLoaded(cluster_id, sorted(names, key=str.casefold)))
-
-    @work(group="picker-page", exclusive=True, exit_on_error=False)
-    async def _fetch_page(self, seq: int, filters: list[str], offset: int, limit: int) -> None:
-        try:
-            page = await self.tenant.runai.list_workloads(
-                filters=filters, sort_by=SORT_BY, sort_order=SORT_ORDER, offset=offset, limit=limit
-            )
-        except Exception as exc:
-            self.post_message(PageFailed(seq, exc))
-            return
-        unreadable = len({problem.index for problem in page.problems})
-        self.post_message(PageLoaded(seq, offset, limit, page.items, page.next, unreadable))
-
-    @work(group="picker-count", exclusive=True, exit_on_error=False)
-    async def _fetch_count(self, generation: int, filters: list[str]) -> None:
-        try:
-            count = await self.tenant.runai.count_workloads(filters)
-        except Exception as exc:
-            self.post_message(CountFailed(generation, exc))
-            return
-        self.post_message(CountLoaded(generation, count))
-
     # -- requests -----------------------------------------------------------------------------------------
     def _visible_rows(self) -> int:
         height = self.query_one("#table-area").content_region.height
         # One line is the table header.
         return max(1, min(MAX_LIMIT, height - 1)) if height > 1 else DEFAULT_PAGE_SIZE
 
-    def _apply_query(self, query: PickerQuery) -> None:
-        """A new filter: back to the first page, and count again."""
-        self._query = query
+    def _apply_query(self, query: PickerQuery | None = None) -> None:
+        """A new filter or order: back to the first page, and count again."""
+        self._query = query if query is not None else self._query
         self._generation += 1
-        self._offset = 0
-        self._count = None
         self._count_problem = None
-        self._request_page(count=True)
+        self._attention_cache = AttentionCache()
+        self.nav.reset(walked=self._query.attention, limit=self._visible_rows())
+        self._request(self.nav.reload(), count=True)
 
-    def _request_page(self, *, count: bool = False) -> None:
+    def _request(self, move: Move, *, count: bool = False) -> None:
+        if not isinstance(move, Go):
+            return
         self._seq += 1
-        self._limit = self._visible_rows()
+        self.nav.limit = self._visible_rows()
         try:
             filters = self._query.filters()
         except ValueError as exc:
+            self.nav.failed()
             self._loading = False
             self._show_error(exc)
             return
         self._loading = True
         if self._page is None or self.query_one(Notice).display:
-            self._notice(
-                "loading",
-                "Loading workloads…",
-                self._query.describe(self._cluster_label()).capitalize() + ".",
-            )
+            described = self._query.describe(self._cluster_label()).capitalize()
+            self._notice("loading", "Loading workloads…", described + ".")
         else:
             self.query_one(WorkloadTable).add_class("-stale")
         self._update_indicator()
-        self._fetch_page(self._seq, filters, self._offset, self._limit)
+        fetch = self._fetch_attention if self._query.attention else self._fetch_page
+        fetch(self._seq, filters, self._sort, move.offset, self.nav.limit)
         if count:
             self._fetch_count(self._generation, filters)
 
@@ -246,7 +216,12 @@ class PickerScreen(Screen[None]):
         self._load_projects(selected)
         # Applied after a refresh so the table area has its size (the page is sized to it); the bar's query is
         # read then, not now, so a choice the user made in between is not overwritten.
-        self.call_after_refresh(lambda: self._apply_query(bar.picker_query))
+        self.call_after_refresh(self._first_query)
+
+    def _first_query(self) -> None:
+        # Not when the app closed meanwhile (the screen's widgets are gone then).
+        if self.is_attached and self.query(FilterBar):
+            self._apply_query(self.query_one(FilterBar).picker_query)
 
     def on_clusters_failed(self, message: ClustersFailed) -> None:
         self._clusters_failed = True
@@ -279,10 +254,13 @@ class PickerScreen(Screen[None]):
     def on_page_loaded(self, message: PageLoaded) -> None:
         if message.seq != self._seq:
             return  # an answer for filters or a page that is no longer asked for
+        follow = self.nav.landed(message.offset, message.next_offset)
+        if isinstance(follow, Go):
+            self._request(follow)  # page keys pressed meanwhile ask for another page: show that one
+            return
         self._loading = False
         self._answered = True
         self._page = message
-        self._offset = message.offset
         shown = [
             w for w in message.workloads if self._query.matches(w.name, w.project_name, w.cluster_id, w.phase)
         ]
@@ -290,24 +268,28 @@ class PickerScreen(Screen[None]):
         table = self.query_one(WorkloadTable)
         table.remove_class("-stale")
         keep = table.workloads and [w.id for w in table.workloads] == [w.id for w in shown]
-        table.show_workloads(shown, keep_cursor=bool(keep))
+        names = {c.uuid: cluster_label(c) for c in self._clusters if c.uuid}
+        table.show_workloads(
+            shown, keep_cursor=bool(keep), clusters=names, show_cluster=not self._query.cluster_id, sort=self._sort
+        )
         if shown:
             self._show_table()
         else:
             self._show_empty()
-        self.query_one(RowDetail).show_workload(table.highlighted)
+        self._show_row_detail()
         self._update_indicator()
 
     def on_page_failed(self, message: PageFailed) -> None:
         if message.seq != self._seq:
             return
+        self.nav.failed()
         self._loading = False
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
 
     def on_count_loaded(self, message: CountLoaded) -> None:
         if message.generation == self._generation:
-            self._count = message.count
+            self.nav.total = message.count
             self._update_indicator()
 
     def on_count_failed(self, message: CountFailed) -> None:
@@ -317,12 +299,19 @@ class PickerScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted)
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.query_one(RowDetail).show_workload(self.query_one(WorkloadTable).highlighted)
+        self._show_row_detail()
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_diagnose()
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        chosen = sort_for_column(str(event.column_key.value), self._sort)
+        if chosen is not None:
+            self._set_sort(chosen)
 
     def on_resize(self, event: Resize) -> None:
         if self._page_resize_timer is not None:
@@ -331,8 +320,13 @@ class PickerScreen(Screen[None]):
         self._page_resize_timer = self.set_timer(0.15, self._check_page_size)
 
     def _check_page_size(self) -> None:
-        if self._page is not None and not self._loading and self._visible_rows() != self._limit:
-            self._request_page()
+        if self._page is not None and not self._loading and self._visible_rows() != self.nav.limit:
+            self._request(self.nav.reload())
+
+    def _selector_toggled(self, expanded: bool) -> None:
+        # A cluster or project was picked (or the list closed): the keys go back to the table.
+        if not expanded:
+            self.call_after_refresh(self.action_focus_table)
 
     # -- views --------------------------------------------------------------------------------------------
     def _cluster_label(self) -> str | None:
@@ -349,96 +343,159 @@ class PickerScreen(Screen[None]):
 
     def _show_table(self) -> None:
         self.query_one(Notice).display = False
-        self.query_one(WorkloadTable).display = True
+        table = self.query_one(WorkloadTable)
+        table.display = True
+        if self.focused is None:
+            table.focus()  # an empty result left the keys with the screen; the rows take them back
+
+    def _show_row_detail(self) -> None:
+        workload = self.query_one(WorkloadTable).highlighted
+        why = None
+        if workload is not None and self._page is not None and self._page.attention is not None:
+            why = self._page.attention.why.get(workload.id or "")
+        self.query_one(RowDetail).show_workload(workload, why)
 
     def _show_empty(self) -> None:
         described = self._query.describe(self._cluster_label())
-        if self._offset > 0:
+        if self.offset > 0:
             self._notice(
                 "empty",
-                f"No rows from {self._offset + 1:,} on",
-                "The list may have shrunk since the previous page; press [ to go back or r to reload.",
+                f"No rows from {self.offset + 1:,} on",
+                "The list may have shrunk since the previous page; press [ or g to go back, or r to reload.",
             )
             return
-        hint = "Change the filters (/ name, p project, c cluster, f failed only) or press r to reload."
+        hint = "Change the filters (/ name, p project, c cluster, a needs attention) or press r to reload."
+        if self._query.name:
+            hint = "esc clears the name filter. " + hint
         if self._hidden:
-            hint = (
-                f"The server sent {self._hidden} row(s) that did not match the filter; they are not shown. "
-                + hint
-            )
+            hint = f"The server sent rows that did not match the filter ({self._hidden}); they are not shown. " + hint
         self._notice("empty", f"No {described}.", hint)
 
     def _show_error(self, error: BaseException) -> None:
         self._answered = True
-        info = describe_error(error)
-        self._notice("error", info.title, info.detail, info.hint)
+        if isinstance(error, NameFilterError):
+            self._notice("error", "This name cannot be filtered", str(error), "esc clears the name filter.")
+        else:
+            info = describe_error(error)
+            self._notice("error", info.title, info.detail, info.hint)
         self._update_indicator()
 
     def _update_indicator(self) -> None:
-        parts: list[str] = []
         notice = self.query_one(Notice)
-        if self._page is not None and not (notice.display and notice.kind == "error"):
-            total = self._count
-            shown = len(self._page.workloads)
-            parts.append(rows_text(self._page.offset, shown, total, self._count_problem))
-        parts.append("newest first")
-        if self._query.failures_only:
-            parts.append("failed only")
-        if self._loading:
-            parts.append("loading…")
-        if self._count_problem:
-            parts.append(f"total unknown ({self._count_problem})")
-        if self._page is not None and self._hidden:
-            parts.append(f"{self._hidden} row(s) hidden: did not match the filter")
-        if self._page is not None and self._page.unreadable:
-            parts.append(f"{self._page.unreadable} item(s) could not be read")
-        self.query_one(PageIndicator).show(*parts)
+        page = self._page if not (notice.display and notice.kind == "error") else None
+        state = IndicatorState(
+            query=self._query,
+            sort=self._sort,
+            offset=page.offset if page is not None else None,
+            shown=len(page.workloads) if page is not None else 0,
+            total=self.nav.total,
+            total_problem=self._count_problem,
+            loading=self._loading,
+            hidden=self._hidden if page is not None else 0,
+            unreadable=page.unreadable if page is not None else 0,
+            last_page=page is not None and page.next_offset is None,
+            attention=page.attention if page is not None and self._query.attention else None,
+        )
+        self.query_one(PageIndicator).show(*indicator_parts(state))
+
+    def _edge_notice(self, edge: str | None, note: str | None = None) -> None:
+        """At the first or last page, say so once; a held key does not stack notices."""
+        words = note or (f"This is the {edge} page." if edge else None)
+        if words is None:
+            return
+        now = time.monotonic()
+        last = self._edge_noticed
+        if last is not None and last[0] == words and now - last[1] < EDGE_NOTICE_S:
+            return
+        self._edge_noticed = (words, now)
+        self.notify(words, timeout=EDGE_NOTICE_S, markup=False)
+
+    def _navigate(self, move: Move) -> None:
+        if self._page is None and not self._loading:
+            return
+        if isinstance(move, Go):
+            self._request(move)
+        else:
+            self._edge_notice(move.edge, move.note)
 
     # -- actions ------------------------------------------------------------------------------------------
     def action_next_page(self) -> None:
-        if self._page is None or self._loading:
-            return
-        if self._page.next_offset is None:
-            self.notify("This is the last page.", timeout=2)
-            return
-        self._offset = self._page.next_offset
-        self._request_page()
+        self._navigate(self.nav.step(+1))
 
     def action_previous_page(self) -> None:
-        if self._page is None or self._loading:
-            return
-        if self._offset == 0:
-            self.notify("This is the first page.", timeout=2)
-            return
-        self._offset = max(0, self._offset - self._visible_rows())
-        self._request_page()
+        self._navigate(self.nav.step(-1))
+
+    def action_first_page(self) -> None:
+        self._navigate(self.nav.first())
+
+    def action_last_page(self) -> None:
+        self._navigate(self.nav.last())
 
     def action_retry(self) -> None:
         if self._clusters_failed or (not self._clusters and self._page is None):
             self._notice("loading", "Loading clusters…", f"Reading {self.tenant.label}.")
             self._load_clusters()
             return
-        self._request_page(count=self._count is None)
+        self._attention_cache = AttentionCache()
+        self._request(self.nav.reload(), count=self.nav.total is None)
 
-    def action_toggle_failures(self) -> None:
-        self.query_one(FilterBar).toggle_failures()
+    def action_row(self, delta: int) -> None:
+        table = self.query_one(WorkloadTable)
+        if table.display:
+            table.move_cursor(row=table.cursor_row + delta)
+            table.focus()
+
+    def action_toggle_attention(self) -> None:
+        self.query_one(FilterBar).toggle_attention()
+
+    def action_cycle_sort(self) -> None:
+        self._set_sort(next_sort(self._sort))
+
+    def _set_sort(self, sort: Sort) -> None:
+        self._sort = sort
+        self.notify(f"Sorted {sort.describe()} (by the server).", timeout=2, markup=False)
+        self._apply_query()
 
     def action_focus_name(self) -> None:
         self.query_one("#name-filter", Input).focus()
 
+    def _open_selector(self, selector: str) -> None:
+        select = self.query_one(selector, Select)
+        select.focus()
+        select.action_show_overlay()
+
     def action_focus_cluster(self) -> None:
-        self.query_one("#cluster-select", Select).focus()
+        self._open_selector("#cluster-select")
 
     def action_focus_project(self) -> None:
-        self.query_one("#project-select", Select).focus()
+        self._open_selector("#project-select")
 
     def action_focus_table(self) -> None:
         table = self.query_one(WorkloadTable)
         if table.display:
             table.focus()
+        else:
+            # No rows to focus: the keys go to the screen, so the next one is a command, not filter text.
+            self.set_focus(None)
+
+    def action_escape(self) -> None:
+        if not self.query_one(FilterBar).clear_name():
+            self.action_focus_table()
+
+    def action_view_row(self) -> None:
+        table = self.query_one(WorkloadTable)
+        workload = table.highlighted
+        if workload is None or not table.display:
+            self.notify("No workload is highlighted.", severity="warning", timeout=2)
+            return
+        why = self._page.attention.why.get(workload.id or "") if self._page and self._page.attention else None
+        names = {c.uuid: cluster_label(c) for c in self._clusters if c.uuid}
+        body = workload_detail(workload, self._clock(), names, why)
+        self.app.push_screen(DetailScreen(f"Workload {workload.name or workload.id}", body))
 
     def action_diagnose(self) -> None:
-        workload = self.query_one(WorkloadTable).highlighted
+        table = self.query_one(WorkloadTable)
+        workload = table.highlighted if table.display else None
         if workload is None:
             self.notify("No workload is highlighted.", severity="warning", timeout=2)
             return
@@ -448,7 +505,9 @@ class PickerScreen(Screen[None]):
         cluster = workload.cluster_id or self._query.cluster_id
         self.post_message(WorkloadChosen(workload.id, cluster, workload.name, workload.project_name))
 
-    # Escape leaves a filter for the table; Input.Submitted also lands there so enter then diagnoses.
+    # Enter in the name field, or esc there, hands the keys back to the table (or to the screen when no row
+    # matched), so the next key is a command, not more filter text.
     @on(Input.Submitted)
-    def _name_submitted(self) -> None:
+    @on(NameInput.Cleared)
+    def _name_done(self) -> None:
         self.action_focus_table()

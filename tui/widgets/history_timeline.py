@@ -17,6 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from core.models.report import HistoryEntry
+from tui.words import field_lines
 
 COLUMNS = ("", "when (UTC)", "kind", "occurrence", "what")
 
@@ -31,6 +32,18 @@ def when(at: datetime | None) -> str:
 def occurrence_label(index: int | None) -> str:
     # The engine numbers occurrences from 0; people count from 1.
     return f"#{index + 1}" if index is not None else ""
+
+
+def history_detail(entry: HistoryEntry) -> Text:
+    """One timeline line whole, for the full-text view (the table's "what" column is cut at the screen edge)."""
+    fields = [
+        ("When (UTC)", when(entry.at)),
+        ("Kind", "phase change" if entry.kind == "phase" else "event"),
+        ("Failure", "yes (✗)" if entry.failure else "no"),
+        ("Occurrence", occurrence_label(entry.occurrence) or "—"),
+        ("What", entry.text),
+    ]
+    return field_lines(fields)
 
 
 class HistoryTimeline(Vertical):
@@ -82,6 +95,8 @@ class HistoryTimeline(Vertical):
         if occurrences:
             summary.append(f" in {len(occurrences)} occurrence{'s' if len(occurrences) != 1 else ''}: ")
             summary.append(", ".join(self._occurrence_summary(i) for i in occurrences))
+        if self.entries:
+            summary.append("\nenter or v on a line shows it whole", style="dim")
         self._set_summary(summary)
         if not self.is_mounted:
             return

@@ -1,101 +1,62 @@
-"""CPU memory of the failed run: the measured peak against the limit (and request) as a bar drawn here, and
-the usage trend as a Sparkline.
+"""CPU memory of the failed run over time: usage on a time axis (UTC), the configured limit and request as
+horizontal lines, the measured peak marked ◆, each failure or restart the history records inside that time
+as a vertical line, and the failed run's time shaded when the samples reach past it. Drawn with
+textual-plotext (Plotext in a Textual widget); tui.widgets.memory_plot works out what to draw.
 
-Sparkline scales to its own data, so it cannot show a fixed limit; the bar is scaled to the larger of the
-limit, the request and the peak, with a marker where the limit (┃) and the request (┊) fall. When the metrics
-answered with no samples the chart says so in words instead of drawing anything a reader could take for data.
+Measured and configured values are kept apart in words: the legend calls the usage and the peak measured and
+the limit and request configured, and when the metrics answered with no samples nothing is drawn at all, only
+the configured values and the words "no samples", so a line can never be taken for a measurement.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 
-from rich.console import Console, ConsoleOptions, RenderResult
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Sparkline, Static
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
 
 from core.diagnosis.progress import MemoryTrend
 from core.models.quantity import format_bytes
 from core.models.report import Memory
+from tui.widgets.memory_plot import PlotSpec, plot_spec
+from tui.widgets.phase_text import theme_colour
 
-LIMIT_MARK = "┃"
-REQUEST_MARK = "┊"
-HIGH_RATIO = 0.9  # at or above this share of the limit the peak is drawn as "close to the limit"
-
-
-def _hhmm(at: datetime) -> str:
-    moment = at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%H:%M:%S")
+HIGH_RATIO = 0.9  # at or above this share of the limit the usage is drawn in the error colour
+USAGE, LIMIT, REQUEST, PEAK, FAILURE = "⠤", "⠒", "⠒", "◆", "│"
 
 
 def fmt(n: int | None, missing: str = "not set or unreadable") -> str:
     return format_bytes(n) if n is not None else missing
 
 
-@dataclass(frozen=True)
-class PeakBar:
-    """A one-line bar of `peak` on a scale that holds the limit and request, as wide as it is given."""
-
-    peak: int
-    limit: int | None
-    request: int | None
-    fill: Style
-    limit_style: Style
-    request_style: Style
-    track: Style
-
-    def cells(self, width: int) -> Text:
-        width = max(width, 10)
-        top = max(v for v in (self.peak, self.limit or 0, self.request or 0, 1))
-
-        def pos(value: int) -> int:
-            return min(width - 1, round(value / top * (width - 1)))
-
-        filled = pos(self.peak) + (1 if self.peak > 0 else 0)
-        chars = ["█" if i < filled else "░" for i in range(width)]
-        styles = [self.fill if i < filled else self.track for i in range(width)]
-        if self.request is not None and self.request != self.limit:
-            chars[pos(self.request)], styles[pos(self.request)] = REQUEST_MARK, self.request_style
-        if self.limit is not None:
-            chars[pos(self.limit)], styles[pos(self.limit)] = LIMIT_MARK, self.limit_style
-        text = Text()
-        for char, style in zip(chars, styles, strict=True):
-            text.append(char, style=style)
-        return text
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield self.cells(options.max_width)
+def _rgb(theme: Mapping[str, str], name: str, fallback: tuple[int, int, int]) -> tuple[int, int, int]:
+    colour = theme_colour(theme, name)
+    return colour.rgb if colour is not None else fallback
 
 
 class MemoryChart(Vertical):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "memory-chart--ok",
-        "memory-chart--high",
-        "memory-chart--limit",
-        "memory-chart--request",
-        "memory-chart--track",
-    }
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.state = "waiting"
         self.trend: MemoryTrend | None = None
+        self.failures: list[datetime] = []
+        self.windows: list[tuple[datetime, datetime, str]] = []
+        self.spec: PlotSpec | None = None
         self._plain = ""
         self._why = ""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="memory--head", markup=False)
-        yield Static("", classes="memory--bar", markup=False)
+        yield PlotextPlot(classes="memory--plot")
         yield Static("", classes="memory--legend", markup=False)
-        yield Static("", classes="memory--trend-label", markup=False)
-        yield Sparkline([], classes="memory--trend", summary_function=max)
 
     def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
         self._draw()
 
     @property
@@ -104,7 +65,7 @@ class MemoryChart(Vertical):
 
     # -- states ------------------------------------------------------------------------------------------
     def reset(self) -> None:
-        self.state, self.trend = "waiting", None
+        self.state, self.trend, self.failures, self.windows = "waiting", None, [], []
         self._draw()
 
     def show_trend(self, trend: MemoryTrend) -> None:
@@ -112,11 +73,17 @@ class MemoryChart(Vertical):
         self.state = "samples" if trend.samples else "no-samples"
         self._draw()
 
-    def show_configured(self, memory: Memory) -> None:
-        """The report's memory when no trend arrived (metrics not read, or read with no samples)."""
+    def show_configured(
+        self,
+        memory: Memory,
+        failures: Sequence[datetime] = (),
+        windows: Sequence[tuple[datetime, datetime, str]] = (),
+    ) -> None:
+        """The report's memory (the trend, when none arrived), with the failures and runs to mark on it."""
         if self.trend is None:
             self.trend = MemoryTrend((), memory.request_bytes, memory.limit_bytes, memory.peak_bytes)
-            self.state = "no-samples" if memory.samples == 0 else "samples"
+            self.state = "no-samples" if memory.samples == 0 or memory.peak_bytes is None else "samples"
+        self.failures, self.windows = list(failures), list(windows)
         self._draw()
 
     def set_not_read(self, why: str) -> None:
@@ -131,67 +98,120 @@ class MemoryChart(Vertical):
         self._draw()
 
     # -- drawing -----------------------------------------------------------------------------------------
-    def _style(self, name: str) -> Style:
-        return self.get_component_rich_style(f"memory-chart--{name}", partial=True)
-
-    def _lines(self) -> tuple[Text, Text | PeakBar, Text, Text]:
-        """Head, bar, legend and trend label for the current state."""
+    def _texts(self) -> tuple[Text, Text]:
+        """Head and legend for the current state (the plot shows only with samples)."""
         t = self.trend
         if self.state == "waiting" or (t is None and self.state in ("samples", "no-samples")):
             note = "Memory: waiting for the diagnosis to decide whether metrics are needed."
-            return Text(note, style="italic"), Text(), Text(), Text()
+            return Text(note, style="italic"), Text()
         if self.state in ("not-read", "unavailable") or t is None:
             head = Text(f"Memory {'not read' if self.state == 'not-read' else 'unavailable'}: ", style="bold")
             head.append(self._why, style="not bold")
-            return head, Text(), Text(), Text()
-        head = Text("CPU memory of the failed run", style="bold")
-        config = Text(f"request {fmt(t.request_bytes)} · limit {fmt(t.limit_bytes)}")
+            return head, Text()
+        config = f"request {fmt(t.request_bytes)} · limit {fmt(t.limit_bytes)} (configured, not measured)"
         if t.peak_bytes is None:
-            bar = Text("no samples recorded", style="bold")
-            bar.append(" — the metrics answered with no usage samples for this run", style="not bold")
-            return head, bar, config, Text("No trend to draw: the peak is unknown, not zero.", style="italic")
-        ratio = t.peak_bytes / t.limit_bytes if t.limit_bytes else None
-        high = ratio is not None and ratio >= HIGH_RATIO
-        peak_bar = PeakBar(
-            t.peak_bytes,
-            t.limit_bytes,
-            t.request_bytes,
-            self._style("high" if high else "ok"),
-            self._style("limit"),
-            self._style("request"),
-            self._style("track"),
-        )
-        legend = Text(f"█ peak {format_bytes(t.peak_bytes)}")
-        if ratio is not None:
-            legend.append(f" = {ratio:.1%} of the limit" + (" (at or over it)" if ratio >= 1 else ""))
-        legend.append(f"   {LIMIT_MARK} limit {fmt(t.limit_bytes)}")
-        if t.request_bytes is not None and t.request_bytes != t.limit_bytes:
-            legend.append(f"   {REQUEST_MARK} request {format_bytes(t.request_bytes)}")
-        elif t.request_bytes is not None:
-            legend.append(" (request = limit)")
-        if t.samples:
-            first, last = t.samples[0][0], t.samples[-1][0]
-            label = Text(
-                f"usage trend: {len(t.samples)} samples {_hhmm(first)}–{_hhmm(last)} UTC, "
-                "scaled to its own range"
+            head = Text("CPU memory of the failed run: no samples recorded", style="bold")
+            head.append(
+                "\nThe metrics answered with no usage samples for this run, so nothing is drawn: the peak is "
+                f"unknown, not zero.\n{config}",
+                style="not bold",
             )
-        else:
-            label = Text("No per-sample trend was returned.", style="italic")
-        return head, peak_bar, legend, label
+            return head, Text()
+        ratio = t.peak_bytes / t.limit_bytes if t.limit_bytes else None
+        head = Text("CPU memory of the failed run", style="bold")
+        head.append(f" · peak {format_bytes(t.peak_bytes)}, measured", style="not bold")
+        if ratio is not None:
+            head.append(f" = {ratio:.1%} of the limit" + (" (at or over it)" if ratio >= 1 else ""), "not bold")
+        if self.spec is None:
+            head.append(f"\nNo per-sample series reached this screen, so no chart is drawn.\n{config}", "not bold")
+            return head, Text()
+        return head, self._legend(t, ratio)
+
+    def _legend(self, t: MemoryTrend, ratio: float | None) -> Text:
+        spec = self.spec
+        assert spec is not None and spec.first is not None and spec.last is not None
+        colours = self._colours(ratio)
+        legend = Text()
+        legend.append(USAGE, style=Style(color=_hex(colours["usage"])))
+        legend.append(
+            f" usage, measured: {len(t.samples)} samples {spec.first:%H:%M:%S}–{spec.last:%H:%M:%S} UTC  "
+        )
+        legend.append(PEAK, style=Style(color=_hex(colours["peak"])))
+        legend.append(f" peak {fmt(t.peak_bytes)}  ")
+        legend.append(LIMIT, style=Style(color=_hex(colours["limit"])))
+        legend.append(f" limit {fmt(t.limit_bytes)}, configured  ")
+        if spec.request is not None:
+            legend.append(REQUEST, style=Style(color=_hex(colours["request"])))
+            legend.append(f" request {fmt(t.request_bytes)}, configured  ")
+        elif t.request_bytes is not None:
+            legend.append("(request = limit)  ")
+        if spec.failures:
+            legend.append(FAILURE, style=Style(color=_hex(colours["failure"])))
+            legend.append(f" failure or restart ({len(spec.failures)}, from the history)  ")
+        if spec.shaded:
+            legend.append("░", style=Style(color=_hex(colours["shade"])))
+            legend.append(" " + ", ".join(span.label for span in spec.shaded))
+        return legend
+
+    def _colours(self, ratio: float | None) -> dict[str, tuple[int, int, int]]:
+        theme = self.app.get_css_variables()
+        high = ratio is not None and ratio >= HIGH_RATIO
+        return {
+            "usage": _rgb(theme, "error" if high else "success", (80, 200, 120)),
+            "peak": _rgb(theme, "error", (220, 60, 60)),
+            "limit": _rgb(theme, "warning", (230, 180, 40)),
+            "request": _rgb(theme, "primary", (100, 140, 230)),
+            "failure": _rgb(theme, "error", (220, 60, 60)),
+            "shade": _rgb(theme, "panel", (60, 60, 60)),
+        }
+
+    def _plot(self, ratio: float | None) -> None:
+        widget = self.query_one(PlotextPlot)
+        spec = self.spec
+        widget.display = spec is not None
+        plt = widget.plt
+        plt.clear_figure()
+        if spec is None:
+            return
+        colours = self._colours(ratio)
+        for span in spec.shaded:
+            plt.plot([span.start, span.end], [spec.top, spec.top], fillx=True, color=colours["shade"])
+        for x in spec.failures:
+            plt.vline(x, colours["failure"])
+        # The limit and request are drawn like the usage (braille), so all three share one vertical rounding:
+        # a usage just under the limit can never be drawn above it.
+        ends = [spec.xs[0], spec.xs[-1]]
+        if spec.request is not None:
+            plt.plot(ends, [spec.request] * 2, marker="braille", color=colours["request"])
+        if spec.limit is not None:
+            plt.plot(ends, [spec.limit] * 2, marker="braille", color=colours["limit"])
+        plt.plot(spec.xs, spec.ys, marker="braille", color=colours["usage"])
+        if spec.peak is not None:
+            plt.scatter([spec.peak[0]], [spec.peak[1]], marker=PEAK, color=colours["peak"])
+        plt.ylim(0, spec.top)
+        plt.xlim(spec.xs[0], spec.xs[-1] if spec.xs[-1] > spec.xs[0] else spec.xs[0] + 1)
+        plt.xticks(spec.x_ticks, spec.x_labels)
+        plt.yticks(spec.y_ticks, spec.y_labels)
+        widget.refresh()
 
     def _draw(self) -> None:
         if not self.is_mounted:
             return
-        head, bar, legend, label = self._lines()
-        for name, value in zip(
-            ("head", "bar", "legend", "trend-label"), (head, bar, legend, label), strict=True
-        ):
-            widget = self.query_one(f".memory--{name}", Static)
-            widget.update(value)
-            widget.display = not (isinstance(value, Text) and not value.plain)
-        spark = self.query_one(Sparkline)
-        samples = self.trend.samples if self.trend is not None and self.state == "samples" else ()
-        spark.data = [float(v) for _, v in samples]
-        spark.display = bool(samples)
-        bar_words = "peak bar against the limit" if isinstance(bar, PeakBar) else bar.plain
-        self._plain = "\n".join(x for x in (head.plain, bar_words, legend.plain, label.plain) if x)
+        t = self.trend
+        self.spec = (
+            plot_spec(t.samples, t.limit_bytes, t.request_bytes, self.failures, self.windows)
+            if t is not None and self.state == "samples"
+            else None
+        )
+        ratio = t.peak_bytes / t.limit_bytes if t is not None and t.peak_bytes and t.limit_bytes else None
+        head, legend = self._texts()
+        self.query_one(".memory--head", Static).update(head)
+        legend_widget = self.query_one(".memory--legend", Static)
+        legend_widget.update(legend)
+        legend_widget.display = bool(legend.plain)
+        self._plot(ratio)
+        self._plain = "\n".join(x for x in (head.plain, legend.plain) if x)
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)

@@ -68,15 +68,20 @@ def phase_group(phase: str | None) -> PhaseGroup:
     return PHASE_GROUPS.get(phase or "", PhaseGroup.OTHER)
 
 
-def _rich_colour(theme: Mapping[str, str], variable: str) -> str | None:
-    """A theme variable as a colour Rich understands; translucent ones are blended onto the background."""
+def theme_colour(theme: Mapping[str, str], variable: str) -> Color | None:
+    """A theme variable as an opaque colour (translucent ones blended onto the background); None if unusable."""
     try:
         colour = Color.parse(theme[variable])
         if colour.a < 1 and "background" in theme:
             colour = Color.parse(theme["background"]) + colour
     except (KeyError, ColorParseError):
         return None
-    return colour.hex6
+    return colour
+
+
+def _rich_colour(theme: Mapping[str, str], variable: str) -> str | None:
+    colour = theme_colour(theme, variable)
+    return colour.hex6 if colour is not None else None
 
 
 def phase_text(phase: str | None, theme: Mapping[str, str] | None = None) -> Text:

@@ -1,4 +1,6 @@
-"""One line under the table with the highlighted workload's phase message, the first clue to a failure."""
+"""One line under the table with the highlighted workload's phase message, the first clue to a failure (and, in
+the needs-attention view, why the row is listed). A message longer than the line ends in `… v`: `v` shows the
+whole row, message included."""
 
 from __future__ import annotations
 
@@ -8,21 +10,40 @@ from textual.widgets import Static
 from core.models.runai import Workload
 from core.safety.untrusted import clean
 
+MORE = " … v"
+
 
 class RowDetail(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.plain = ""
+        self._full = Text("")
 
-    def show_workload(self, workload: Workload | None) -> None:
+    def show_workload(self, workload: Workload | None, why: str | None = None) -> None:
         if workload is None:
             text = Text("")
-        elif workload.phase_message:
-            # The message is cluster text: sanitised, one line, and never parsed as markup.
-            text = Text.assemble(
-                ("message: ", "bold"), clean(workload.phase_message, one_line=True, max_len=400)
-            )
         else:
-            text = Text("message: (none)", style="dim")
+            text = Text()
+            if why:
+                text.append("attention: ", style="bold")
+                text.append(clean(why, one_line=True, max_len=200) + " · ")
+            if workload.phase_message:
+                # The message is cluster text: sanitised, one line, and never parsed as markup.
+                text.append("message: ", style="bold")
+                text.append(clean(workload.phase_message, one_line=True, max_len=2000))
+            else:
+                text.append("message: (none)", style="dim")
+        self._full = text
+        self._paint()
+
+    def on_resize(self) -> None:
+        self._paint()
+
+    def _paint(self) -> None:
+        width = self.content_region.width
+        text = self._full
+        if width and len(text.plain) > width:
+            text = text[: max(width - len(MORE), 1)]
+            text.append(MORE, style="bold")
         self.plain = text.plain
         self.update(text)

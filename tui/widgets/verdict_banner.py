@@ -1,9 +1,13 @@
 """The verdict banner at the top of the diagnosis screen: the category (or the outcome and what to do next),
-the one-line reason and the recurrence badge, or the running / failed / cancelled state.
+the reason, the recurrence badge and the next action; or the running / failed / cancelled state.
 
-Every state is said in words as well as colour (the CSS classes only tint it), so a monochrome terminal or a
-pasted screenshot still carries the verdict. All cluster text arrives as plain strings and is placed into
-`Text` objects, never into markup.
+Its height is fixed (4 rows on short terminals, 6 from 36 rows up) whatever it says, so nothing below it moves
+when the verdict replaces "Diagnosing…". What does not fit is cut with `… v`, and `v` shows it whole.
+
+Every state is said in words and a mark as well as colour (the CSS classes only tint it): a failure is ✗, a
+stop by a scheduling policy ■ (nothing is broken), UNKNOWN ?, a success ✓ and a route-out →, so a monochrome
+terminal or a pasted screenshot still carries the verdict. All cluster text is placed into `Text` objects,
+never into markup.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from textual.widgets import Static
 
 from core.models.report import Report
 from core.report.render import headline
+from tui.advice import for_the_app
 
 # What each category means, in a few words, next to its name.
 CATEGORY_WORDS: dict[str, str] = {
@@ -26,8 +31,19 @@ CATEGORY_WORDS: dict[str, str] = {
     "SCHEDULING_POLICY_TERMINATED": "stopped by a scheduling policy or by a user",
     "UNKNOWN": "no signal decides the cause: see the Missing tab",
 }
-STATES = ("running", "diagnosed", "unknown", "routed", "failed", "cancelled")
-_SYMBOL = {"diagnosed": "✗", "unknown": "?", "routed": "→", "failed": "!", "cancelled": "■", "running": "◷"}
+STATES = ("running", "diagnosed", "policy", "unknown", "routed", "succeeded", "failed", "cancelled")
+_SYMBOL = {
+    "diagnosed": "✗",
+    "policy": "■",
+    "unknown": "?",
+    "routed": "→",
+    "succeeded": "✓",
+    "failed": "!",
+    "cancelled": "■",
+    "running": "◷",
+}
+COMPACT_ROWS, TALL_ROWS = 4, 6
+MORE = " … v"
 
 
 def recurrence_badge(report: Report) -> str:
@@ -44,84 +60,116 @@ def workload_label(name: str | None, project: str | None, fallback: str = "workl
     return f"{shown} (project {project})" if project else shown
 
 
+def report_state(report: Report) -> str:
+    if report.outcome == "succeeded":
+        return "succeeded"
+    if report.outcome != "diagnosed":
+        return "routed"
+    category = report.category or "UNKNOWN"
+    if category == "UNKNOWN":
+        return "unknown"
+    return "policy" if category == "SCHEDULING_POLICY_TERMINATED" else "diagnosed"
+
+
 class VerdictBanner(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.state = "running"
         self.compact = False
+        self.cut = False
         self._plain = ""
-        self._text = Text()
+        # Logical lines, each with how many rows it may wrap onto on a tall terminal.
+        self._lines: list[tuple[Text, int]] = []
 
     @property
     def plain(self) -> str:
-        """The banner's text without styles (what a reader sees), for tests and the terminal run."""
+        """The banner's whole text without styles (what `v` shows), for tests and the terminal run."""
         return self._plain
 
+    @property
+    def rows(self) -> int:
+        return COMPACT_ROWS if self.compact else TALL_ROWS
+
     def set_compact(self, compact: bool) -> None:
-        """On short terminals every line is cut to one row (the Evidence tab repeats the full reason)."""
+        """Four rows on short terminals, six from 36 rows up (the Evidence tab and `v` repeat it all)."""
         if compact != self.compact:
             self.compact = compact
+            self.set_class(compact, "-compact")
             self._paint()
 
-    def _show(self, state: str, text: Text) -> None:
+    def on_resize(self) -> None:
+        self._paint()
+
+    def _show(self, state: str, lines: list[tuple[Text, int]]) -> None:
         self.state = state
         for name in STATES:
             self.set_class(name == state, f"-{name}")
-        self._plain = text.plain
-        self._text = text
+        self._lines = lines
+        self._plain = "\n".join(text.plain for text, _ in lines)
         self._paint()
 
     def _paint(self) -> None:
-        if not self.compact:
-            self.update(self._text)
+        width = self.content_region.width
+        if not width:
+            self.update(Text("\n").join(text for text, _ in self._lines))
             return
-        lines = self._text.split("\n")
-        for line in lines:
-            line.no_wrap = True
-            line.overflow = "ellipsis"
-        self.update(Group(*lines))
+        rows: list[Text] = []
+        budget = self.rows
+        self.cut = False
+        for index, (text, most) in enumerate(self._lines):
+            left = budget - len(rows) - (len(self._lines) - index - 1)  # one row kept for each line after it
+            allowed = 1 if self.compact else max(1, min(most, left))
+            wrapped = list(text.wrap(self.app.console, width)) if allowed > 1 else [text]
+            shown = [line.copy() for line in wrapped[:allowed]]
+            if len(wrapped) > allowed or shown[-1].cell_len > width:
+                self.cut = True
+                last = shown[-1]
+                last.truncate(max(1, width - len(MORE)))
+                last.append(MORE, style="bold")
+            rows.extend(shown)
+            if len(rows) >= budget:
+                break
+        self.update(Group(*rows[:budget]))
 
     def show_running(self, workload: str, lookback: str, step: str | None = None) -> None:
-        text = Text(f"{_SYMBOL['running']} Diagnosing ", style="bold")
-        text.append(workload, style="bold")
-        text.append(f" · lookback {lookback}")
-        text.append("\n" + (step or "Starting…"))
-        text.append("\nesc cancels and goes back")
-        self._show("running", text)
+        title = Text(f"{_SYMBOL['running']} Diagnosing ", style="bold")
+        title.append(workload, style="bold")
+        title.append(f" · lookback {lookback}")
+        self._show(
+            "running", [(title, 1), (Text(step or "Starting…"), 1), (Text("esc cancels and goes back"), 1)]
+        )
 
     def show_report(self, report: Report) -> None:
+        state = report_state(report)
         if report.outcome == "diagnosed":
             category = report.category or "UNKNOWN"
-            state = "unknown" if category == "UNKNOWN" else "diagnosed"
-            text = Text(f"{_SYMBOL[state]} {category}", style="bold")
-            text.append(f" — {CATEGORY_WORDS.get(category, '')}")
+            title = Text(f"{_SYMBOL[state]} {category}", style="bold")
+            title.append(f" — {CATEGORY_WORDS.get(category, '')}")
         else:
-            state = "routed"
-            text = Text(f"{_SYMBOL[state]} {headline(report)}", style="bold")
+            title = Text(f"{_SYMBOL[state]} {headline(report)}", style="bold")
         w = report.workload
-        text.append("\n")
-        text.append(f" {recurrence_badge(report)} ", style="reverse")
-        text.append(" " + workload_label(w.name, w.project, w.id or "workload"))
+        badge = Text(f" {recurrence_badge(report)} ", style="reverse")
+        badge.append(" " + workload_label(w.name, w.project, w.id or "workload"))
         if w.phase:
-            text.append(f" · phase {w.phase}")
-        text.append("\nReason: ", style="bold")
-        text.append(report.reason or "not stated")
+            badge.append(f" · phase {w.phase}")
+        reason = Text("Reason: ", style="bold")
+        reason.append(for_the_app(report.reason or "not stated"))
         nxt = report.next_action or (report.recommendations[0] if report.recommendations else None)
+        lines = [(title, 1), (badge, 1), (reason, 2 if nxt else 4)]
         if nxt:
-            text.append("\nNext: ", style="bold")
-            text.append(nxt)
-        self._show(state, text)
+            nxt_text = Text("Next: ", style="bold")
+            nxt_text.append(for_the_app(nxt))
+            lines.append((nxt_text, 2))
+        self._show(state, lines)
 
     def show_failure(self, title: str, detail: str, hint: str) -> None:
-        text = Text(f"{_SYMBOL['failed']} Diagnosis failed: {title}", style="bold")
-        text.append("\n" + detail)
-        text.append("\nWhat to do: ", style="bold")
-        text.append(hint)
-        self._show("failed", text)
+        head = Text(f"{_SYMBOL['failed']} Diagnosis failed: {title}", style="bold")
+        what = Text("What to do: ", style="bold")
+        what.append(hint)
+        self._show("failed", [(head, 1), (Text(detail), 3), (what, 2)])
 
     def show_cancelled(self, workload: str) -> None:
-        text = Text(f"{_SYMBOL['cancelled']} Diagnosis of ", style="bold")
-        text.append(workload, style="bold")
-        text.append(" cancelled", style="bold")
-        text.append("\nPress r to run it again.")
-        self._show("cancelled", text)
+        head = Text(f"{_SYMBOL['cancelled']} Diagnosis of ", style="bold")
+        head.append(workload, style="bold")
+        head.append(" cancelled", style="bold")
+        self._show("cancelled", [(head, 1), (Text("Press r to run it again."), 1)])

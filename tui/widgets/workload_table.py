@@ -1,13 +1,20 @@
-"""The picker's table: one page of workloads, newest first, phase in colour and words, ages from a clock.
+"""The picker's table: one page of workloads, phase in colour and words, ages from a clock.
 
 Rows are keyed by position in the page (a hostile or buggy server can repeat an id, and a duplicate key would
 break the table), and `workloads` holds the page in the same order. Every cell is a `Text` built from
 sanitised strings, so cluster data can never be read as markup.
+
+Columns follow the width: Name gets what the fixed columns leave, up to a cap; on a wide terminal the rest goes
+to the phase message. With all clusters listed, a Cluster column says where each row runs. The header of the
+column the list is sorted by carries ▲ or ▼.
+
+The cursor row takes the theme's cursor colours for every cell (phase colours included): a phase coloured like
+the cursor would vanish under it, and the symbol and word still say the phase.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,37 +24,44 @@ from textual.widgets import DataTable
 from core.models.runai import Workload
 from core.safety.untrusted import clean
 from tui.clock import Clock, relative_time
+from tui.picker_query import COLUMN_SORT, Sort
 from tui.widgets.phase_text import phase_text
 
-# Below this width the table drops the type and submitter columns so names keep their room.
+# From this width the table adds the type, submitter and message columns.
 WIDE_TABLE = 110
 _NAME_MIN = 16
+_NAME_MAX = 48
+_MESSAGE_MIN = 20
 
 
 def _cell(value: object, width: int) -> Text:
     if value is None or value == "":
         return Text("—", style="dim")
     text = clean(value, one_line=True, max_len=400)
-    # A short ellipsis here: the column is narrow, and the full value is one diagnosis away.
+    # A short ellipsis here: the column is narrow, and `v` shows the whole row.
     return Text(text if len(text) <= width else text[: max(width - 1, 1)] + "…")
 
 
 class WorkloadTable(DataTable[Text]):
-    # Page keys act on server pages, not on rows inside this one (a page always fits the table);
-    # enter is shown in the footer because it is the main way out of the picker.
+    # Page keys act on server pages, not on rows inside this one (a page always fits the table).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "screen.diagnose", "diagnose"),
+        Binding("j", "cursor_down", "row down", show=False),
+        Binding("k", "cursor_up", "row up", show=False),
         Binding("pagedown", "screen.next_page", "next page", show=False),
         Binding("pageup", "screen.previous_page", "previous page", show=False),
+        Binding("home", "screen.first_page", "first page", show=False),
+        Binding("end", "screen.last_page", "last page", show=False),
     ]
 
     def __init__(self, clock: Clock, *, id: str | None = None) -> None:
-        super().__init__(
-            id=id, cursor_type="row", zebra_stripes=True, cursor_foreground_priority="renderable"
-        )
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cursor_foreground_priority="css")
         self._clock = clock
         self._workloads: list[Workload] = []
         self._rendered_width: int | None = None
+        self._clusters: Mapping[str, str] = {}
+        self._show_cluster = False
+        self._sort = Sort()
 
     @property
     def workloads(self) -> list[Workload]:
@@ -59,6 +73,10 @@ class WorkloadTable(DataTable[Text]):
         if not self._workloads or not 0 <= self.cursor_row < len(self._workloads):
             return None
         return self._workloads[self.cursor_row]
+
+    @property
+    def column_keys(self) -> list[str]:
+        return [str(column.key.value) for column in self.ordered_columns]
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_rows(keep_cursor=True))
@@ -74,9 +92,21 @@ class WorkloadTable(DataTable[Text]):
         if self._rendered_width != self._width():
             self._render_rows(keep_cursor=True)
 
-    def show_workloads(self, workloads: Sequence[Workload], *, keep_cursor: bool = False) -> None:
-        """Replace the rows; `keep_cursor` keeps the cursor on the same workload when it is still shown."""
+    def show_workloads(
+        self,
+        workloads: Sequence[Workload],
+        *,
+        keep_cursor: bool = False,
+        clusters: Mapping[str, str] | None = None,
+        show_cluster: bool = False,
+        sort: Sort | None = None,
+    ) -> None:
+        """Replace the rows; `keep_cursor` keeps the cursor on the same workload when it is still shown.
+        `clusters` maps cluster ids to names for the Cluster column, shown when `show_cluster`."""
         self._workloads = list(workloads)
+        self._clusters = clusters or {}
+        self._show_cluster = show_cluster
+        self._sort = sort or self._sort
         self._render_rows(keep_cursor=keep_cursor)
 
     def refresh_ages(self) -> None:
@@ -87,41 +117,59 @@ class WorkloadTable(DataTable[Text]):
         for index, workload in enumerate(self._workloads):
             self.update_cell(str(index), "updated", Text(relative_time(workload.phase_updated_at, now)))
 
-    def _columns(self, wide: bool) -> list[tuple[str, str, int | None]]:
-        fixed = [("phase", "Phase", 14), ("updated", "Updated", 9), ("project", "Project", 12)]
+    def _columns(self, width: int) -> list[tuple[str, str, int]]:
+        wide = width >= WIDE_TABLE
+        fixed = [("phase", "Phase", 14), ("project", "Project", 12)]
+        if self._show_cluster:
+            fixed.append(("cluster", "Cluster", 14 if wide else 12))
+        fixed.append(("updated", "Updated", 9))
         if wide:
             fixed += [("type", "Type", 11), ("submitted", "Submitted by", 22)]
-        # Cell padding is one column on each side of every column.
-        spare = self._width() - sum(width for _, _, width in fixed) - 2 * (len(fixed) + 1) - 1
-        name = ("name", "Name", max(_NAME_MIN, spare))
-        order = ["phase", "name", "project", "type", "updated", "submitted"]
-        by_key = {key: (key, label, width) for key, label, width in [*fixed, name]}
-        return [by_key[key] for key in order if key in by_key]
+        # Cell padding is one column on each side of every column (name included), plus the scrollbar gap.
+        count = len(fixed) + 1 + (1 if wide else 0)
+        spare = width - sum(w for _, _, w in fixed) - 2 * count - 1
+        name = max(_NAME_MIN, min(spare, _NAME_MAX) if wide else spare)
+        columns = {key: (key, label, w) for key, label, w in [*fixed, ("name", "Name", name)]}
+        message = spare - name
+        if wide and message >= _MESSAGE_MIN:
+            columns["message"] = ("message", "Message", message)
+        elif wide:
+            columns["name"] = ("name", "Name", max(_NAME_MIN, spare))
+        order = ["phase", "name", "project", "cluster", "type", "updated", "submitted", "message"]
+        return [columns[key] for key in order if key in columns]
+
+    def _label(self, key: str, label: str) -> Text:
+        if COLUMN_SORT.get(key) != self._sort.field:
+            return Text(label)
+        return Text(f"{label} {'▼' if self._sort.descending else '▲'}")
 
     def _render_rows(self, *, keep_cursor: bool) -> None:
         chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
+        chosen_row = self.cursor_row
         width = self._width()
-        wide = width >= WIDE_TABLE
         self._rendered_width = width
-        columns = self._columns(wide)
+        columns = self._columns(width)
         theme = self.app.get_css_variables()
         now = self._clock()
         self.clear(columns=True)
-        for key, label, width in columns:
-            self.add_column(label, key=key, width=width)
-        widths = {key: width or 40 for key, _, width in columns}
+        for key, label, w in columns:
+            self.add_column(self._label(key, label), key=key, width=w)
+        widths = {key: w for key, _, w in columns}
         for index, w in enumerate(self._workloads):
+            cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
             cells = {
                 "phase": phase_text(w.phase, theme),
                 "name": _cell(w.name, widths["name"]),
                 "project": _cell(w.project_name, widths["project"]),
+                "cluster": _cell(cluster, widths.get("cluster", 0)),
                 "type": _cell(w.type, widths.get("type", 0)),
                 "updated": Text(relative_time(w.phase_updated_at, now)),
                 "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
+                "message": _cell(w.phase_message, widths.get("message", 0)),
             }
             self.add_row(*(cells[key] for key, _, _ in columns), key=str(index))
         if chosen is not None:
-            for index, w in enumerate(self._workloads):
-                if w.id == chosen:
-                    self.move_cursor(row=index, animate=False)
-                    break
+            ids = [w.id for w in self._workloads]
+            row = ids.index(chosen) if chosen in ids else min(chosen_row, len(ids) - 1)
+            if row >= 0:
+                self.move_cursor(row=row, animate=False)

@@ -1,0 +1,179 @@
+"""The picker's "needs attention" view: Failed, Crashed and Stopped workloads, and Pending / Running / Degraded
+ones whose status or events show a failing pod, newest first (or in the chosen order).
+
+What the server can do, it does: the phases that never need a diagnosis are excluded with `phase!=` filter
+items, so the server pages and counts the candidates. What it cannot: a list entry does not say whether a
+Pending pod fails to pull its image or a Running one is in a crash loop. For those rows the judgement is the
+engine's own scope check (the signals that keep a Pending or Running workload in scope at Step 1), read from
+the list entry's phaseMessage and conditions first, then from the workload's recent events, one read per row.
+A page is filled by reading candidates in server order until it holds enough rows, so the page boundaries of
+this view are this module's, kept as server offsets.
+
+A row whose events could not be read is kept and marked unconfirmed: a failed read is never taken for "nothing
+wrong". No Textual here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message
+from core.diagnosis.signals import SignalKind
+from core.diagnosis.steps.resolve import CRASH_KINDS, START_FAILURE_KINDS
+from core.models.runai import Workload, WorkloadEvent
+from core.sources.runai import MAX_LIMIT, RunaiClient
+from tui.picker_query import Sort
+
+ALWAYS = frozenset({"Failed", "Crashed", "Stopped"})
+CHECKED: dict[str, frozenset[SignalKind]] = {
+    "Pending": START_FAILURE_KINDS,
+    "Running": CRASH_KINDS,
+    "Degraded": CRASH_KINDS,
+}
+SOURCE = "get_workload_status"
+# Recent events are enough to see a pod failing now; the engine reads more when it diagnoses.
+EVENTS_PER_ROW = 50
+PARALLEL_EVENT_READS = 8
+# One page of this view reads at most this many list pages; the rest waits for the next `]`.
+MAX_LIST_READS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """Whether a row needs attention and why, in words for the row detail line."""
+
+    keep: bool
+    why: str
+    confirmed: bool = True
+
+
+@dataclass
+class AttentionPage:
+    start: int
+    rows: list[Workload]
+    why: dict[str, str]
+    next_start: int | None
+    scanned: int = 0
+    event_reads: int = 0
+    unconfirmed: int = 0
+    unreadable: int = 0
+    budget_hit: bool = False
+
+
+@dataclass
+class AttentionCache:
+    """Judgements of rows already checked, keyed by id and phase change, so paging back reads nothing again."""
+
+    judged: dict[tuple[str, str], Judgement] = field(default_factory=dict)
+
+    @staticmethod
+    def key(workload: Workload) -> tuple[str, str]:
+        return (workload.id or "", str(workload.phase_updated_at))
+
+
+def _wanted(observations: Sequence[Observation], wanted: frozenset[SignalKind]) -> Observation | None:
+    return next((o for o in observations if o.kind in wanted), None)
+
+
+def judge_listed(workload: Workload) -> Judgement | None:
+    """A judgement from the list entry alone, or None when the row's events must be read to decide."""
+    phase = workload.phase or ""
+    if phase in ALWAYS:
+        return Judgement(True, f"phase {phase}")
+    wanted = CHECKED.get(phase)
+    if wanted is None:
+        return Judgement(False, f"phase {phase or '(none)'} does not need a failure diagnosis")
+    obs = from_phase_message(phase, workload.phase_message, SOURCE, workload.phase_updated_at)
+    obs += from_conditions(workload.conditions, SOURCE)
+    hit = _wanted(obs, wanted)
+    if hit is not None:
+        return Judgement(True, f"{phase}: its status shows {_words(hit.kind)}")
+    return None
+
+
+def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgement:
+    phase = workload.phase or ""
+    wanted = CHECKED.get(phase, frozenset())
+    obs: list[Observation] = []
+    for event in events:
+        obs += from_event(event, SOURCE)
+    hit = _wanted(obs, wanted)
+    if hit is not None:
+        return Judgement(True, f"{phase}: its events show {_words(hit.kind)}")
+    return Judgement(False, f"{phase}: no failing pod in its status or recent events")
+
+
+def _words(kind: SignalKind) -> str:
+    return kind.value.lower().replace("_", " ")
+
+
+async def _judge_by_events(client: RunaiClient, workload: Workload, gate: asyncio.Semaphore) -> Judgement:
+    async with gate:
+        try:
+            page = await client.get_events(workload.id or "", limit=EVENTS_PER_ROW)
+        except Exception as exc:  # a failed read keeps the row, marked unconfirmed, with the reason
+            name = type(exc).__name__
+            return Judgement(True, f"{workload.phase}: unconfirmed, its events could not be read ({name})", False)
+    return judge_events(workload, page.items)
+
+
+async def read_attention_page(
+    client: RunaiClient,
+    filters: list[str],
+    sort: Sort,
+    start: int,
+    want: int,
+    cache: AttentionCache,
+) -> AttentionPage:
+    """Up to `want` rows that need attention, reading candidates in server order from offset `start`."""
+    page = AttentionPage(start, [], {}, None)
+    gate = asyncio.Semaphore(PARALLEL_EVENT_READS)
+    offset: int | None = start
+    batch = min(MAX_LIMIT, max(2 * want, 50))
+    for _ in range(MAX_LIST_READS):
+        if offset is None:
+            break
+        listed = await client.list_workloads(
+            filters=filters, sort_by=sort.field, sort_order=sort.order, offset=offset, limit=batch
+        )
+        page.unreadable += len({p.index for p in listed.problems})
+        candidates = [w for w in listed.items if w.id]
+        # Judged in windows of one page's worth, so no events are read for rows past the page's end.
+        for begin in range(0, len(candidates), want):
+            window = candidates[begin : begin + want]
+            needs_events: list[Workload] = []
+            for w in window:
+                if cache.key(w) in cache.judged:
+                    continue
+                listed_judgement = judge_listed(w)
+                if listed_judgement is None:
+                    needs_events.append(w)
+                else:
+                    cache.judged[cache.key(w)] = listed_judgement
+            read = await asyncio.gather(*(_judge_by_events(client, w, gate) for w in needs_events))
+            page.event_reads += len(needs_events)
+            for w, judgement in zip(needs_events, read, strict=True):
+                cache.judged[cache.key(w)] = judgement
+            for index, w in enumerate(window):
+                page.scanned += 1
+                judgement = cache.judged[cache.key(w)]
+                if judgement.keep:
+                    page.rows.append(w)
+                    page.why[w.id or ""] = judgement.why
+                    page.unconfirmed += 0 if judgement.confirmed else 1
+                if len(page.rows) >= want:
+                    consumed = begin + index + 1
+                    last_on_page = consumed >= len(candidates)
+                    page.next_start = listed.next if last_on_page else offset + _position(listed.items, w) + 1
+                    return page
+        offset = listed.next
+    page.next_start = offset
+    page.budget_hit = offset is not None
+    return page
+
+
+def _position(items: Sequence[Workload], workload: Workload) -> int:
+    # The server offset of a row is its index in the list page (rows without an id still take a place).
+    return next(i for i, item in enumerate(items) if item is workload)

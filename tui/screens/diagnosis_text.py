@@ -1,0 +1,54 @@
+"""The diagnosis screen's words that are not a pane's: the verdict in full (for the Evidence tab and `v`) and
+a run that ended without a report."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from core.diagnosis.engine import DiagnosisFailed
+from core.models.report import Report
+from core.report.render import headline
+from core.safety.untrusted import clean
+from tui.advice import for_the_app
+from tui.screens.problem import describe_error
+
+
+def verdict_preface(report: Report) -> Text:
+    """The reason and recommendations in full, above the evidence (the banner cuts them to its rows), with
+    command-line advice said as what to press in the app."""
+    text = Text("Reason: ", style="bold")
+    text.append(for_the_app(report.reason or "not stated"), style="not bold")
+    if report.recommendations:
+        text.append("\nRecommendation", style="bold")
+        for line in report.recommendations:
+            text.append(f"\n• {for_the_app(line)}", style="not bold")
+    return text
+
+
+def verdict_detail(report: Report) -> Text:
+    """Everything the banner summarises, whole: outcome, reason, next action, recommendations and notes."""
+    text = Text(headline(report), style="bold")
+    text.append("\n\n")
+    text.append_text(verdict_preface(report))
+    if report.next_action:
+        text.append("\nNext: ", style="bold")
+        text.append(for_the_app(report.next_action), style="not bold")
+    if report.notes:
+        text.append("\nNotes", style="bold")
+        for note in report.notes:
+            text.append(f"\n• {for_the_app(note)}", style="not bold")
+    return text
+
+
+def failure_words(error: BaseException) -> tuple[str, str, str]:
+    """Title, detail and what to do for a run that produced no report."""
+    cause = error.__cause__ if isinstance(error, DiagnosisFailed) else error
+    if cause is not None and not isinstance(cause, DiagnosisFailed):
+        info = describe_error(cause, "this workload")
+        return info.title, info.detail, info.hint
+    detail = clean(str(error), max_len=600)
+    hint = (
+        "Check the workload id and cluster; a refusal (403) needs a viewer role on the project. "
+        "Press r to retry."
+    )
+    return "no report could be produced", detail, hint
