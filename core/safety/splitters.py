@@ -20,8 +20,12 @@ from core.safety.sanitize import unsafe_class
 
 # Control sequences (7-bit CSI and the one-byte C1 CSI) with bounded parameters, then any single character
 # sanitize() would escape, except tab and newline (those separate words anyway).
+# A repeated group would keep one backtracking frame per repetition (a megabyte of NUL bytes took 146 MiB), so
+# each match is one sequence or one run of single characters, and split_out joins adjacent matches.
 SPLITTERS = re.compile(
-    r"(?:\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]|" + unsafe_class(exclude="\t\n") + ")+"
+    r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]|\x9b[0-?]{0,32}[ -/]{0,8}[@-~]|[\x1b\x9b]|"
+    + unsafe_class(exclude="\t\n\x1b\x9b")  # the run stops before an ESC, which may open a sequence
+    + "+"
 )
 _ANCHOR_LEN = 16
 # The longest stretch one replacement stands for is a private key (a few KB); looking further for where the
@@ -32,16 +36,25 @@ Runs = list[tuple[int, str]]  # (position in the text without them, the characte
 
 
 def split_out(text: str) -> tuple[str, Runs]:
-    """`text` without splitting characters, and where each run of them stood."""
+    """`text` without splitting characters, and where each run of them stood (adjacent matches are one run)."""
     runs: Runs = []
     pieces: list[str] = []
+    run: list[str] = []  # the run being gathered, joined once it ends
+    run_at = 0
     pos = 0
     removed = 0
     for match in SPLITTERS.finditer(text):
-        pieces.append(text[pos : match.start()])
-        runs.append((match.start() - removed, match[0]))
+        if run and match.start() != pos:
+            runs.append((run_at, "".join(run)))
+            run = []
+        if not run:
+            pieces.append(text[pos : match.start()])
+            run_at = match.start() - removed
+        run.append(match[0])
         removed += len(match[0])
         pos = match.end()
+    if run:
+        runs.append((run_at, "".join(run)))
     if not runs:
         return text, runs
     pieces.append(text[pos:])

@@ -171,3 +171,20 @@ def test_processing_time_is_linear() -> None:
     assert ratio < 20, f"10x the input took {ratio:.1f}x the time"
     out = clean(small, max_len=None)
     assert is_clean(out) and GITHUB not in out and "<redacted" in out
+
+
+def test_a_megabyte_of_splitting_characters_stays_small_in_memory() -> None:
+    """A log of NUL bytes (a gzip bomb of zeros cut at the log cap) is one run of splitting characters; it must
+    not cost a regex frame per character (it once peaked at 146 MiB for 1 MiB)."""
+    import tracemalloc
+
+    from core.safety.untrusted import clean_log
+
+    tracemalloc.start()
+    try:
+        lines = clean_log(b"\0" * (1 << 20) + b"\nghp_" + b"a1B2" * 9 + b"\n", max_line=4000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 << 20, f"peak {peak / 2**20:.1f} MiB"
+    assert lines[0].startswith("\\x00\\x00") and "ghp_a1B2" not in "\n".join(lines)
