@@ -14,7 +14,6 @@ import re
 _PICK = "choose that run in the picker (esc, then enter on its row)"
 
 RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\s*\(runai-diagnose-preempted-workload when available\)", re.I), ""),
     (re.compile(r"or --lookback to widen the window", re.I), "or press b to widen the lookback"),
     (re.compile(r"widen --lookback", re.I), "widen the lookback (press b)"),
     (re.compile(r"--lookback\b", re.I), "the lookback (press b)"),

@@ -15,6 +15,7 @@ from core.models.report import EvidenceItem, MissingItem
 from core.models.runai import ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
 from core.safety.redact import redact_annotation
 from core.safety.untrusted import clean
+from core.words import plural
 
 SPEC = "get_workload_spec"
 PODS = "get_workload_pods"
@@ -123,7 +124,7 @@ def _mounts(spec: SubmittedSpec) -> list[str]:
         ("data volume", storage.data_volume),
     ):
         if items:
-            out.append(f"{len(items)} {label}(s)")
+            out.append(plural(len(items), label))
     return out
 
 

@@ -19,6 +19,7 @@ from core.diagnosis.observations import Observation, from_event_with_text, from_
 from core.diagnosis.signals import SignalKind
 from core.models.report import HistoryEntry
 from core.models.runai import HistoryRecord
+from core.words import plural
 
 SOURCE = "get_workload_history"
 ENDING_PHASES = frozenset({"Failed", "Crashed", "Stopped"})
@@ -133,7 +134,7 @@ def _stamped(records: Iterable[HistoryRecord]) -> tuple[list[tuple[datetime, His
         seen.add(key)
         kept.append((at, record))
     if undated:
-        problems.append(f"{undated} history record(s) without a usable timestamp were left out of the timeline")
+        problems.append(f"{plural(undated, 'history record')} without a usable timestamp left out of the timeline")
     kept.sort(key=lambda pair: pair[0])
     return kept, problems
 

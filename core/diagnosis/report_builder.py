@@ -144,7 +144,7 @@ def _reason(inputs: ReportInputs) -> str:
             return f"exit {shown} without OOMKilled, and nothing read explains the kill"
         return "the signals that could be read do not identify a cause"
     top = _most_telling(verdict.deciding)
-    detail = quote(top.signal.detail, 200)
+    detail = quote(top.signal.detail)  # whole: the cause (a 429, a missing bucket) is often at the end
     label = _PULL_LABELS.get(top.signal.pull_kind) if top.signal.pull_kind else None
     trigger = f"{verdict.rule.trigger} ({label})" if label else verdict.rule.trigger
     text = f"{trigger}: {detail} (source: {top.source})"

@@ -78,7 +78,7 @@ async def test_option_b_sends_exact_filters_and_follows_pages_over_600_submissio
         assert (q["sortBy"], q["sortOrder"], q["limit"]) == ("phaseUpdatedAt", "desc", "500")
         assert "deleted" not in q
     selection = next(e.text for e in report.evidence if e.source == "list_workloads")
-    assert "601 submission(s)" in selection
+    assert "601 submissions" in selection
 
 
 async def test_option_b_terminal_intent_picks_the_newest_terminal_not_the_newest_match() -> None:

@@ -176,8 +176,6 @@ def test_failure_marks_one_per_occurrence_and_windows_read_tolerantly() -> None:
         ("Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
          "Choose that run in the picker", "--lookback"),
         ("it is not in the recurrence count; widen --lookback to count it", "press b", "--lookback"),
-        ("Route to preemption diagnosis (runai-diagnose-preempted-workload when available): the scheduler",
-         "Route to preemption diagnosis: the scheduler", "runai-diagnose-preempted-workload"),
         ("Use --active for a current crash loop or start failure, or give the workload id.",
          "a lists the ones that need attention", "--active"),
     ],

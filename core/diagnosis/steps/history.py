@@ -26,6 +26,7 @@ from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.resolve import PAGE_LIMIT
 from core.models.runai import HistoryRecord, Workload
+from core.words import plural
 
 HISTORY = SOURCE
 MAX_HISTORY_PAGES = 200  # 100,000 records: far beyond any real lookback, and a bound on a broken `next`
@@ -123,7 +124,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
         if not records:
             return HistoryRead(None, None, (), found.done())
     if problems:
-        found.missing("some history records", f"{problems} record(s) could not be read", HISTORY)
+        found.missing("some history records", f"{plural(problems, 'record')} could not be read", HISTORY)
     in_lookback = [r for r in records if r.timestamp is None or r.timestamp >= floor]
     analysis = analyse_history(in_lookback, cutoff=cutoff, current_phase=w.phase)
     for problem in analysis.problems:

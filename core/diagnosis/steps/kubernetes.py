@@ -37,6 +37,7 @@ from core.models.runai import RunaiPod, WorkloadEvent
 from core.sources.evidence import Missing
 from core.sources.kube_types import KubeEvents, LogExcerpt
 from core.sources.namespace import NamespaceChoice
+from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -208,8 +209,8 @@ def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None) -> L
         found.evidence(
             f"The log of container {container} is empty"
             if not answer.lines
-            else f"The log of container {container} ({len(answer.lines)} lines read) has no line that explains "
-            "the failure",
+            else f"The log of container {container} ({plural(len(answer.lines), 'line')} read) has no line that "
+            "explains the failure",
             LOGS,
             "log",
         )

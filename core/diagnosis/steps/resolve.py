@@ -26,6 +26,7 @@ from core.models.runai import Workload, WorkloadEvent
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
 from core.sources.runai import filter_item
+from core.words import plural
 
 STATUS = "get_workload_status"
 LIST = "list_workloads"
@@ -187,7 +188,7 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
     terminal = [w for w in candidates if (w.phase or "") in TERMINAL_FOR_SELECTION]
     if not terminal:
         phases = ", ".join(sorted({quote(w.phase, 30) for w in candidates}))
-        found.evidence(f"{len(candidates)} submission(s) match, none terminal (phases: {phases})", LIST)
+        found.evidence(f"{plural(len(candidates), 'submission')} match, none terminal (phases: {phases})", LIST)
         route = Route(
             "ambiguous",
             "no terminal submission of that name; the matches are still active",
@@ -196,7 +197,7 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
         return Resolution(None, None, route, found.done())
     chosen = terminal[0]
     found.evidence(
-        f"{len(candidates)} submission(s) of {name} in {project}; selected the most recent terminal one, "
+        f"{plural(len(candidates), 'submission')} of {name} in {project}; selected the most recent terminal one, "
         f"{quote(chosen.id, 80)} ({quote(chosen.phase, 30)} at "
         f"{chosen.phase_updated_at.isoformat() if chosen.phase_updated_at else 'unknown time'})",
         LIST,
@@ -205,8 +206,8 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
     failed_others = [w for w in candidates if w is not chosen and (w.phase or "") in ENDING_PHASES]
     if failed_others:
         found.note(
-            f"{len(failed_others)} other submission(s) of this name ended in a failed or stopped phase; the newest "
-            f"is {quote(failed_others[0].id, 80)} ({quote(failed_others[0].phase, 30)})"
+            f"{plural(len(failed_others), 'other submission')} of this name ended in a failed or stopped phase; "
+            f"the newest is {quote(failed_others[0].id, 80)} ({quote(failed_others[0].phase, 30)})"
         )
     assert chosen.id is not None
     workload, events = await read_status(reader, t1, chosen.id)
@@ -234,14 +235,14 @@ async def _select_active(
             wanted = START_FAILURE_KINDS if workload.phase == "Pending" else CRASH_KINDS
             if {o.kind for o in obs} & wanted:
                 found.evidence(
-                    f"{len(candidates)} submission(s) of {name} in {project}; selected the newest active one whose "
-                    f"status confirms the failure: {quote(candidate.id, 80)}",
+                    f"{plural(len(candidates), 'submission')} of {name} in {project}; selected the newest active one "
+                    f"whose status confirms the failure: {quote(candidate.id, 80)}",
                     LIST,
                     "selection",
                 )
                 return Resolution(workload, events, None, found.done())
     found.evidence(
-        f"{len(candidates)} submission(s) match; {len(active)} Running or Pending, none with a confirmed crash "
+        f"{plural(len(candidates), 'submission')} match; {len(active)} Running or Pending, none with a confirmed crash "
         "loop or start failure",
         LIST,
     )
@@ -278,7 +279,7 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
     else:
         kept = tuple(events.items)
         if events.problems:
-            found.missing("some workload events", f"{len(events.problems)} event(s) could not be read", STATUS)
+            found.missing("some workload events", f"{plural(len(events.problems), 'event')} could not be read", STATUS)
     absent = workload.missing_required()
     if absent:
         found.missing(
@@ -346,8 +347,9 @@ def preemption_route(observations: list[Observation], reason: str, found: Collec
     return Route(
         "preempted",
         reason,
-        "Route to preemption diagnosis (runai-diagnose-preempted-workload when available): the scheduler "
-        "stopped it to free resources; this is not a failure to classify.",
+        "Diagnose it as a preemption, not a failure: the scheduler stopped it to free resources for other "
+        "work. Its events name the workload that took the resources; ask an administrator about the "
+        "project's quota and priority if it keeps happening.",
     )
 
 
