@@ -21,7 +21,6 @@ from core.models.base import out_of_range
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
-from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
 from core.sources.errors import ApiTimeout, MalformedResponse
 from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
@@ -199,11 +198,8 @@ async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
                     f"diagnosis: {problem}"
                 )
             request = dataclasses.replace(request, now=tenant.captured_at)
-        # The whole diagnosis shares one time budget; each read also has its own deadline (README: worst case).
-        with time_budget(DIAGNOSIS_BUDGET_S):
-            return await run_to_report(
-                request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
-            )
+        # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
+        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
     finally:
         await tenant.aclose()
 

@@ -25,6 +25,7 @@ from core.sources.credentials import (
     load_cli_session,
 )
 from core.sources.kube_types import KubeSettings
+from core.sources.runai_params import invalid_workload_id
 from core.tenant import Tenant, open_case_tenant, open_demo_tenant, open_real_tenant
 
 Mode = Literal["env", "demo", "case"]
@@ -144,6 +145,9 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
         raise UsageError(
             "--workload-id and --name/--project need --cluster-id (the cluster the workload runs on)"
         )
+    problem = invalid_workload_id(workload_id) if workload_id else None
+    if problem:  # checked before the app starts, as the diagnose command does, so nothing odd is ever sent
+        raise UsageError(f"--workload-id: {problem}")
     kubeconfig = _text(args, "tui_kubeconfig")
     kube = KubeSettings(
         kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,

@@ -18,6 +18,7 @@ from core.diagnosis.progress import ProgressEvent, VerdictReady
 from core.diagnosis.reader import DiagnosisFailed, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
+from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -34,17 +35,20 @@ async def diagnose(
     *,
     tier2_unavailable: str | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    budget_s: float = DIAGNOSIS_BUDGET_S,
 ) -> AsyncIterator[ProgressEvent]:
     """Run one diagnosis; yields progress as reads complete and ends with `VerdictReady`.
 
     Raises DiagnosisFailed when no report can be produced at all (the API unreachable, credentials refused,
-    the workload itself unreadable). Closing the iterator early cancels the reads still in flight.
+    the workload itself unreadable). Closing the iterator early cancels the reads still in flight. Every read
+    made on its behalf shares one time budget (`budget_s`), whoever drives it: the app, a script or a scan.
     """
     queue: asyncio.Queue[object] = asyncio.Queue()
 
     async def work() -> None:
         try:
-            await Orchestrator(request, tier1, tier2, tier2_unavailable, clock, queue.put_nowait).run()
+            with time_budget(budget_s):  # set inside the task, so its reads (and their threads) see it
+                await Orchestrator(request, tier1, tier2, tier2_unavailable, clock, queue.put_nowait).run()
         finally:
             queue.put_nowait(_DONE)
 

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from core.diagnosis.engine import run_to_report
+from core.diagnosis.engine import diagnose, run_to_report
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
 from core.sim.bundle import parse_bundle
@@ -141,6 +141,27 @@ async def test_a_whole_diagnosis_with_every_secondary_read_trickling_ends_within
     assert elapsed < 2.0 + LATE, elapsed
     sources = {m.source for m in report.missing}
     assert {"get_workload_spec", "get_workload_pods", "get_workload_history"} <= sources, sources
+
+
+async def test_the_engine_gives_every_diagnosis_its_budget_whoever_drives_it() -> None:
+    """The app and the scans drain diagnose() themselves, with no budget of their own around it."""
+    secondary = [e for e in ENDPOINTS if not e.primary and e.case == OOM_CASE]
+    faults = [_fault(e.match, **TRICKLE) for e in secondary]
+    with served(bundle_with(OOM_CASE, faults)) as s:
+        tenant = s.tenant()
+        request = DiagnosisRequest(
+            cluster_id=OOM_CLUSTER, workload_id=OOM_ID, now=datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+        )
+        started = time.monotonic()
+        try:
+            events = [e async for e in diagnose(request, tenant.runai, tenant.kube, budget_s=3.0)]
+        finally:
+            await tenant.aclose()
+        elapsed = time.monotonic() - started
+    report = events[-1].report  # type: ignore[attr-defined]
+    assert isinstance(report, Report)
+    assert elapsed < 3.0 + LATE, elapsed
+    assert any("diagnosis time budget ran out" in m.why for m in report.missing), report.missing
 
 
 CAP = 4 * 1024 * 1024

@@ -506,6 +506,9 @@ def test_start_options_from_arguments() -> None:
         (("--workload-id", "w1"), "need --cluster-id"),
         (("--cluster-id", "c", "--workload-id", "w", "--name", "n", "--project", "p"), "not both"),
         (("--demo", "--base-url", "https://x.run.ai"), "--base-url cannot be used with --demo"),
+        (("--cluster-id", "c", "--workload-id", "../../clusters"), "--workload-id: .* is not a valid id"),
+        (("--cluster-id", "c", "--workload-id", "9c272e2c\x1b[2J"), "--workload-id: .* is not a valid id"),
+        (("--cluster-id", "c", "--workload-id", "a" * 10_000), "--workload-id: .* is not a valid id"),
     ],
 )
 def test_start_options_that_clash_are_refused(argv: tuple[str, ...], message: str) -> None:
