@@ -25,6 +25,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
+from core.safety.untrusted import redacted
+
 # How much of a bad raw value a message quotes: enough to recognise it, too little to flood a report.
 RAW_PREVIEW_CHARS = 80
 
@@ -37,11 +39,19 @@ _problem_stack: contextvars.ContextVar[list[list[tuple[str, str]]] | None] = con
 
 
 def preview(raw: Any) -> str:
-    """repr() of a raw value, shortened so hostile or huge input cannot bloat a message."""
+    """repr() of a raw value, shortened so hostile or huge input cannot bloat a message.
+
+    Redacted before it is cut: a cut through a credential would leave a piece no rule recognises. The window
+    redacted is bounded (a huge value costs no more than a long line) and far wider than what is kept.
+    """
     text = repr(raw)
-    if len(text) > RAW_PREVIEW_CHARS:
-        return f"{text[:RAW_PREVIEW_CHARS]}... ({len(text)} chars)"
-    return text
+    if len(text) <= RAW_PREVIEW_CHARS:
+        return text
+    window = RAW_PREVIEW_CHARS * 50
+    shown = redacted(text[:window])
+    if len(shown) <= RAW_PREVIEW_CHARS and len(text) <= window:
+        return shown
+    return f"{shown[:RAW_PREVIEW_CHARS]}... ({len(text)} chars)"
 
 
 # Problems recorded during the outermost validation under way, whichever model they belong to.

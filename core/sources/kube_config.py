@@ -24,6 +24,7 @@ from kubernetes.config.kube_config import KubeConfigLoader
 from urllib3.util.retry import Retry
 
 from core.models.base import preview
+from core.safety.untrusted import redacted
 from core.sources.kube_login import LoginProblem, settle_login
 from core.sources.kube_types import (
     DEFAULT_CONNECT_TIMEOUT,
@@ -243,4 +244,4 @@ def _problem(exc: Exception) -> str:
 
 def _first_line(text: str) -> str:
     line = text.strip().splitlines()[0] if text.strip() else "no detail"
-    return line if len(line) <= 200 else line[:200] + "..."
+    return line if len(line) <= 200 else redacted(line[:10_000])[:200] + "..."  # redacted before it is cut

@@ -188,3 +188,14 @@ def test_a_megabyte_of_splitting_characters_stays_small_in_memory() -> None:
         tracemalloc.stop()
     assert peak < 32 << 20, f"peak {peak / 2**20:.1f} MiB"
     assert lines[0].startswith("\\x00\\x00") and "ghp_a1B2" not in "\n".join(lines)
+
+
+@pytest.mark.parametrize("before", [50, 60, 70, 76])
+def test_a_raw_value_preview_is_redacted_before_it_is_cut(before: int) -> None:
+    """A parse problem quotes the bad value shortened; a token cut in two would match no rule."""
+    from core.models.base import preview
+
+    token = "ghp_" + "A1b2" * 9
+    shown = preview("x" * before + " " + token + " and more text after it" * 5)
+    assert "A1b2A1" not in shown and "ghp_A" not in shown
+    assert shown.endswith("chars)")
