@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from core.diagnosis.observations import quote
 from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
 from core.models.report import EvidenceItem, MissingItem
-from core.models.runai import ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
+from core.models.runai import Compute, ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
 from core.safety.redact import redact_annotation
 from core.safety.untrusted import clean
 from core.words import plural
@@ -60,28 +60,37 @@ def _from_resources(
     return setting
 
 
-def memory_setting(workload: Workload, pods: Sequence[RunaiPod], spec: WorkloadSpecDoc | None) -> MemorySetting:
-    """Request and limit, preferring the pods' requestedResources (the seed's source of the limit)."""
+def memory_setting(
+    workload: Workload,
+    pods: Sequence[RunaiPod],
+    spec: WorkloadSpecDoc | None,
+    *,
+    pod: str | None = None,
+    role: str | None = None,
+) -> MemorySetting:
+    """Request and limit, preferring the pods' requestedResources (the seed's source of the limit).
+
+    With `pod` (a workload of several pods), that pod's own values, else its role's submitted spec, else the
+    per-pod values of the workload: the limit that applies is the failing pod's, never the workload's total."""
     problems: list[MissingItem] = []
     candidates: list[MemorySetting] = []
-    for pod in pods:
+    chosen_pods = [p for p in pods if pod is None or quote(p.name, 120) == pod]
+    for item in chosen_pods:
         candidates.append(
-            _from_resources(pod.requested_resources, f"pod {quote(pod.name, 80)} requestedResources", PODS, problems)
+            _from_resources(item.requested_resources, f"pod {quote(item.name, 80)} requestedResources", PODS, problems)
         )
+    submitted = spec.spec_for(role) if spec is not None else None
+    compute = submitted.compute if submitted is not None else None
+    role_origin = f"the {role} spec's compute" if role and spec is not None and spec.role_specs() else "spec.compute"
+    if pod is not None and compute is not None:
+        candidates.append(_from_compute(compute, role_origin, problems))
     candidates.append(_from_resources(workload.pods_requested_resources, "podsRequestedResources", STATUS, problems))
-    candidates.append(
-        _from_resources(workload.workload_requested_resources, "workloadRequestedResources", STATUS, problems)
-    )
-    compute = spec.spec.compute if spec and spec.spec else None
-    if compute is not None:
+    if pod is None:
         candidates.append(
-            MemorySetting(
-                request_bytes=_bytes(compute.cpu_memory_request, "request", "spec.compute.cpuMemoryRequest", problems),
-                limit_bytes=_bytes(compute.cpu_memory_limit, "limit", "spec.compute.cpuMemoryLimit", problems),
-                source=SPEC,
-                origin="spec.compute",
-            )
+            _from_resources(workload.workload_requested_resources, "workloadRequestedResources", STATUS, problems)
         )
+        if compute is not None:
+            candidates.append(_from_compute(compute, role_origin, problems))
     chosen = MemorySetting(problems=problems)
     for cand in candidates:
         if chosen.limit_bytes is None and cand.limit_bytes is not None:
@@ -93,6 +102,16 @@ def memory_setting(workload: Workload, pods: Sequence[RunaiPod], spec: WorkloadS
             chosen.source = chosen.source or cand.source
             chosen.origin = chosen.origin or cand.origin
     return chosen
+
+
+def _from_compute(compute: Compute, origin: str, problems: list[MissingItem]) -> MemorySetting:
+    where = f"{origin}." if origin == "spec.compute" else f"{origin} "
+    return MemorySetting(
+        request_bytes=_bytes(compute.cpu_memory_request, "request", f"{where}cpuMemoryRequest", problems),
+        limit_bytes=_bytes(compute.cpu_memory_limit, "limit", f"{where}cpuMemoryLimit", problems),
+        source=SPEC,
+        origin=origin,
+    )
 
 
 def memory_text(request: int | None, limit: int | None) -> str:
@@ -129,9 +148,27 @@ def _mounts(spec: SubmittedSpec) -> list[str]:
 
 
 def spec_evidence(doc: WorkloadSpecDoc) -> list[EvidenceItem]:
+    """The submitted spec's evidence; with replica roles that differ, image, command and memory per role."""
     spec = doc.spec
-    if spec is None:
+    roles = doc.role_specs()
+    if spec is None and not roles:
         return []
+    items: list[EvidenceItem] = []
+    if doc.manifest_kind:
+        items.append(
+            EvidenceItem(text=f"Submitted through the v2 API as a {quote(doc.manifest_kind, 60)}", source=SPEC)
+        )
+    if roles:
+        for role, submitted in roles.items():
+            items += _submitted(submitted, f" ({quote(role, 30)})")
+        if spec is not None and spec not in roles.values():
+            items += [i for i in _submitted(spec, "") if i.signal not in ("image", "command", "memory-config")]
+    elif spec is not None:
+        items += _submitted(spec, "")
+    return items
+
+
+def _submitted(spec: SubmittedSpec, role: str) -> list[EvidenceItem]:
     items: list[EvidenceItem] = []
 
     def add(text: str, signal: str) -> None:
@@ -139,10 +176,10 @@ def spec_evidence(doc: WorkloadSpecDoc) -> list[EvidenceItem]:
 
     if spec.image:
         pull = f" (imagePullPolicy {quote(spec.image_pull_policy, 20)})" if spec.image_pull_policy else ""
-        add(f"Submitted image: {quote(spec.image, 300)}{pull}", "image")
+        add(f"Submitted image{role}: {quote(spec.image, 300)}{pull}", "image")
     if spec.command or spec.args:
         command = " ".join(part for part in (spec.command, spec.args) if part)
-        add(f"Submitted command: {quote(command, 400)}", "command")
+        add(f"Submitted command{role}: {quote(command, 400)}", "command")
     submit = spec.annotation(SUBMIT_ANNOTATION)
     if submit:
         shown = clean(redact_annotation(SUBMIT_ANNOTATION, submit), max_len=400, one_line=True)
@@ -151,10 +188,10 @@ def spec_evidence(doc: WorkloadSpecDoc) -> list[EvidenceItem]:
     if compute is not None and (compute.cpu_memory_request is not None or compute.cpu_memory_limit is not None):
         req = quote(compute.cpu_memory_request, 30) if compute.cpu_memory_request is not None else "not set"
         lim = quote(compute.cpu_memory_limit, 30) if compute.cpu_memory_limit is not None else "not set"
-        add(f"Submitted CPU memory request/limit: {req} / {lim}", "memory-config")
+        add(f"Submitted CPU memory request/limit{role}: {req} / {lim}", "memory-config")
     if spec.restart_policy:
         backoff = f", backoffLimit {spec.backoff_limit}" if spec.backoff_limit is not None else ""
-        add(f"Restart policy: {quote(spec.restart_policy, 30)}{backoff}", "restart-policy")
+        add(f"Restart policy{role}: {quote(spec.restart_policy, 30)}{backoff}", "restart-policy")
     mounts = _mounts(spec)
     if mounts:
         add("Data sources: " + "; ".join(mounts), "mounts")
@@ -172,6 +209,8 @@ def pod_evidence(pod: RunaiPod, memory: MemorySetting | None = None) -> Evidence
     if pod.node_name:
         parts.append(f"node {quote(pod.node_name, 120)}")
     parts.append(f"k8sPhase: {quote(pod.k8s_phase, 40) if pod.k8s_phase else 'not reported'}")
+    if pod.deleted_at is not None:
+        parts.append(f"deleted {pod.deleted_at.isoformat()}")
     problems: list[MissingItem] = []
     req = _from_resources(pod.requested_resources, "pod", PODS, problems)
     if req.request_bytes is not None or req.limit_bytes is not None:

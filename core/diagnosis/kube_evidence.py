@@ -94,7 +94,8 @@ def signal_text(signal: Signal) -> str:
 
 
 def pod_observations(pod: K8sPod) -> list[Observation]:
-    return [Observation(sig, DESCRIBE_POD, sig.at, signal_text(sig)) for sig in pod_signals(pod)]
+    name = quote(pod.metadata.name, 120) if pod.metadata and isinstance(pod.metadata.name, str) else None
+    return [Observation(sig, DESCRIBE_POD, sig.at, signal_text(sig), name) for sig in pod_signals(pod)]
 
 
 def _event_when(event: K8sEvent) -> datetime | None:
@@ -126,7 +127,11 @@ def events_observations(events: Sequence[K8sEvent]) -> list[Observation]:
     found: list[Observation] = []
     for event in events:
         text = event_text(event)
-        found.extend(Observation(sig, EVENTS, sig.at or _event_when(event), text) for sig in k8s_event_signals(event))
+        obj = event.involved_object
+        pod = quote(obj.name, 120) if obj is not None and obj.kind == "Pod" and isinstance(obj.name, str) else None
+        found.extend(
+            Observation(sig, EVENTS, sig.at or _event_when(event), text, pod) for sig in k8s_event_signals(event)
+        )
     return found
 
 
@@ -148,12 +153,14 @@ def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound,
     return found, finding
 
 
-def log_observation(excerpt: LogExcerpt, finding: LogFinding, at: datetime | None) -> Observation | None:
+def log_observation(
+    excerpt: LogExcerpt, finding: LogFinding, at: datetime | None, pod: str | None = None
+) -> Observation | None:
     """A GPU out-of-memory in the log is a signal of its own; any other explaining line is cited, not ranked."""
     if not finding.gpu_oom:
         return None
     signal = Signal(kind=SignalKind.GPU_OOM, detail=finding.text, container=excerpt.container, at=at)
-    return Observation(signal, LOGS, at, log_line_text(excerpt, finding))
+    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), pod)
 
 
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:

@@ -29,6 +29,9 @@ class Observation:
     source: str
     at: datetime | None
     text: str
+    # The pod it is about (cleaned), when the read says so (an event's involved pod, a pod's own state): a
+    # multi-pod workload is classified from the pod that failed first, so what its peers showed is told apart.
+    pod: str | None = None
 
     @property
     def kind(self) -> SignalKind:
@@ -69,7 +72,8 @@ def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Ev
         event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
     at = event.created_at
-    return [Observation(sig, source, at, text) for sig in signals], text
+    pod = quote(obj.name, 120) if obj is not None and obj.kind == "Pod" and isinstance(obj.name, str) else None
+    return [Observation(sig, source, at, text, pod) for sig in signals], text
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
@@ -120,4 +124,5 @@ def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
     if pod.node_name:
         text += f" on node {quote(pod.node_name, 120)}"
     at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
-    return [Observation(sig, source, at, text) for sig in signals]
+    name = quote(pod.name, 120) if pod.name else None
+    return [Observation(sig, source, at, text, name) for sig in signals]

@@ -16,18 +16,20 @@ Round trips for Option A with Tier 2 and metrics, when the status events name th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.diagnosis import cascade
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
-from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
+from core.diagnosis.reader import Reader, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
-from core.diagnosis.steps import classify, conditional, inspect, kubernetes, resolve
+from core.diagnosis.steps import classify, conditional, inspect, kubernetes, multipod, resolve
 from core.diagnosis.steps.history import HistoryRead, read_history
-from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
+from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
 from core.models.kube import K8sEvent, K8sPod
@@ -40,6 +42,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 PREEMPTED_IN_EPISODE = "preemption evidence in the current episode"
 PREEMPTED_IN_POD = "the pod's DisruptionTarget condition says the scheduler preempted it"
+
+
+def _ready(value: T) -> asyncio.Future[T]:
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    future.set_result(value)
+    return future
 
 
 class Orchestrator:
@@ -108,20 +116,23 @@ class Orchestrator:
         self.steps.finish(1)
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
-        # named; the namespace lookup it may need runs beside Step 2.
+        # named; the namespace lookup it may need runs beside Step 2. A workload that runs several pods reads its
+        # deleted pods beside the live ones, and its Tier 2 waits for the order its pods ended in.
         self.steps.start(2)
         self.steps.start(3)
+        hint = multipod.several_hint(w, status.events)
         t2, ns_task = self.t2, None
         if t2 is None:
             self.take_namespace(inspect.namespace_without_lookup(w, status.events))
         else:
             ns_task = self.spawn(inspect.find_namespace(self.reader, self.t1, self.req.cluster_id, w, status.events))
         spec_task = self.spawn(inspect.read_spec(self.reader, self.t1, w))
-        pods_task = self.spawn(inspect.read_pods(self.reader, self.t1, w.id or ""))
+        failing = {o.pod for o in status.observations if o.pod is not None}
+        pods_task = self.spawn(inspect.read_pods(self.reader, self.t1, w.id or "", several=hint, failing=failing))
         history_task = self.spawn(read_history(self.reader, self.t1, w, self.cutoff))
         tier2 = None
         named = kubernetes.pod_named_by_events(status.events, lambda at: resolve.is_recent(at, w, self.cutoff))
-        if t2 is not None and ns_task is not None and named is not None:
+        if t2 is not None and ns_task is not None and named is not None and not hint:
             self.steps.start(4)
             tier2 = self.spawn(self.tier2(t2, w, *named, ns_task, pods_task))
         spec = await spec_task
@@ -129,7 +140,8 @@ class Orchestrator:
         pods = await pods_task
         take(pods.findings)
         self.steps.finish(2)
-        name = kubernetes.pod_to_inspect(pods.pods, self.now) if tier2 is None else None
+        several = hint or multipod.several_pods(w, pods.pods)
+        name = kubernetes.pod_to_inspect(pods.pods, self.now) if tier2 is None and not several else None
         if t2 is not None and ns_task is not None and name is not None:
             self.steps.start(4)
             tier2 = self.spawn(self.tier2(t2, w, name, None, ns_task, pods_task))
@@ -138,6 +150,13 @@ class Orchestrator:
         self.steps.finish(3)
         tier1_obs = status.observations + pods.observations + history.observations
         self.known.set_result((history, tier1_obs))
+        window = conditional.failure_window(history.current, w)
+        if several and t2 is not None and ns_task is not None:
+            self.steps.start(4)
+            first_pass = multipod.termination_order(w, pods.pods, tier1_obs, window).order
+            tier2 = self.spawn(
+                self.tier2_several(t2, w, multipod.to_describe(first_pass, pods.pods), window, ns_task, pods, tier2)
+            )
         if ns_task is not None:
             self.take_namespace(await ns_task)
 
@@ -149,6 +168,8 @@ class Orchestrator:
         # Step 4: conditional evidence. With OOM evidence from Run:ai or from the pod's first Kubernetes answers,
         # metrics run beside the remaining Kubernetes reads; otherwise the rest of Tier 2 may still call for them.
         self.steps.start(4)
+        if several:
+            return await self.conclude_several(w, spec, pods, history, tier1_obs, window, tier2)
         first = await self.early if tier2 is not None else NO_TIER2
         early_obs = tier1_obs + first.observations
         gate = conditional.needs_metrics(early_obs)
@@ -171,11 +192,102 @@ class Orchestrator:
         gathered = classify.Gathered(
             w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None
         )
+        return self.conclude(gathered)
+
+    async def conclude_several(
+        self,
+        w: Workload,
+        spec: SpecRead,
+        pods: PodsRead,
+        history: HistoryRead,
+        tier1_obs: tuple[Observation, ...],
+        window: tuple[datetime | None, datetime | None],
+        tier2: asyncio.Task[Tier2Found] | None,
+    ) -> Report:
+        """Steps 4 and 5 for a workload of several pods: the order they ended in decides which pod's evidence
+        the verdict rests on, and memory is read per pod, never from the workload's sum over its pods."""
+        found = await tier2 if tier2 is not None else self.no_tier2()
+        if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
+            return self.route_out(route)
+        texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
+        ordered = multipod.termination_order(
+            w, pods.pods, tier1_obs + found.observations, window, k8s_pods=found.k8s_pods, texts=texts, cite=True
+        )
+        self.journal.take(ordered.findings)
+        everything = ordered.observations
+        cause = tuple(cascade.cause_observations(everything, ordered.order))
+        gate = conditional.needs_metrics(everything)
+        pod_metrics = multipod.NO_POD_METRICS
+        if gate[0]:
+            targets = multipod.metric_targets(ordered.order)
+            pod_metrics = await multipod.read_pod_metrics(
+                self.reader, self.t1, w.id or "", targets, pods.pods, self.now, gate[1]
+            )
+        self.journal.take(pod_metrics.findings)
+        self.steps.finish(4)
+        self.steps.start(5)
+        first = ordered.order.first
+        k8s_first = found.k8s_pods.get(first.pod) if first is not None else found.pod
+        gathered = classify.Gathered(
+            w, cause, spec, pods, history, conditional.NOT_READ, k8s_first, found.log,
+            tier2_available=self.t2 is not None, several=True, order=ordered.order, pod_metrics=pod_metrics,
+        )  # fmt: skip
+        return self.conclude(gathered)
+
+    def conclude(self, gathered: classify.Gathered) -> Report:
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
-        take(conclusion.findings)
+        self.journal.take(conclusion.findings)
         report = classify.report(gathered, conclusion, self.basis())
         self.steps.finish(5)
         return report
+
+    async def tier2_several(
+        self,
+        t2: KubeSource,
+        w: Workload,
+        names: list[str],
+        window: tuple[datetime | None, datetime | None],
+        ns_task: asyncio.Task[NamespaceFound],
+        pods: PodsRead,
+        started: asyncio.Task[Tier2Found] | None,
+    ) -> Tier2Found:
+        """The earliest failed pods described side by side; then the pod that failed first read in full."""
+        try:
+            done = await started if started is not None else None
+            ns = (await ns_task).choice
+            if ns.namespace is None:
+                return done or self.no_namespace()
+            have = set(done.k8s_pods) if done is not None else set()
+            described = await multipod.describe_pods(
+                self.reader, t2, ns, [n for n in names if cascade.pod_key(n) not in have]
+            )
+            _, tier1_obs = await self.known
+            k8s = dict(done.k8s_pods) if done is not None else {}
+            observations = list(done.observations) if done is not None else []
+            for item in described:
+                if item.pod is not None and item.pod.metadata is not None and item.pod.metadata.name:
+                    k8s[cascade.pod_key(item.pod.metadata.name)] = item.pod
+                    observations += item.observations
+            order = multipod.termination_order(w, pods.pods, tier1_obs + tuple(observations), window, k8s_pods=k8s)
+            first = order.order.first
+            first_name = first.pod if first is not None else (names[0] if names else None)
+            for item in described:
+                if item.pod is None or item.pod.metadata is None or not item.pod.metadata.name:
+                    self.journal.take(item.findings)  # a failed describe is a stated gap whoever it was for
+                elif cascade.pod_key(item.pod.metadata.name) != first_name:
+                    self.journal.take(multipod.peer_findings(item))
+            if first_name is None or (done is not None and done.pod_name == first_name):
+                return Tier2Found(done.pod if done else None, tuple(observations), done.log if done else None, k8s)
+            pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
+                        and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
+            raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
+            full = await self.kubernetes(t2, w, raw, None, ns_task, _ready(pods), pre)
+            merged = {**k8s, **full.k8s_pods}
+            peers = tuple(o for o in observations if o.pod != first_name)
+            return Tier2Found(full.pod, full.observations + peers, full.log, merged)
+        finally:
+            if not self.early.done():
+                self.early.set_result(NO_TIER2)
 
     async def tier2(
         self, t2: KubeSource, w: Workload, name: str, uid: str | None,
@@ -190,29 +302,29 @@ class Orchestrator:
 
     async def kubernetes(
         self, t2: KubeSource, w: Workload, name: str, uid: str | None,
-        ns_task: asyncio.Task[NamespaceFound], pods_task: asyncio.Task[PodsRead],
+        ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
+        described: kubernetes.PodDescribed | None = None,
     ) -> Tier2Found:  # fmt: skip
+        """`described`: the pod, already read beside its peers (a workload of several pods)."""
         take, reader = self.journal.take, self.reader
         ns = (await ns_task).choice
         if ns.namespace is None:
-            gap = Collect()
-            gap.missing("Kubernetes evidence", "the pod's namespace could not be determined", kubernetes.DESCRIBE_POD)
-            take(gap.done())
-            return NO_TIER2
+            return self.no_namespace()
         # These reads start before history is read: the failure time they are told (for "events expired"
         # reasoning) is the one Step 1 knows, the workload's last phase change.
         failed_at = w.phase_updated_at
-        pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name))
+        pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name)) if described is None else None
         events_task = self.spawn(kubernetes.pod_events(reader, t2, ns.namespace, name, uid, failed_at, self.now))
-        described = await pod_task
+        if pod_task is not None:
+            described = await pod_task
+        assert described is not None
         take(described.findings)
         pod = described.pod
         log_task = self.spawn(kubernetes.read_log(reader, t2, pod)) if pod is not None else None
         if pod is not None:
             node = pod.spec.node_name if pod.spec else None
         else:  # the Run:ai pods read started beside this one: its answer names the node
-            answer = (await pods_task).page
-            listed = answer.items if not isinstance(answer, ReadFailure) else []
+            listed = (await pods_task).pods
             node = next((p.node_name for p in listed if p.name == name and p.node_name), None)
         node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
         everything: list[K8sEvent] = []
@@ -229,7 +341,8 @@ class Orchestrator:
 
         pod_events = await events_task  # taken before the node's, whichever answers first
         take_events(pod_events, list(pod_events.events), shown_if_none=True)
-        self.early.set_result(Tier2Found(pod, tuple(observations)))
+        if not self.early.done():
+            self.early.set_result(Tier2Found(pod, tuple(observations)))
         # The log and the node's events are read against the failure's time and window, which history gives.
         history, tier1_obs = await self.known
         failed = conditional.failure_time(history.current, w)
@@ -239,16 +352,19 @@ class Orchestrator:
             ends = kubernetes.termination_times(pod, failed)
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
         log = None
+        key = cascade.pod_key(name)
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed)
+            explained = kubernetes.interpret_log(await log_task, failed, key)
             take(explained.findings)
             log = explained.finding
             observations += [explained.observation] if explained.observation is not None else []
-        if node and conditional.needs_node(tier1_obs + tuple(observations)):
+        # A node is described on evidence about this pod or the workload, not on what its peers showed.
+        own = tuple(o for o in tier1_obs if o.pod is None or o.pod == key) + tuple(observations)
+        if node and conditional.needs_node(own):
             described_node = await kubernetes.describe_node(reader, t2, node)
             take(described_node.findings)
             observations += described_node.observations
-        return Tier2Found(pod, tuple(observations), log)
+        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {})
 
     async def metrics(
         self, w: Workload, history: HistoryRead, pods: PodsRead, k8s_pod: K8sPod | None, gate: tuple[bool, str]
@@ -259,6 +375,12 @@ class Orchestrator:
         return await conditional.read_metrics(self.reader, self.t1, w.id or "", windows, gate[1])
 
     # -- plumbing ------------------------------------------------------------------------------------------------
+    def no_namespace(self) -> Tier2Found:
+        gap = Collect()
+        gap.missing("Kubernetes evidence", "the pod's namespace could not be determined", kubernetes.DESCRIBE_POD)
+        self.journal.take(gap.done())
+        return NO_TIER2
+
     def no_tier2(self) -> Tier2Found:
         gap = Collect()
         if self.t2 is None:

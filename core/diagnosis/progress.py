@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from core.models.report import EvidenceItem, MissingItem, Report, WorkloadRef
+from core.models.report import EvidenceItem, MissingItem, PodTerminationEntry, Report, WorkloadRef
 
 STEP_TITLES: dict[int, str] = {
     1: "Resolve the workload and check its phase",
@@ -130,6 +130,14 @@ class MemoryTrend:
     request_bytes: int | None
     limit_bytes: int | None
     peak_bytes: int | None
+    pod: str | None = None  # for a workload of several pods: the pod whose own series and limit these are
+
+
+@dataclass(frozen=True, slots=True)
+class TerminationsFound:
+    """The pods of a workload in the order they ended, the first failure first (its consequences after it)."""
+
+    entries: tuple[PodTerminationEntry, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +168,7 @@ ProgressEvent = (
     | LogFound
     | NodeFound
     | MemoryTrend
+    | TerminationsFound
     | HistoryFound
     | VerdictReady
 )

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
@@ -17,7 +18,16 @@ from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import Verdict
 from core.diagnosis.signals import ImagePullKind, SignalKind
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, HistoryEntry, Memory, MissingItem, Recurrence, Report, WorkloadRef
+from core.models.report import (
+    EvidenceItem,
+    HistoryEntry,
+    Memory,
+    MissingItem,
+    PodMemory,
+    Recurrence,
+    Report,
+    WorkloadRef,
+)
 from core.models.runai import WorkloadSpecDoc
 
 # The report carries the newest part of a long timeline; the screen gets all of it from the progress event.
@@ -65,6 +75,9 @@ class ReportInputs:
     tier2_available: bool
     node_name: str | None
     observations: Sequence[Observation]
+    order: TerminationOrder = NO_ORDER
+    memory_pods: Sequence[PodMemory] = ()
+    memory_pod: str | None = None
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -214,6 +227,8 @@ def build_report(inputs: ReportInputs) -> Report:
             samples=inputs.samples,
             peak_at=inputs.peak_at,
             windows=inputs.windows,
+            pod=inputs.memory_pod,
+            pods=list(inputs.memory_pods),
         )
         if inputs.memory.limit_bytes is None:
             missing = [m for m in inputs.missing if m.what == "CPU-memory limit"]
@@ -239,6 +254,7 @@ def build_report(inputs: ReportInputs) -> Report:
         next_action=None,
         notes=notes,
         history=_timeline(inputs.history),
+        termination_order=[entry_of(e) for e in inputs.order.entries],
         generated_at=inputs.now,
         lookback_start=inputs.cutoff,
     )

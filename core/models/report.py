@@ -86,6 +86,18 @@ class MissingItem(ReportModel):
     source: str | None = None
 
 
+class PodMemory(ReportModel):
+    """One pod's measured memory against its own limit (added key `memory.pods[]`)."""
+
+    pod: str
+    role: str | None = None
+    request_bytes: int | None = None
+    limit_bytes: int | None = None
+    peak_bytes: int | None = None  # that pod's own measured peak, never a sum over pods
+    peak_at: datetime | None = None
+    samples: int = 0
+
+
 class Memory(ReportModel):
     request_bytes: int | None = None
     limit_bytes: int | None = None
@@ -94,6 +106,22 @@ class Memory(ReportModel):
     # Added keys: when the peak was seen and the windows that were queried.
     peak_at: datetime | None = None
     windows: list[dict[str, Any]] = Field(default_factory=list)
+    # Added keys for a workload of several pods: the pod whose limit and peak the values above are, and each
+    # pod whose own series was read (a workload's series is a sum over its pods, never a pod's peak).
+    pod: str | None = None
+    pods: list[PodMemory] = Field(default_factory=list)
+
+
+class OtherSubmissions(ReportModel):
+    """The name's other submissions in the same project and cluster (added key `recurrence.otherSubmissions`).
+
+    Recurrence counts this workload's own failures; a name is often resubmitted, each run a new workload."""
+
+    failed: int | None = None  # None when they could not be listed
+    total: int | None = None  # submissions of the name ending inside the lookback, this one excluded
+    lookback: str
+    newest_failed_id: str | None = None
+    why: str | None = None  # why the count is unknown, or what it covers
 
 
 class Recurrence(ReportModel):
@@ -102,6 +130,22 @@ class Recurrence(ReportModel):
     recurring: bool = False
     # Added key: when each counted occurrence happened (failure time), newest first.
     occurrences: list[datetime] = Field(default_factory=list)
+    other_submissions: OtherSubmissions | None = None
+
+
+class PodTerminationEntry(ReportModel):
+    """One pod's end in a workload of several pods, in the order they ended (added key `terminationOrder`)."""
+
+    pod: str
+    role: str | None = None
+    node: str | None = None
+    at: datetime | None = None
+    how: str
+    first: bool = False  # the failure the verdict rests on; the others are its consequences
+    consequence: bool = False
+    teardown: list[str] = Field(default_factory=list)  # the signs it was ended after a peer failed
+    deleted: bool = False
+    time_source: str | None = None
 
 
 class HistoryEntry(ReportModel):
@@ -129,6 +173,7 @@ class Report(ReportModel):
     next_action: str | None = None
     notes: list[str] = Field(default_factory=list)
     history: list[HistoryEntry] = Field(default_factory=list)
+    termination_order: list[PodTerminationEntry] = Field(default_factory=list)
     generated_at: datetime | None = None
     lookback_start: datetime | None = None
 

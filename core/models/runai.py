@@ -355,6 +355,13 @@ class SubmittedSpec(ApiModel):
     num_workers: int | None = None
     min_replicas: int | None = None
     max_replicas: int | None = None
+    # Distributed inference keeps image, command and compute per role, not at the top of `spec`.
+    leader: SubmittedSpec | None = None
+    worker: SubmittedSpec | None = None
+    workers: int | None = None
+    # Where a distributed spec puts these is UNVERIFIED beside the top level: read both.
+    master_spec_same_as_worker: bool | None = None
+    master_spec: SubmittedSpec | None = None
 
     def annotation(self, name: str) -> str | None:
         """Value of the first annotation with exactly this name, or None."""
@@ -378,6 +385,39 @@ class WorkloadSpecDoc(ApiModel):
     desired_phase: str | None = None
     actual_phase: str | None = None
     spec: SubmittedSpec | None = None
+    # Distributed: `spec` describes the workers, `masterSpec` the master unless `masterSpecSameAsWorker`.
+    master_spec_same_as_worker: bool | None = None
+    master_spec: SubmittedSpec | None = None
+    # Filled from a v2 document (core/models/spec_v2.py): each replica role's spec, and the manifest's kind.
+    roles: dict[str, SubmittedSpec] | None = None
+    manifest_kind: str | None = None
+    sync_status: str | None = None
+
+    def role_specs(self) -> dict[str, SubmittedSpec]:
+        """Each replica role's submitted spec, when roles differ (empty for a one-role workload)."""
+        if self.roles:
+            return dict(self.roles)
+        spec = self.spec
+        if spec is None:
+            return {}
+        if spec.leader is not None or spec.worker is not None:
+            return {role: s for role, s in (("leader", spec.leader), ("worker", spec.worker)) if s is not None}
+        master = self.master_spec or spec.master_spec
+        same = self.master_spec_same_as_worker
+        if same is None:
+            same = spec.master_spec_same_as_worker
+        if master is not None and same is not True:
+            return {"master": master, "worker": spec}
+        return {}
+
+    def spec_for(self, role: str | None) -> SubmittedSpec | None:
+        """The spec that applies to a pod of `role`; None when roles differ and the pod's is not known."""
+        roles = self.role_specs()
+        if not roles:
+            return self.spec
+        if len(roles) == 1:
+            return next(iter(roles.values()))
+        return roles.get(role) if role is not None else None
 
 
 class PodContainer(ApiModel):

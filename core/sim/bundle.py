@@ -284,6 +284,23 @@ class _Validator:
         if "metrics" in entry:
             for j, series in enumerate(self.lst(entry["metrics"], f"{path}.metrics")):
                 self.series(series, f"{path}.metrics[{j}]")
+        # Multi-pod additions (case-format.md): each pod's own series, the v2 document, inference revisions.
+        if "podMetrics" in entry and entry["podMetrics"] is not None:
+            per_pod = self.obj(entry["podMetrics"], f"{path}.podMetrics", "an object (pod id -> series) or null")
+            for pod_id, items in per_pod.items():
+                for j, series in enumerate(self.lst(items, f"{path}.podMetrics.{pod_id}")):
+                    self.series(series, f"{path}.podMetrics.{pod_id}[{j}]")
+        if "specV2" in entry and entry["specV2"] is not None:
+            self.obj(entry["specV2"], f"{path}.specV2", "an object or null")
+        if "inferenceRevisions" in entry and entry["inferenceRevisions"] is not None:
+            for j, item in enumerate(self.lst(entry["inferenceRevisions"], f"{path}.inferenceRevisions")):
+                rpath = f"{path}.inferenceRevisions[{j}]"
+                revision = self.obj(item, rpath)
+                self.obj(revision.get("revision"), f"{rpath}.revision")
+                for key in ("pods", "events", "history"):
+                    if key in revision and revision[key] is not None:
+                        for k, value in enumerate(self.lst(revision[key], f"{rpath}.{key}")):
+                            self.obj(value, f"{rpath}.{key}[{k}]")
         return str(wl["id"])
 
     def series(self, value: object, path: str) -> None:

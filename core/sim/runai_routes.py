@@ -188,13 +188,15 @@ def _spec_for(ctx: RouteContext, kind: str | None) -> SimResponse:
         return entry
     wtype = str(entry["workload"].get("type") or "").lower()
     served_by_kind = wtype in SPEC_KINDS.values()
-    fits = not served_by_kind if kind is None else SPEC_KINDS[kind] == wtype
+    if kind is None and entry.get("specV2") is not None:
+        fits = True  # a v2 submission answers at /api/v2/workloads/{id} whatever its type says
+    else:
+        fits = not served_by_kind if kind is None else SPEC_KINDS[kind] == wtype
     if not fits:
         where = "/api/v2/workloads/{id}" if kind is None else f"/api/v1/workloads/{kind}/{{id}}"
-        return api_error(
-            404, f"workload {show(ctx.params['id'])} is not served by {where} (type {show(wtype)})"
-        )
-    spec = entry.get("spec")
+        return api_error(404, f"workload {show(ctx.params['id'])} is not served by {where} (type {show(wtype)})")
+    # The documented v2 document (`{workload: {metadata, desiredPhase, workloadManifest, ...}, syncInfo}`).
+    spec = entry["specV2"] if kind is None and "specV2" in entry else entry.get("spec")
     if spec is None:
         return api_error(404, f"no spec for workload {show(ctx.params['id'])}")
     return json_response(200, spec)
@@ -271,10 +273,52 @@ def pod_metrics(ctx: RouteContext) -> SimResponse:
     if isinstance(entry, SimResponse):
         return entry
     pod_id = ctx.params["podId"]
-    series = [
-        s for s in entry.get("metrics") or [] if _has_pod_label(s) and str(s["labels"]["podId"]) == pod_id
-    ]
+    # The documented `podMetrics` (pod id -> series), and series of `metrics` labelled with the pod's id.
+    series = list((entry.get("podMetrics") or {}).get(pod_id) or [])
+    series += [s for s in entry.get("metrics") or [] if _has_pod_label(s) and str(s["labels"]["podId"]) == pod_id]
     return _metrics_body(ctx, series)
+
+
+# -- inference revisions -------------------------------------------------------------------------------------
+def _revision(ctx: RouteContext) -> dict[str, Any] | SimResponse:
+    """The `inferenceRevisions` item whose revision id is `{revisionId}`, searched across workloads."""
+    rid = ctx.params["revisionId"]
+    for entry in ctx.bundle.workloads:
+        for item in entry.get("inferenceRevisions") or []:
+            revision = item.get("revision") or {}
+            if str(revision.get("id") or revision.get("revisionId") or "") == rid:
+                return item
+    return api_error(404, f"revision {show(rid)} not found")
+
+
+def inference_revisions(ctx: RouteContext) -> SimResponse:
+    entry = _entry(ctx)
+    if isinstance(entry, SimResponse):
+        return entry
+    if str(entry["workload"].get("type") or "").lower() != "inference":
+        return api_error(404, f"workload {show(ctx.params['id'])} is not an inference")
+    try:
+        offset, limit = parse_paging(ctx.query)
+    except QueryError as exc:
+        return _bad(exc)
+    revisions = [item.get("revision") or {} for item in entry.get("inferenceRevisions") or []]
+    return _paged("revisions", revisions, offset, limit)
+
+
+def _revision_feed(key: str, stamp: Callable[[Any], object], field: str) -> Callable[[RouteContext], SimResponse]:
+    def handler(ctx: RouteContext) -> SimResponse:
+        item = _revision(ctx)
+        if isinstance(item, SimResponse):
+            return item
+        try:
+            offset, limit = parse_paging(ctx.query)
+        except QueryError as exc:
+            return _bad(exc)
+        stored = {"records": "history"}.get(key, key)
+        items = _sorted_by_time(item.get(stored) or [], stamp, field, newest_first=True)
+        return _paged(key, items, offset, limit)
+
+    return handler
 
 
 # -- org lookups ---------------------------------------------------------------------------------------------
@@ -295,6 +339,19 @@ def list_projects(ctx: RouteContext) -> SimResponse:
 RUNAI_ROUTES: list[Route] = [
     Route("/api/v1/workloads", list_workloads),
     Route("/api/v1/workloads/count", count_workloads),
+    Route("/api/v1/workloads/inferences/{id}/revisions", inference_revisions),
+    Route(
+        "/api/v1/workloads/inferences/revisions/{revisionId}/pods",
+        _revision_feed("pods", lambda p: p.get("createdAt"), "createdAt"),
+    ),
+    Route(
+        "/api/v1/workloads/inferences/revisions/{revisionId}/events",
+        _revision_feed("events", lambda e: e.get("createdAt"), "createdAt"),
+    ),
+    Route(
+        "/api/v1/workloads/inferences/revisions/{revisionId}/history",
+        _revision_feed("records", lambda r: (r.get("meta") or {}).get("creationTimestamp"), "creationTimestamp"),
+    ),
     *[_spec_route(kind) for kind in SPEC_KINDS],
     _spec_route(None),
     Route("/api/v1/workloads/{id}", get_workload),

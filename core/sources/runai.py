@@ -31,6 +31,7 @@ from core.models.runai import (
     WorkloadEvent,
     WorkloadSpecDoc,
 )
+from core.models.spec_v2 import is_v2_document, spec_from_v2
 from core.sources.bounded import DEFAULT_REQUEST_DEADLINE_S, MAX_BODY_BYTES, SUPPORTED_ENCODINGS, BoundedTransport
 from core.sources.budget import remaining as budget_remaining
 from core.sources.credentials import Credentials
@@ -238,6 +239,8 @@ class RunaiClient:
         """The submitted spec from the kind-specific endpoint chosen by `workload_type`."""
         path = spec_path(workload_id, workload_type)
         body = await self._get_json(path, {}, resource="workload specs")
+        if is_v2_document(body):  # a v2 / third-party kind: the manifest's pod templates, per replica role
+            return spec_from_v2(body)
         return self._object(path, {}, body, WorkloadSpecDoc)
 
     async def get_pods(
@@ -267,6 +270,25 @@ class RunaiClient:
         samples: int = MAX_SAMPLES,
     ) -> MetricsResponse:
         """Sampled metrics; 207 (some types missing) is a success and simply has fewer series."""
+        path = f"/api/v1/workloads/{segment(workload_id)}/metrics"
+        return await self._metrics(path, types, start, end, samples)
+
+    async def get_pod_metrics(
+        self,
+        workload_id: str,
+        pod_id: str,
+        types: Sequence[str],
+        start: datetime,
+        end: datetime,
+        samples: int = MAX_SAMPLES,
+    ) -> MetricsResponse:
+        """One pod's own series (`podId` is the Run:ai pod id); same parameters and body as the workload's."""
+        path = f"/api/v1/workloads/{segment(workload_id)}/pods/{segment(pod_id)}/metrics"
+        return await self._metrics(path, types, start, end, samples)
+
+    async def _metrics(
+        self, path: str, types: Sequence[str], start: datetime, end: datetime, samples: int
+    ) -> MetricsResponse:
         if isinstance(types, str) or not types or not all(isinstance(t, str) and t for t in types):
             raise ValueError("types must be a non-empty sequence of metric type names")
         if any("," in t for t in types):
@@ -276,7 +298,6 @@ class RunaiClient:
         start_text, end_text = iso(start, "start"), iso(end, "end")
         if end <= start:
             raise ValueError("end must be after start")
-        path = f"/api/v1/workloads/{segment(workload_id)}/metrics"
         params = {
             "metricType": ",".join(types),
             "start": start_text,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis import configuration as config
+from core.diagnosis.cascade import NO_ORDER, TerminationOrder
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import in_window
 from core.diagnosis.log_scan import LogFinding
@@ -22,10 +23,11 @@ from core.diagnosis.rules import Verdict, classify, is_preempted
 from core.diagnosis.steps.conditional import METRICS, MetricsRead, failure_time
 from core.diagnosis.steps.history import HISTORY, HistoryRead
 from core.diagnosis.steps.inspect import PodsRead, SpecRead
+from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, MissingItem, Report, WorkloadRef
+from core.models.report import EvidenceItem, MissingItem, PodMemory, Report, WorkloadRef
 from core.models.runai import Workload
 
 
@@ -42,6 +44,11 @@ class Gathered:
     k8s_pod: K8sPod | None
     log_finding: LogFinding | None
     tier2_available: bool
+    # A workload of several pods: the order its pods ended in (the verdict rests on the first), and each
+    # pod's own memory series (its workload series is a sum over the pods, never a pod's peak).
+    several: bool = False
+    order: TerminationOrder = NO_ORDER
+    pod_metrics: PodMetricsRead = NO_POD_METRICS
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +71,15 @@ class Conclusion:
     usage: SeriesSummary
     occurrences: list[datetime]  # the recurrence count's failures, newest first
     findings: Findings
+    pods: tuple[PodMemory, ...] = ()  # each pod whose own series was read (a workload of several pods)
+    memory_pod: str | None = None  # the pod whose limit and peak `memory` and `usage` are
 
 
 def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion:
     found = Collect()
     verdict = classify(g.observations)
+    if g.several:
+        return _conclude_several(g, req, cutoff, verdict, found)
     memory = config.memory_setting(g.workload, g.pods.pods, g.spec.spec)
     for problem in memory.problems:
         found.missing(problem.what, problem.why, STATUS)
@@ -77,6 +88,12 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
         _memory_evidence(g.metrics, usage, memory, usage_summary(g.metrics.responses, LIMIT).peak, found)
         if g.metrics.responses:  # a failed read is not an empty series
             found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
+    _lookback_notes(g, req, cutoff, found)
+    failed_at = failure_time(g.history.current, g.workload)
+    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done())
+
+
+def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found: Collect) -> None:
     failed_at = failure_time(g.history.current, g.workload)
     if failed_at is not None and failed_at < cutoff:
         found.note(
@@ -85,7 +102,90 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
         )
     if g.history.analysis is None:
         found.missing("recurrence beyond this failure", "history could not be read", HISTORY)
-    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done())
+
+
+def _conclude_several(
+    g: Gathered, req: DiagnosisRequest, cutoff: datetime, verdict: Verdict, found: Collect
+) -> Conclusion:
+    """Memory of a workload of several pods: each pod read against its own limit, the failing pod's reported."""
+    settings: dict[str, config.MemorySetting] = {}
+    pods: list[PodMemory] = []
+    summaries: dict[str, SeriesSummary] = {}
+    for series in g.pod_metrics.series:
+        setting = config.memory_setting(g.workload, g.pods.pods, g.spec.spec, pod=series.pod, role=series.role)
+        settings[series.pod] = setting
+        summary = usage_summary(series.responses)
+        summaries[series.pod] = summary
+        pods.append(
+            PodMemory(
+                pod=series.pod,
+                role=series.role,
+                request_bytes=setting.request_bytes,
+                limit_bytes=setting.limit_bytes,
+                peak_bytes=summary.peak,
+                peak_at=summary.peak_at,
+                samples=len(summary.samples),
+            )
+        )
+        _pod_memory_evidence(series, summary, setting, len(g.pods.pods), found)
+    chosen = _memory_pod(g.order, verdict, [p.pod for p in pods])
+    first = g.order.first
+    if chosen is None and first is not None:
+        chosen = first.pod
+    role = next((e.role for e in g.order.entries if e.pod == chosen), None)
+    memory = settings.get(chosen or "") or config.memory_setting(
+        g.workload, g.pods.pods, g.spec.spec, pod=chosen, role=role
+    )
+    for problem in memory.problems:
+        found.missing(problem.what, problem.why, STATUS)
+    usage = summaries.get(chosen or "", SeriesSummary([], None, None))
+    series = next((s for s in g.pod_metrics.series if s.pod == chosen), None)
+    if series is not None and series.responses:  # a failed read is not an empty series
+        found.show(
+            MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak, pod=chosen)
+        )
+    _lookback_notes(g, req, cutoff, found)
+    failed_at = failure_time(g.history.current, g.workload)
+    occurrences = _recurrence(g, verdict, failed_at, cutoff)
+    return Conclusion(verdict, memory, usage, occurrences, found.done(), tuple(pods), chosen)
+
+
+def _memory_pod(order: TerminationOrder, verdict: Verdict, read: list[str]) -> str | None:
+    """The pod whose memory the report gives: the first failure if it was OOM-killed (or nothing was), else the
+    first OOM-killed pod whose series was read."""
+    first = order.first
+    if verdict.category == "OOM_KILLED":
+        oom = [e.pod for e in order.entries if set(e.kinds) & OOM_KINDS and e.pod in read]
+        if first is not None and first.pod in oom:
+            return first.pod
+        if oom:
+            return oom[0]
+    return first.pod if first is not None else (read[0] if read else None)
+
+
+def _pod_memory_evidence(
+    series: PodSeries, summary: SeriesSummary, setting: config.MemorySetting, pod_count: int, found: Collect
+) -> None:
+    span = f" ({series.window.start.isoformat()} to {series.window.end.isoformat()})"
+    role = f" ({series.role})" if series.role else ""
+    if not series.responses:
+        found.missing(f"CPU-memory peak of pod {series.pod}", f"its own metrics{span} could not be read", METRICS)
+    elif summary.peak is None or summary.peak_at is None:
+        found.evidence(f"No CPU-memory samples were recorded for pod {series.pod}{role}{span}", METRICS, "no-samples")
+        found.missing(
+            f"CPU-memory peak of pod {series.pod}",
+            f"the pod's own series is empty{span}; the workload's series is a sum over its {pod_count} pods, so it "
+            "is not taken for this pod's peak",
+            METRICS,
+        )
+    else:
+        text = (
+            f"Pod {series.pod}{role} peak CPU memory {format_bytes(summary.peak)} ({summary.peak} bytes) at "
+            f"{summary.peak_at.isoformat()}"
+        )
+        if setting.limit_bytes:
+            text += f", {summary.peak / setting.limit_bytes:.1%} of its {format_bytes(setting.limit_bytes)} limit"
+        found.evidence(text + f"; {len(summary.samples)} samples of the pod's own series{span}", METRICS, "memory-peak")
 
 
 def _memory_evidence(
@@ -132,10 +232,17 @@ def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutof
 
 
 def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
-    queried = g.metrics.queried
+    queried = g.metrics.queried or g.pod_metrics.queried
     node_name = g.k8s_pod.spec.node_name if g.k8s_pod and g.k8s_pod.spec else None
+    first = g.order.first
+    if node_name is None and first is not None:
+        node_name = first.node
     if node_name is None and not (g.k8s_pod and g.k8s_pod.spec):
         node_name = next((p.node_name for p in g.pods.pods if p.node_name), None)
+    if g.pod_metrics.queried:
+        read = [s.window for s in g.pod_metrics.series if s.responses and s.pod == c.memory_pod]
+    else:
+        read = list(g.metrics.windows if g.metrics.responses else ())  # windows that were read
     return build_report(
         ReportInputs(
             request=basis.req,
@@ -158,7 +265,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
                     "run": w.label,
                     "stepSeconds": round(step_of(w).total_seconds(), 1),
                 }
-                for w in (g.metrics.windows if g.metrics.responses else ())  # windows that were read
+                for w in read
             ],
             occurrences=c.occurrences,
             history=g.history.analysis,
@@ -167,6 +274,9 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             tier2_available=g.tier2_available,
             node_name=node_name,
             observations=g.observations,
+            order=g.order,
+            memory_pods=c.pods,
+            memory_pod=c.memory_pod,
         )
     )
 

@@ -1,12 +1,14 @@
 """Step 2: inspect the submitted spec and the pods (and, for Tier 2 only, the namespace the pods live in).
 
-The spec corroborates and never decides. With no live pods, the deleted ones are read: the pod that failed is
-often among them. A failed or empty read is a stated gap, and the diagnosis goes on with what is there.
+The spec corroborates and never decides. When the live pods do not show the failure, or the workload runs
+several pods, the deleted ones are read too: the pod that failed is often among them, beside its replacement.
+A failed or empty read is a stated gap, and the diagnosis goes on with what is there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Collection, Sequence
 from dataclasses import dataclass
 
 from core.diagnosis import configuration as config
@@ -18,6 +20,7 @@ from core.models.pages import Page
 from core.models.runai import RunaiPod, Workload, WorkloadEvent, WorkloadSpecDoc
 from core.sources.namespace import NamespaceChoice, resolve_namespace
 from core.sources.runai import filter_item
+from core.words import plural
 
 SPEC = config.SPEC
 PODS = config.PODS
@@ -70,32 +73,87 @@ async def read_spec(reader: Reader, t1: Tier1, workload: Workload) -> SpecRead:
     return SpecRead(answer, found.done())
 
 
-async def read_pods(reader: Reader, t1: Tier1, wid: str) -> PodsRead:
-    """The seed's `get_workload_pods`; the deleted pods when no live one is left."""
+MAX_PODS_CITED = 8
+HEALTHY_POD_PHASES = frozenset({"Running", "Succeeded", "Completed", "Pending", "ContainerCreating"})
+
+
+def explains(pods: Sequence[RunaiPod], failing: Collection[str] = ()) -> bool:
+    """Whether these pods show the failure: a pod whose phase is not a healthy or waiting one, or a pod the
+    workload's status already names as failing (`failing`, cleaned names)."""
+    return any(
+        (p.k8s_phase and p.k8s_phase not in HEALTHY_POD_PHASES) or quote(p.name, 120) in failing for p in pods
+    )
+
+
+async def read_pods(
+    reader: Reader, t1: Tier1, wid: str, *, several: bool = False, failing: Collection[str] = ()
+) -> PodsRead:
+    """The seed's `get_workload_pods`, live and deleted.
+
+    `deleted=true` answers only deleted pods. They are read beside the live ones when the workload is known to
+    run several pods (the pod that failed first is often gone, replaced), and after them when the live pods do
+    not show the failure (none left, or only healthy replacements)."""
     found = Collect()
-    page = await reader.tier1(2, PODS, "pods", lambda: t1.get_pods(wid, limit=PAGE_LIMIT))
-    if not isinstance(page, ReadFailure) and not page.items:
-        deleted = await reader.tier1(2, PODS, "deleted pods", lambda: t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT))
-        if isinstance(deleted, ReadFailure):
-            found.gap(deleted.missing)
-        elif deleted.items:
-            found.note("no live pods; the deleted pods of the workload were read instead")
-            page = deleted
+
+    def live() -> Awaitable[Page[RunaiPod] | ReadFailure]:
+        return reader.tier1(2, PODS, "pods", lambda: t1.get_pods(wid, limit=PAGE_LIMIT))
+
+    def gone() -> Awaitable[Page[RunaiPod] | ReadFailure]:
+        return reader.tier1(2, PODS, "deleted pods", lambda: t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT))
+
+    deleted: Page[RunaiPod] | ReadFailure | None = None
+    if several:
+        page, deleted = await asyncio.gather(live(), gone())
+    else:
+        page = await live()
+        if not isinstance(page, ReadFailure) and not explains(page.items, failing):
+            deleted = await gone()
+    if isinstance(deleted, ReadFailure):
+        found.gap(deleted.missing)
+    gone_pods = list(deleted.items) if isinstance(deleted, Page) else []
     if isinstance(page, ReadFailure):
-        found.missing("pods", page.missing.why, PODS)
-        return PodsRead((), (), page, found.done())
-    pods = tuple(page.items)
+        if not gone_pods:
+            found.missing("pods", page.missing.why, PODS)
+            return PodsRead((), (), page, found.done())
+        found.missing("live pods", page.missing.why, PODS)
+    live_pods = list(page.items) if isinstance(page, Page) else []
+    if gone_pods:
+        found.note(
+            "no live pods; the deleted pods of the workload were read instead"
+            if not live_pods
+            else "the deleted pods were read beside the live ones: the pod that failed may have been replaced"
+        )
+    names = {p.name for p in live_pods}
+    pods = tuple(live_pods + [p for p in gone_pods if p.name not in names])
     if not pods:
         found.missing("pods", "the pods endpoint returned none (the pods may be gone)", PODS)
         return PodsRead((), (), page, found.done())
     observations: list[Observation] = []
     for pod in pods:
+        observations += from_runai_pod(pod, PODS)
+    # Every pod of a small workload is cited; of a large one, those that show a failure and a count of the rest.
+    cited = pods if len(pods) <= MAX_PODS_CITED else [p for p in pods if explains([p])][:MAX_PODS_CITED]
+    for pod in cited:
         item = config.pod_evidence(pod)
         found.evidence(item.text, item.source, item.signal)
-        observations += from_runai_pod(pod, PODS)
+    if len(cited) < len(pods):
+        found.evidence(_pod_summary(pods, len(cited)), PODS, "pods")
     if any(p.requested_resources is None for p in pods):
         found.missing("pod requestedResources", "not returned for some pods", PODS)
     return PodsRead(pods, tuple(observations), page, found.done())
+
+
+def _pod_summary(pods: Sequence[RunaiPod], cited: int) -> str:
+    phases: dict[str, int] = {}
+    for pod in pods:
+        phase = quote(pod.k8s_phase, 40) if pod.k8s_phase else "not reported"
+        phases[phase] = phases.get(phase, 0) + 1
+    deleted = sum(1 for p in pods if p.deleted_at is not None)
+    shown = ", ".join(f"{count} {phase}" for phase, count in sorted(phases.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (
+        f"{plural(len(pods), 'pod')} ({deleted} deleted); k8sPhase: {shown}; "
+        f"{plural(cited, 'pod')} showing a failure cited above"
+    )
 
 
 async def find_namespace(

@@ -8,11 +8,12 @@ history is read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from core.diagnosis.cascade import pod_key
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.kube_evidence import (
     DESCRIBE_NODE,
@@ -49,11 +50,18 @@ NODE_OOM_ATTRIBUTION = timedelta(seconds=60)
 
 @dataclass(frozen=True, slots=True)
 class Tier2Found:
-    """What the Kubernetes reads found: the pod (None when unread), its observations, the explaining log line."""
+    """What the Kubernetes reads found: the pod read in full (None when unread), the observations, the
+    explaining log line, and every pod described (its peers too, for a workload of several pods) by name."""
 
     pod: K8sPod | None
     observations: tuple[Observation, ...]
     log: LogFinding | None = None
+    k8s_pods: Mapping[str, K8sPod] = field(default_factory=dict)
+
+    @property
+    def pod_name(self) -> str | None:
+        meta = self.pod.metadata if self.pod is not None else None
+        return pod_key(meta.name) if meta is not None and meta.name else None
 
 
 NO_TIER2 = Tier2Found(None, ())
@@ -195,7 +203,7 @@ async def read_log(reader: Reader, t2: KubeSource, pod: K8sPod) -> LogExcerpt | 
     return await reader.tier2(4, LOGS, "previous container log", lambda: t2.logs(pod))
 
 
-def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None) -> LogRead:
+def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod: str | None = None) -> LogRead:
     """The line that explains the failure, read before `failed_at`; an empty or silent log is said so."""
     if isinstance(answer, Missing):
         return LogRead(None, None, gap(answer))
@@ -216,7 +224,7 @@ def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None) -> L
         )
         return LogRead(None, None, found.done())
     found.evidence(log_line_text(answer, finding), LOGS, "log-line")
-    return LogRead(finding, log_observation(answer, finding, failed_at), found.done())
+    return LogRead(finding, log_observation(answer, finding, failed_at, pod), found.done())
 
 
 async def describe_node(reader: Reader, t2: KubeSource, node_name: str) -> NodeDescribed:

@@ -69,6 +69,9 @@ class StoryRecord:
     history: list[Json] = field(default_factory=list)
     pods: list[PodPlan] = field(default_factory=list)
     metrics: list[Json] = field(default_factory=list)
+    pod_metrics: dict[str, list[Json]] = field(default_factory=dict)  # Run:ai pod id -> its own series
+    inference_revisions: list[Json] = field(default_factory=list)
+    spec_v2: Json | None = None
     kube_pods: list[Json] = field(default_factory=list)
     kube_events: list[Json] = field(default_factory=list)
     nodes: list[Json] = field(default_factory=list)
@@ -180,6 +183,22 @@ class StoryRecord:
         values = None if points is None else [{"value": str(int(v)), "timestamp": ts(t)} for t, v in points]
         self.metrics.append({"type": metric, "labels": None, "values": values})
         return self
+
+    def add_pod_series(self, plan: PodPlan, metric: str, points: list[tuple[float, float]]) -> Self:
+        """One pod's own stored series (served at /workloads/{id}/pods/{podId}/metrics)."""
+        values = [{"value": str(int(v)), "timestamp": ts(t)} for t, v in points]
+        self.pod_metrics.setdefault(plan.uid, []).append({"type": metric, "labels": None, "values": values})
+        return self
+
+    def add_summed_series(self, metric: str, per_pod: dict[str, list[tuple[float, float]]]) -> Self:
+        """Each pod's own series, and the workload's series as Run:ai reports it: their sum at each instant."""
+        plans = {p.name: p for p in self.pods}
+        total: dict[float, float] = {}
+        for name, points in per_pod.items():
+            self.add_pod_series(plans[name], metric, points)
+            for t, v in points:
+                total[t] = total.get(t, 0.0) + v
+        return self.add_series(metric, sorted(total.items(), reverse=True))
 
     def add_fault(self, endpoint: str, status: int, *, times: int = 1, retry_after: int | None = None) -> Self:
         """A fault the simulator injects `times` times on this workload's `endpoint` (e.g. "pods")."""

@@ -187,6 +187,12 @@ def entry(s: StoryRecord) -> Json:
         item["history"] = sorted(s.history, key=lambda r: r["meta"]["creationTimestamp"])
     if s.metrics:
         item["metrics"] = s.metrics
+    if s.pod_metrics:
+        item["podMetrics"] = s.pod_metrics
+    if s.spec_v2 is not None:
+        item["specV2"] = s.spec_v2
+    if s.inference_revisions:
+        item["inferenceRevisions"] = s.inference_revisions
     return item
 
 

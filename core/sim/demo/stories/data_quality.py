@@ -67,17 +67,26 @@ def long_history() -> Story:
     pod = s.add_pod(
         node="gpu-e-11", created=2000, k8s_phase="OOMKilled", updated=20, completed=20, role="worker", index=1
     )
+    # Its three peers were torn down a few seconds after it (the operator deletes the gang): deleted pods.
+    peers = [
+        s.add_pod(node=n, created=2000, k8s_phase="Running", updated=2000, role=r, index=i, deleted=19.9)
+        for r, i, n in (("master", 0, "gpu-e-10"), ("worker", 0, "gpu-e-12"), ("worker", 2, "gpu-e-13"))
+    ]
     s.phase_message = oom_message(pod.name)
     s.add_event(20.1, "OOMKilled", "Container main was OOM killed", pod=pod.name)
     s.add_phase(20, "Failed", s.phase_message)
     s.add_kube_pod(pod, [cstatus("main", s.image, terminated("OOMKilled", 137, 1999, 20))], phase="Failed")
-    s.add_series("CPU_MEMORY_USAGE_BYTES", ramp(30 * GI, 51_300_000_000, 120, 20.5, step_min=1))
-    s.add_series("CPU_MEMORY_LIMIT_BYTES", flat(48 * GI, 120, 20.5, step_min=1))
+    # The workload's series is the sum over its four pods; only worker-1's own series reaches its limit.
+    per_pod = {pod.name: ramp(30 * GI, 51_300_000_000, 120, 20.5, step_min=1)}
+    per_pod.update({p.name: ramp(24 * GI, 31 * GI, 120, 20.5, step_min=1) for p in peers})
+    s.add_summed_series("CPU_MEMORY_USAGE_BYTES", per_pod)
+    s.add_series("CPU_MEMORY_LIMIT_BYTES", flat(4 * 48 * GI, 120, 20.5, step_min=1))
     s.add_fault("history", 429, retry_after=1)
     return s.expect(
         "diagnosed",
         "OOM_KILLED",
-        "OOMKilled on worker-1; history has 1,200+ records (page through all); the churn is scale events, not failures",
+        "OOMKilled on worker-1 (its own series peaks at 51.3e9 B over its 48Gi limit; the workload's series is the "
+        "sum of 4 pods); history has 1,200+ records (page through all); the churn is scale events, not failures",
         recurrence=1,
         memory={
             "request": "48Gi",
