@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from core.diagnosis.engine import DiagnosisFailed, run_to_report
+from core.diagnosis.engine import DiagnosisFailed, UnknownCluster, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
 from core.models.base import out_of_range
 from core.models.report import Report
@@ -40,7 +40,9 @@ def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.Argument
         "--base-url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL or CLI session)"
     )
     parser.add_argument(
-        "--cluster-id", metavar="UUID", help="the cluster the workload runs on (always required)"
+        "--cluster-id",
+        metavar="UUID",
+        help="the cluster the workload runs on: its id, or its exact name (always required)",
     )
     parser.add_argument("--workload-id", metavar="ID", help="Option A: the workload's UUID")
     parser.add_argument("--name", metavar="NAME", help="Option B: the workload name (with --project)")
@@ -206,6 +208,8 @@ async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
 
 def _advice(failure: DiagnosisFailed) -> str:
     """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+    if isinstance(failure, UnknownCluster):
+        return "Run it again with one of the cluster ids (or names) above in --cluster-id."
     cause: BaseException | None = failure.__cause__
     if isinstance(cause, MalformedResponse):  # also BrokenAnswer and BodyTooLarge
         return (

@@ -17,13 +17,14 @@ from core.diagnosis.orchestrator import Orchestrator
 from core.diagnosis.progress import ProgressEvent, VerdictReady
 from core.diagnosis.reader import DiagnosisFailed, Tier1
 from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.steps.cluster import UnknownCluster
 from core.models.report import Report
 from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
 
-__all__ = ["DiagnosisFailed", "Tier1", "diagnose", "run_to_report"]
+__all__ = ["DiagnosisFailed", "Tier1", "UnknownCluster", "diagnose", "run_to_report"]
 
 _DONE = object()
 

@@ -16,6 +16,7 @@ Round trips for Option A with Tier 2 and metrics, when the status events name th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,16 +25,16 @@ from core.diagnosis import cascade
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
-from core.diagnosis.reader import Reader, Steps, Tier1
+from core.diagnosis.reader import DiagnosisFailed, Reader, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
-from core.diagnosis.steps import classify, conditional, inspect, kubernetes, multipod, resolve
+from core.diagnosis.steps import classify, cluster, conditional, inspect, kubernetes, multipod, resolve, submissions
 from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
 from core.models.kube import K8sEvent, K8sPod
-from core.models.report import Report, WorkloadRef
+from core.models.report import OtherSubmissions, Report, WorkloadRef
 from core.models.runai import Workload
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class Orchestrator:
         self.journal = Journal(emit)
         self.workload: Workload | None = None
         self.namespace: NamespaceFound | None = None
+        self.others: asyncio.Task[OtherSubmissions] | None = None
         self.tasks: list[asyncio.Task[Any]] = []
         loop = asyncio.get_running_loop()
         # Tier 2 runs as one task beside Steps 2-3: it waits for Steps 1-3's answers (`known`) before reading
@@ -100,9 +102,22 @@ class Orchestrator:
 
     async def diagnose(self) -> Report:
         take = self.journal.take
-        # Step 1: resolve the workload and check its phase.
+        # Step 1: resolve the workload and check its phase. The cluster asked about is checked against the
+        # tenant's list beside the first reads; only a cluster named by its name (or in other letters' case)
+        # makes a lookup by name read its list again, with the tenant's id.
         self.steps.start(1)
-        resolution = await resolve.resolve(self.reader, self.t1, self.req)
+        clusters = self.spawn(cluster.read_clusters(self.reader, self.t1))
+        try:
+            resolution = await resolve.resolve(self.reader, self.t1, self.req)
+        except DiagnosisFailed:
+            cluster.check_cluster(self.req.cluster_id, await clusters)  # an unknown cluster is the better answer
+            raise
+        checked = cluster.check_cluster(self.req.cluster_id, await clusters)
+        take(checked.findings)
+        if checked.cluster_id != self.req.cluster_id:
+            self.req = dataclasses.replace(self.req, cluster_id=checked.cluster_id)
+            if self.req.option == "B":
+                resolution = await resolve.resolve(self.reader, self.t1, self.req)
         take(resolution.findings)
         if resolution.workload is None:
             assert resolution.route is not None
@@ -114,6 +129,13 @@ class Orchestrator:
         if status.route is not None:
             return self.route_out(status.route)
         self.steps.finish(1)
+        # The name's other submissions (recurrence counts this workload's own failures): a lookup by name has
+        # listed them already; for a workload named by id they are listed beside Steps 2 and 3.
+        if resolution.submissions is not None:
+            listed = resolution.submissions
+            self.others = self.spawn(self.counted(listed, w))
+        else:
+            self.others = self.spawn(submissions.count_others(self.reader, self.t1, self.req, w, self.cutoff))
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
         # named; the namespace lookup it may need runs beside Step 2. A workload that runs several pods reads its
@@ -192,7 +214,7 @@ class Orchestrator:
         gathered = classify.Gathered(
             w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None
         )
-        return self.conclude(gathered)
+        return await self.conclude(gathered)
 
     async def conclude_several(
         self,
@@ -232,9 +254,20 @@ class Orchestrator:
             w, cause, spec, pods, history, conditional.NOT_READ, k8s_first, found.log,
             tier2_available=self.t2 is not None, several=True, order=ordered.order, pod_metrics=pod_metrics,
         )  # fmt: skip
-        return self.conclude(gathered)
+        return await self.conclude(gathered)
 
-    def conclude(self, gathered: classify.Gathered) -> Report:
+    async def counted(self, listed: submissions.Submissions, w: Workload) -> OtherSubmissions:
+        now, lookback = self.now, self.req.lookback
+        return submissions.other_submissions(listed, w.id, self.cutoff, now, lookback, None)
+
+    async def conclude(self, gathered: classify.Gathered) -> Report:
+        if self.others is not None:
+            others = await self.others
+            gathered = dataclasses.replace(gathered, others=others)
+            if others.failed is None and others.why:
+                gap = Collect()
+                gap.missing("other submissions of this name", others.why, submissions.LIST)
+                self.journal.take(gap.done())
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
         self.journal.take(conclusion.findings)
         report = classify.report(gathered, conclusion, self.basis())

@@ -26,6 +26,7 @@ class AdviceContext:
     lookback: str = "24h"
     mount_resource: str | None = None
     unresolved_kill: bool = False
+    kill_codes: tuple[int, ...] = ()  # the exit codes of the unexplained kill (137 SIGKILL, 143 SIGTERM)
     tier2_available: bool = True
 
 
@@ -140,10 +141,15 @@ def _init(ctx: AdviceContext) -> list[str]:
 
 def _unknown(ctx: AdviceContext) -> list[str]:
     out = []
-    if ctx.unresolved_kill:
+    if ctx.unresolved_kill and 143 in ctx.kill_codes:
         out.append(
-            "The container was killed (SIGKILL) and nothing we could read says why: check the node's events and "
-            "kernel log around the failure for an OOM kill, a probe or an eviction."
+            "The container was asked to stop (SIGTERM, exit 143) and nothing we could read says by whom: look "
+            "for a deletion, a drain, an eviction or a job controller ending its pods around the failure."
+        )
+    if ctx.unresolved_kill and (137 in ctx.kill_codes or not ctx.kill_codes):
+        out.append(
+            "The container was killed (SIGKILL, exit 137) and nothing we could read says why: check the node's "
+            "events and kernel log around the failure for an OOM kill, a probe or an eviction."
         )
     if not ctx.tier2_available:
         out.append(

@@ -23,6 +23,7 @@ from core.models.report import (
     HistoryEntry,
     Memory,
     MissingItem,
+    OtherSubmissions,
     PodMemory,
     Recurrence,
     Report,
@@ -78,6 +79,7 @@ class ReportInputs:
     order: TerminationOrder = NO_ORDER
     memory_pods: Sequence[PodMemory] = ()
     memory_pod: str | None = None
+    other_submissions: OtherSubmissions | None = None
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -194,6 +196,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         lookback=inputs.request.lookback,
         mount_resource=quote(mount, 120) if mount else None,
         unresolved_kill=verdict.unresolved_kill,
+        kill_codes=tuple(sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})),
         tier2_available=inputs.tier2_available,
     )
     return recommendations(ctx)
@@ -248,7 +251,13 @@ def build_report(inputs: ReportInputs) -> Report:
         evidence=_ordered_evidence(inputs.evidence, verdict.deciding),
         missing=ordered_missing(inputs.missing),
         memory=memory,
-        recurrence=Recurrence(count=count, lookback=history_span, recurring=count >= 2, occurrences=inputs.occurrences),
+        recurrence=Recurrence(
+            count=count,
+            lookback=history_span,
+            recurring=count >= 2,
+            occurrences=inputs.occurrences,
+            other_submissions=inputs.other_submissions,
+        ),
         recommendations=_advice(inputs, count),
         reason=_reason(inputs),
         next_action=None,

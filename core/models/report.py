@@ -117,11 +117,12 @@ class OtherSubmissions(ReportModel):
 
     Recurrence counts this workload's own failures; a name is often resubmitted, each run a new workload."""
 
-    failed: int | None = None  # None when they could not be listed
-    total: int | None = None  # submissions of the name ending inside the lookback, this one excluded
+    failed: int | None = None  # ended Failed (or Crashed) inside the lookback; None when they could not be listed
+    stopped: int | None = None  # ended Stopped inside the lookback
+    total: int | None = None  # other submissions whose phase changed inside the lookback, whatever it is
     lookback: str
     newest_failed_id: str | None = None
-    why: str | None = None  # why the count is unknown, or what it covers
+    why: str | None = None  # why the count is unknown, or what it does not cover
 
 
 class Recurrence(ReportModel):

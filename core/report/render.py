@@ -86,19 +86,59 @@ def _memory_lines(report: Report) -> list[str]:
         return []
     req = format_bytes(m.request_bytes) if m.request_bytes is not None else "not set or unreadable"
     lim = format_bytes(m.limit_bytes) if m.limit_bytes is not None else "not set or unreadable"
-    lines = [f"request {req}, limit {lim}"]
+    whose = f"pod {_safe_line(m.pod)}: " if m.pod else ""
+    lines = [f"{whose}request {req}, limit {lim}"]
     if m.peak_bytes is not None:
         lines.append(
             f"measured peak {format_bytes(m.peak_bytes)} at {_when(m.peak_at)} from {m.samples} samples "
-            "(source: get_workload_metrics)"
+            + ("of the pod's own series " if m.pod else "")
+            + "(source: get_workload_metrics)"
         )
         if m.limit_bytes:
             lines.append(f"peak / limit: {m.peak_bytes / m.limit_bytes:.1%}")
     elif m.windows:
         lines.append("no measured peak: the metrics series had no samples for the queried window")
+    elif any(g.source == "get_workload_metrics" for g in report.missing):
+        lines.append("no measured peak: the metrics could not be read (see Missing evidence)")
     else:
         lines.append("no measured peak: no usage samples were read")
+    for pod in m.pods:
+        if pod.pod == m.pod:
+            continue
+        peak = format_bytes(pod.peak_bytes) if pod.peak_bytes is not None else "no samples"
+        limit = format_bytes(pod.limit_bytes) if pod.limit_bytes is not None else "not set or unreadable"
+        lines.append(f"pod {_safe_line(pod.pod)}: peak {peak}, limit {limit}")
     return lines
+
+
+def _order_lines(report: Report) -> list[str]:
+    """The pods of a multi-pod workload in the order they ended, when more than one did."""
+    if len(report.termination_order) < 2:
+        return []
+    lines = []
+    for index, entry in enumerate(report.termination_order, start=1):
+        role = f" ({_safe_line(entry.role)})" if entry.role else ""
+        node = f" on {_safe_line(entry.node)}" if entry.node else ""
+        mark = "first failure" if entry.first else "after the first failure"
+        lines.append(f"{index}. {_safe_line(entry.pod)}{role}{node}, {_when(entry.at)}: {_safe(entry.how)} [{mark}]")
+    return lines
+
+
+def _others_line(report: Report) -> str | None:
+    others = report.recurrence.other_submissions
+    if others is None or report.outcome != "diagnosed":
+        return None
+    lookback = _safe(others.lookback)
+    if others.failed is None:
+        return f"Other submissions of this name: not counted ({_safe(others.why or 'unknown')})"
+    text = f"Other submissions of this name: {others.failed} failed in the last {lookback}"
+    if others.stopped:
+        text += f", {others.stopped} stopped"
+    if others.total:
+        text += f" ({others.total} changed phase in that time)"
+    if others.why:
+        text += f"; {_safe(others.why)}"
+    return text
 
 
 def _recurrence_line(report: Report) -> str:
@@ -135,10 +175,16 @@ def to_text(report: Report) -> str:
         out.append(_indent_breaks(f"Reason: {_safe(report.reason)}"))
     out += ["", "Evidence:"]
     out += [_item(f"{_safe(e.text)} (source: {e.source})") for e in report.evidence] or ["- none recorded"]
+    order = _order_lines(report)
+    if order:
+        out += ["", "Pods, in the order they ended:"] + ["  " + line for line in order]
     mem = _memory_lines(report)
     if mem:
         out += ["", "Memory:"] + [_item(m) for m in mem]
     out += ["", _recurrence_line(report)]
+    others = _others_line(report)
+    if others:
+        out.append(others)
     if report.missing:
         out += ["", "Missing evidence:"]
         out += [_item(f"{_safe(m.what)}: {_safe(m.why)}") for m in report.missing]
@@ -234,10 +280,16 @@ def to_markdown(report: Report) -> str:
     out += ["", "### Evidence", ""]
     evidence = [f"- {_md(e.text)} _(source: {md_code(e.source)})_" for e in report.evidence]
     out += evidence or ["- none recorded"]
+    order = _order_lines(report)
+    if order:
+        out += ["", "### Pods, in the order they ended", ""] + [f"- {md_escape(line)}" for line in order]
     mem = _memory_lines(report)
     if mem:
         out += ["", "### Memory", ""] + [f"- {md_escape(m)}" for m in mem]
     out += ["", "### History", "", md_escape(_recurrence_line(report).removeprefix("History: "))]
+    others = _others_line(report)
+    if others:
+        out += ["", md_escape(others)]
     if report.missing:
         out += ["", "### Missing evidence", ""] + [
             f"- **{_md(m.what)}**: {_md(m.why)}" for m in report.missing

@@ -86,7 +86,8 @@ def safe_target(path: str, query: str | None = None) -> str:
 
 
 def error_fields(body: bytes | str, secrets: Iterable[str] = ()) -> tuple[str, str | None]:
-    """(message, details) from a documented error body `{"code", "message", "details"?}`, else an excerpt."""
+    """(message, details) from a documented error body (`{"code", "message", "details"?}`, or OAuth2's
+    `{"error", "error_description"?}`), else an excerpt."""
     try:
         data: Any = safe_json.loads(body)
     except (ValueError, TypeError):
@@ -96,6 +97,11 @@ def error_fields(body: bytes | str, secrets: Iterable[str] = ()) -> tuple[str, s
         details = data.get("details")
         detail_text = body_excerpt(details, secrets) if isinstance(details, str) and details else None
         return message, detail_text
+    if isinstance(data, dict) and isinstance(data.get("error"), str):
+        # The OAuth2 error body of the v2 token endpoint: {"error", "error_description"?}.
+        description = data.get("error_description")
+        text = data["error"] + (f": {description}" if isinstance(description, str) and description else "")
+        return body_excerpt(text, secrets), None
     return body_excerpt(body, secrets), None
 
 

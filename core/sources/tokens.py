@@ -191,25 +191,43 @@ class ClientCredentialTokens:
             return self._current.value
 
     async def _fetch(self) -> IssuedToken:
-        versions = [self.version] if self.version else ["v2", "v1"]
-        for version in versions:
-            path = V2_TOKEN_PATH if version == "v2" else V1_TOKEN_PATH
-            response = await self._post(version, path)
-            status = response.status_code
-            if version == "v2" and self.version is None and status in (404, 405):
-                continue
-            if status in (200, 201):
-                token = self._parse(version, path, response)
-                self.version = version
+        """v2 first, then v1. An old tenant may answer v2 with 400, 401, 404, 405 or its web UI's HTML page:
+        anything but a token sends us on to v1, and only a refusal by v1 as well ends the attempt."""
+        if self.version is not None:
+            path = V2_TOKEN_PATH if self.version == "v2" else V1_TOKEN_PATH
+            response = await self._post(self.version, path)
+            if response.status_code not in (200, 201):
+                raise self._status_error(path, response)
+            return self._parse(self.version, path, response)
+        response = await self._post("v2", V2_TOKEN_PATH)
+        v2_problem: RunaiError
+        if response.status_code in (200, 201):
+            try:
+                token = self._parse("v2", V2_TOKEN_PATH, response)
+            except MalformedResponse as exc:
+                v2_problem = exc
+            else:
+                self.version = "v2"
                 return token
-            raise self._status_error(path, response)
-        raise NotFoundError(
-            "POST",
-            V1_TOKEN_PATH,
-            404,
-            f"neither {V2_TOKEN_PATH} nor {V1_TOKEN_PATH} exists at {self._base_url}; "
-            "is the base URL the tenant URL (e.g. https://<tenant>.run.ai)?",
-        )
+        else:
+            v2_problem = self._status_error(V2_TOKEN_PATH, response)
+        response = await self._post("v1", V1_TOKEN_PATH)
+        if response.status_code in (200, 201):
+            token = self._parse("v1", V1_TOKEN_PATH, response)
+            self.version = "v1"
+            return token
+        v1_problem = self._status_error(V1_TOKEN_PATH, response)
+        if response.status_code == 404 and isinstance(v2_problem, NotFoundError):
+            raise NotFoundError(
+                "POST",
+                V1_TOKEN_PATH,
+                404,
+                f"neither {V2_TOKEN_PATH} nor {V1_TOKEN_PATH} exists at {self._base_url}; "
+                "is the base URL the tenant URL (e.g. https://<tenant>.run.ai)?",
+            )
+        # Both said no: v1's answer decides, and v2's is kept beside it so neither is hidden.
+        v1_problem.message = f"{v1_problem.message} (before it, {V2_TOKEN_PATH} answered: {_short(v2_problem)})"
+        raise v1_problem
 
     async def _post(self, version: str, path: str) -> httpx.Response:
         client_id = self._credentials.client_id
@@ -236,6 +254,8 @@ class ClientCredentialTokens:
     def _status_error(self, path: str, response: httpx.Response) -> ApiError:
         message, details = error_fields(response.content, self.secrets())
         status = response.status_code
+        if status == 404:
+            return NotFoundError("POST", path, 404, message, details)
         if status in (400, 401, 403):
             return AuthError(
                 "POST",
@@ -265,6 +285,10 @@ class ClientCredentialTokens:
         expires_at = now + lifetime if lifetime is not None else jwt_expiry(value)
         self._issued = [*self._issued[-7:], value]
         return IssuedToken(value=value, expires_at=expires_at, issued_at=now)
+
+
+def _short(problem: RunaiError) -> str:
+    return problem.message[:200]
 
 
 def token_source(

@@ -517,7 +517,9 @@ def case_initializing() -> Case:
 
 
 def case_degraded() -> Case:
-    return _not_terminal("r-degraded", "Degraded")
+    # Degraded is Running's kind (runai-api.md): with no confirmed crash it is routed out the way Running is.
+    s = Story("r-degraded", "nt-degraded", "nlp", "Degraded", phase_at=3, created=5)
+    return [s], _req(s), {"outcome": "running", "category": None, "recurrence": 0, "noPaths": NO_TIER1_PAST_STEP1}
 
 
 def case_unknown_phase_string() -> Case:
@@ -561,7 +563,12 @@ def case_cluster_mismatch() -> Case:
             "outcome": "cluster-mismatch",
             "category": None,
             "recurrence": 0,
-            "onlyPaths": [rf"^/api/v1/workloads/{s.id}$", rf"^/api/v1/workloads/{s.id}/events$", r"^/api/v[12]/token$"],
+            "onlyPaths": [
+                rf"^/api/v1/workloads/{s.id}$",
+                rf"^/api/v1/workloads/{s.id}/events$",
+                r"^/api/v[12]/token$",
+                r"^/api/v1/clusters$",  # the cluster asked about is checked beside the workload read
+            ],
         },
     )
 

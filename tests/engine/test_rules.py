@@ -72,13 +72,13 @@ async def test_option_b_sends_exact_filters_and_follows_pages_over_600_submissio
     assert (report.outcome, report.category) == ("diagnosed", "CRASH_APP_ERROR")
     assert report.workload.id == target.id
     lists = _lists(requests)
-    assert [q["offset"] for q in lists] == ["0", "500"]
+    # Every page of the live submissions, and the deleted ones beside them (deleted=true answers only those).
+    assert sorted((q["offset"], str(q.get("deleted"))) for q in lists) == [("0", "None"), ("0", "true"), ("500", "None")]
     for q in lists:
         assert q["filterBy"] == f"name==sweep-run,projectName==nlp,clusterId=={EAST}"
         assert (q["sortBy"], q["sortOrder"], q["limit"]) == ("phaseUpdatedAt", "desc", "500")
-        assert "deleted" not in q
     selection = next(e.text for e in report.evidence if e.source == "list_workloads")
-    assert "601 submissions" in selection
+    assert "601 live submissions and 0 deleted" in selection
 
 
 async def test_option_b_terminal_intent_picks_the_newest_terminal_not_the_newest_match() -> None:
@@ -175,24 +175,41 @@ async def test_option_b_terminal_intent_with_only_active_matches_is_ambiguous() 
     assert report.outcome == "ambiguous"
 
 
-async def test_option_b_searches_deleted_workloads_only_when_no_live_match() -> None:
+async def test_option_b_a_past_run_is_picked_among_live_and_deleted_submissions() -> None:
+    # Run:ai makes a name free again by deleting the workload: the failed runs are deleted, a new one is live.
     gone = failed_app_exit("b-deleted", "cleanup-job", code=1)
     gone.deleted_at = 20
-    report, requests = await diagnose_bundle(bundle_of([gone]), cluster_id=EAST, name="cleanup-job", project="nlp")
-    assert report.workload.id == gone.id
-    assert report.category == "CRASH_APP_ERROR"
-    assert [q.get("deleted") for q in _lists(requests)] == [None, "true"]
+    live_now = Story("b-live-run", "cleanup-job", "nlp", "Running", phase_at=5, created=8, running_pods=1)
+    report, requests = await diagnose_bundle(
+        bundle_of([gone, live_now]), cluster_id=EAST, name="cleanup-job", project="nlp"
+    )
+    assert report.workload.id == gone.id and report.category == "CRASH_APP_ERROR"
+    assert sorted(str(q.get("deleted")) for q in _lists(requests)) == ["None", "true"]
     assert any("deleted" in n for n in report.notes)
 
+    # A live failed run older than a deleted one: the newest terminal run wins, deleted or not.
     live = failed_app_exit("b-live", "cleanup-job2", code=2)
     gone2 = oom_story("b-deleted2", "cleanup-job2")
     gone2.project, gone2.phase_at, gone2.deleted_at = "nlp", 5, 2
-    report, requests = await diagnose_bundle(
-        bundle_of([live, gone2]), cluster_id=EAST, name="cleanup-job2", project="nlp"
+    report, _ = await diagnose_bundle(bundle_of([live, gone2]), cluster_id=EAST, name="cleanup-job2", project="nlp")
+    assert report.workload.id == gone2.id and report.category == "OOM_KILLED"
+    # The other submission, live, failed inside the lookback: counted apart from this workload's recurrence.
+    others = report.recurrence.other_submissions
+    assert others is not None and (others.failed, others.total) == (1, 1)
+
+
+async def test_option_b_never_picks_a_submission_of_another_project_or_cluster() -> None:
+    mine = failed_app_exit("b-mine", "shared-name", code=1)
+    mine.phase_at = 60
+    other_project = failed_app_exit("b-other-project", "shared-name", code=2)
+    other_project.project, other_project.phase_at = "vision", 10
+    other_cluster = failed_app_exit("b-other-cluster", "shared-name", code=3)
+    other_cluster.project, other_cluster.phase_at, other_cluster.deleted_at = "robotics", 5, 4
+    report, _ = await diagnose_bundle(
+        bundle_of([mine, other_project, other_cluster]), cluster_id=EAST, name="shared-name", project="nlp"
     )
-    assert report.workload.id == live.id
-    assert [q.get("deleted") for q in _lists(requests)] == [None]
-    assert not any("deleted workloads were searched" in n for n in report.notes)
+    assert report.workload.id == mine.id
+    assert report.recurrence.other_submissions is not None and report.recurrence.other_submissions.total == 0
 
 
 # -- Step 3: history ----------------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ RUNAI_READS: dict[str, tuple[str, str | None, str]] = {
     "spec": ("GET /api/v1/workloads/trainings/{id}", "get_workload_spec", "kind-specific spec"),
     "pods": ("GET /api/v1/workloads/{id}/pods", "get_workload_pods", "pods"),
     "history": ("GET /api/v1/workloads/{id}/history", "get_workload_history", "history"),
-    "metrics": ("GET /api/v1/workloads/{id}/metrics", "get_workload_metrics", "some CPU-memory samples"),
+    "metrics": ("GET /api/v1/workloads/{id}/metrics", "get_workload_metrics", "CPU-memory samples"),
     "project": ("GET /api/v1/org-unit/projects", None, "the project's namespace"),
 }
 KUBE_READS: dict[str, tuple[str, str]] = {

@@ -204,13 +204,42 @@ async def test_bearer_token_refused_gives_advice(make: Make) -> None:
     assert posts(cp) == [] and gets(cp) == 1
 
 
-async def test_token_endpoint_refusal(make: Make) -> None:
-    client, cp = await make(faults=[{"match": "POST /api/v2/token", "status": 401, "times": 1}])
+async def test_token_endpoint_refusal_by_both_versions(make: Make) -> None:
+    faults = [
+        {"match": "POST /api/v2/token", "status": 401, "times": 1,
+         "body": '{"error": "invalid_client", "error_description": "client authentication failed"}'},
+        {"match": "POST /api/v1/token", "status": 401, "times": 1,
+         "body": '{"code": 401, "message": "invalid client credentials"}'},
+    ]  # fmt: skip
+    client, cp = await make(faults=faults)
     with pytest.raises(AuthError) as info:
         await client.get_workload(WID)
-    assert "credentials refused" in str(info.value) and "'triage-bot'" in str(info.value)
+    message = str(info.value)
+    assert "credentials refused" in message and "'triage-bot'" in message
+    # Both answers are read, the OAuth2 error body of v2 included.
+    assert "invalid client credentials" in message and "invalid_client: client authentication failed" in message
     assert "bot-secret-a1b2" not in repr(info.value)
-    assert gets(cp) == 0 and len(posts(cp)) == 1
+    assert gets(cp) == 0 and posts(cp) == ["/api/v2/token", "/api/v1/token"]
+
+
+# What an old tenant may answer on /api/v2/token (UNVERIFIED which): none of it is a token, so v1 is asked.
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [
+        (400, '{"code": 400, "message": "unsupported grant"}'),
+        (401, '{"error": "unauthorized_client"}'),
+        (404, '{"code": 404, "message": "not found"}'),
+        (405, ""),
+        (200, "<!doctype html><html><body>Run:ai</body></html>"),
+        (200, '["access_token"]'),
+        (200, '{"access_token": 5, "expires_in": 60}'),
+    ],
+)
+async def test_any_answer_but_a_token_falls_back_to_v1(make: Make, status: int, body: str) -> None:
+    client, cp = await make(faults=[{"match": "POST /api/v2/token", "status": status, "times": 1, "body": body}])
+    assert (await client.get_workload(WID)).id == WID
+    assert posts(cp) == ["/api/v2/token", "/api/v1/token"]
+    assert isinstance(client.tokens, ClientCredentialTokens) and client.tokens.version == "v1"
 
 
 @pytest.mark.parametrize(
@@ -221,11 +250,15 @@ async def test_token_endpoint_refusal(make: Make) -> None:
         ('{"access_token": 5, "expires_in": 60}', "token string"),
     ],
 )
-async def test_malformed_token_response(make: Make, body: str, expected: str) -> None:
-    client, _ = await make(faults=[{"match": "POST /api/v2/token", "status": 200, "times": 1, "body": body}])
+async def test_malformed_token_response_from_v1_after_v2(make: Make, body: str, expected: str) -> None:
+    faults = [
+        {"match": "POST /api/v2/token", "status": 404, "times": 1},
+        {"match": "POST /api/v1/token", "status": 200, "times": 1, "body": body},
+    ]
+    client, _ = await make(faults=faults)
     with pytest.raises(MalformedResponse) as info:
         await client.get_workload(WID)
-    assert "POST /api/v2/token" in str(info.value) and expected in str(info.value)
+    assert "POST /api/v1/token" in str(info.value) and expected in str(info.value)
 
 
 async def test_cli_session_from_a_temp_dir(tmp_path: Path) -> None:

@@ -215,11 +215,15 @@ async def test_500_retried_only_when_the_policy_says_so(rig: Factory) -> None:
 
 
 async def test_token_post_is_not_retried_on_503(rig: Factory) -> None:
-    r = await rig([{"match": "POST /api/v2/token", "status": 503, "times": 1}])
+    # A 503 is not a token: v1 is asked next, and neither POST is retried.
+    r = await rig([{"match": "POST /api/v2/token", "status": 503, "times": 1},
+                   {"match": "POST /api/v1/token", "status": 503, "times": 1}])  # fmt: skip
     with pytest.raises(ApiError) as info:
         await r.client.get_pods(WID)
-    assert info.value.status == 503 and "POST /api/v2/token" in str(info.value)
-    assert r.hits("POST", "/api/v2/token") == 1 and r.hits("GET", PODS) == 0
+    assert info.value.status == 503 and "POST /api/v1/token" in str(info.value)
+    assert "/api/v2/token answered" in str(info.value)
+    assert r.hits("POST", "/api/v2/token") == 1 and r.hits("POST", "/api/v1/token") == 1
+    assert r.hits("GET", PODS) == 0
 
 
 def _all_text(exc: BaseException) -> str:
@@ -238,13 +242,14 @@ async def test_error_bodies_never_leak_credentials(rig: Factory) -> None:
     r = await rig(
         [
             {"match": "POST /api/v2/token", "status": 401, "times": 1, "body": f"bad secret {secret}"},
+            {"match": "POST /api/v1/token", "status": 401, "times": 1, "body": f"bad secret {secret}"},
             pods_fault(500, 1, body=hostile),
         ],
         credentials=ClientCredentials("bot", secret),
     )
     with pytest.raises(RunaiError) as auth:
         await r.client.get_pods(WID)
-    assert "credentials refused" in str(auth.value) and "POST /api/v2/token" in str(auth.value)
+    assert "credentials refused" in str(auth.value) and "/api/v2/token" in str(auth.value)
     assert secret not in _all_text(auth.value)
 
     # The token endpoint now works; the pods endpoint answers the hostile body.

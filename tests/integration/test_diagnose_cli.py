@@ -193,6 +193,33 @@ def test_active_intent_without_a_confirmed_failure_is_ambiguous(capsys: pytest.C
     assert json.loads(out)["outcome"] == "ambiguous"
 
 
+# -- the cluster asked about (issue 11 item 3) --------------------------------------------------------------------
+@pytest.mark.parametrize("given", ["made-up-cluster", "00000000-0000-0000-0000-000000000000"])
+def test_an_unknown_cluster_exits_1_and_lists_the_known_ones(capsys: pytest.CaptureFixture[str], given: str) -> None:
+    story = DEMO["oom-rising"]
+    status, out, err = _run_in_process(
+        capsys, "--demo", "--cluster-id", given, "--workload-id", story["workloadId"]
+    )
+    assert status == 1 and out == ""
+    assert "is not a cluster of this tenant" in err
+    for cluster in ("demo-east", "demo-west", story["clusterId"]):
+        assert cluster in err
+    assert "Traceback" not in err
+
+
+def test_a_cluster_is_found_by_its_exact_name_or_its_id_in_capitals(capsys: pytest.CaptureFixture[str]) -> None:
+    story = DEMO["oom-rising"]
+    for given in ("demo-east", story["clusterId"].upper()):
+        status, out, err = _run_in_process(
+            capsys, "--demo", "--cluster-id", given, "--name", story["name"], "--project", story["project"],
+            "--format", "json",
+        )  # fmt: skip
+        assert status == 0, err
+        doc = json.loads(out)
+        assert (doc["outcome"], doc["category"]) == ("diagnosed", "OOM_KILLED")
+        assert doc["workload"]["clusterId"] == story["clusterId"]
+
+
 # -- --now -----------------------------------------------------------------------------------------------------
 def test_now_overrides_captured_at_and_moves_the_lookback(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = _run_in_process(

@@ -22,7 +22,9 @@ from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select
 
+from core.diagnosis.steps.cluster import find_cluster, listed_clusters
 from core.models.runai import Cluster
+from core.safety.untrusted import clean
 from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
 from tui.attention import AttentionCache
@@ -204,10 +206,12 @@ class PickerScreen(PickerReads):
         self._clusters_failed = False
         self._clusters = [c for c in message.clusters if c.uuid]
         ids = [c.uuid for c in self._clusters]
-        selected = self._wanted_cluster if self._wanted_cluster in ids else (ids[0] if ids else None)
-        if self._wanted_cluster and self._wanted_cluster not in ids:
+        wanted = find_cluster(self._clusters, self._wanted_cluster) if self._wanted_cluster else []
+        selected = wanted[0].uuid if len(wanted) == 1 else (ids[0] if ids else None)
+        if self._wanted_cluster and len(wanted) != 1:
             self.notify(
-                f"cluster {self._wanted_cluster!r} is not among the tenant's clusters; showing the first one",
+                f"cluster {clean(self._wanted_cluster, max_len=80)!r} is not one of the tenant's clusters (by id or "
+                f"exact name): {listed_clusters(self._clusters)}; showing the first one",
                 severity="warning",
                 markup=False,
             )

@@ -42,7 +42,8 @@ def _first_unnegated(pattern: re.Pattern[str], text: str) -> re.Match[str] | Non
 
 def match(t: Text, out: Collector) -> None:
     if t.r in REASONS:
-        kubelet_eviction = t.r == "evict" and (t.src == "kubelet" or bool(EVICTION_RE.search(t.m)))
+        # The kubelet's own eviction is told by its wording, never by the reporting component alone.
+        kubelet_eviction = t.r == "evict" and bool(EVICTION_RE.search(t.m))
         if not kubelet_eviction:
             out.add(K.PREEMPTED, reason=canonical_reason(t.r))
             return
@@ -58,7 +59,7 @@ def match(t: Text, out: Collector) -> None:
     ):
         out.add(K.PREEMPTED, container=t.container, note="quota reclaim")
         return
-    karpenter = bool(_KARPENTER_RE.search(t.m)) or (t.src is not None and "karpenter" in t.src)
+    karpenter = bool(_KARPENTER_RE.search(t.m)) or t.r.startswith("disruption")
     if not karpenter and _first_unnegated(_CONSOLIDATION_RE, t.m):
         out.add(K.PREEMPTED, container=t.container, note="resource consolidation (bin packing)")
 

@@ -27,7 +27,7 @@ from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsR
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, MissingItem, PodMemory, Report, WorkloadRef
+from core.models.report import EvidenceItem, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
 from core.models.runai import Workload
 
 
@@ -49,6 +49,7 @@ class Gathered:
     several: bool = False
     order: TerminationOrder = NO_ORDER
     pod_metrics: PodMetricsRead = NO_POD_METRICS
+    others: OtherSubmissions | None = None  # the name's other submissions inside the lookback
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,8 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
     usage = usage_summary(g.metrics.responses)
     if g.metrics.queried:
         _memory_evidence(g.metrics, usage, memory, usage_summary(g.metrics.responses, LIMIT).peak, found)
-        if g.metrics.responses:  # a failed read is not an empty series
+        # A failed read is not an empty series: no chart says "no samples" for it.
+        if g.metrics.responses and not (usage.peak is None and g.metrics.partly_failed):
             found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
     _lookback_notes(g, req, cutoff, found)
     failed_at = failure_time(g.history.current, g.workload)
@@ -195,6 +197,13 @@ def _memory_evidence(
     span = f" ({win.start.isoformat()} to {win.end.isoformat()})" if win else ""
     if not metrics.responses:
         found.missing("CPU-memory peak", f"the failed run's metrics{span} could not be read", METRICS)
+    elif (usage.peak is None or usage.peak_at is None) and metrics.partly_failed:
+        found.missing(
+            "CPU-memory peak",
+            f"part of the failed run's metrics{span} could not be read, and the part that answered held no "
+            "samples",
+            METRICS,
+        )
     elif usage.peak is None or usage.peak_at is None:
         found.evidence(f"No CPU-memory samples were recorded for the failed run{span}", METRICS, "no-samples")
         found.missing("CPU-memory peak", f"the metrics series is empty for the failed run{span}", METRICS)
@@ -277,6 +286,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             order=g.order,
             memory_pods=c.pods,
             memory_pod=c.memory_pod,
+            other_submissions=g.others,
         )
     )
 

@@ -85,6 +85,7 @@ class MetricsRead:
     responses: tuple[MetricsResponse, ...]  # the failed run's answers
     earlier_peaks: tuple[tuple[RunWindow, int | None], ...]
     findings: Findings
+    partly_failed: bool = False  # some of the failed run's reads did not answer
 
     @property
     def queried(self) -> bool:
@@ -159,11 +160,16 @@ async def read_metrics(reader: Reader, t1: Tier1, wid: str, windows: Sequence[Ru
     answers = await asyncio.gather(*(query(win, a, b) for win in windows for a, b in plan_queries(win)))
     failures = [a for _, a in answers if isinstance(a, ReadFailure)]
     if failures:
-        found.missing("some CPU-memory samples", failures[0].missing.why, METRICS)
+        # A failed read is a failed read: never "no samples" (the series may hold plenty).
+        what = "CPU-memory samples" if len(failures) == len(answers) else "some CPU-memory samples"
+        found.missing(what, failures[0].missing.why, METRICS)
     responses = tuple(a for win, a in answers if win.current and isinstance(a, MetricsResponse))
     earlier = tuple(
         (win, usage_summary(a for w2, a in answers if w2 is win and isinstance(a, MetricsResponse)).peak)
         for win in windows[1:]
+        # An earlier run none of whose reads answered has no peak to compare, not a peak of "no samples".
+        if any(w2 is win and isinstance(a, MetricsResponse) for w2, a in answers)
     )
+    partly = any(w2.current and isinstance(a, ReadFailure) for w2, a in answers)
     found.note(f"metrics read because of {why}")
-    return MetricsRead(tuple(windows), responses, earlier, found.done())
+    return MetricsRead(tuple(windows), responses, earlier, found.done(), partly)

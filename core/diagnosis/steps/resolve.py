@@ -20,22 +20,22 @@ from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.signals import SignalKind
+from core.diagnosis.steps.cluster import same_cluster
+from core.diagnosis.steps.submissions import LIST, PAGE_LIMIT, Submissions, list_submissions
 from core.models.pages import Page
 from core.models.report import WorkloadRef
 from core.models.runai import Workload, WorkloadEvent
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
-from core.sources.runai import filter_item
 from core.words import plural
 
 STATUS = "get_workload_status"
-LIST = "list_workloads"
-PAGE_LIMIT = 500  # the largest page the API allows
-MAX_LIST_PAGES = 40
+__all__ = ["LIST", "PAGE_LIMIT", "STATUS"]
 ACTIVE_CONFIRM_BATCH = 4
 # "Recent" events are those around the last phase change; older ones describe earlier runs.
 RECENT_BEFORE_PHASE_CHANGE = timedelta(minutes=10)
-ACTIVE_PHASES = frozenset({"Running", "Pending"})
+# Degraded (a running workload with failing pods) is Running's kind: in scope only with a confirmed crash.
+ACTIVE_PHASES = frozenset({"Running", "Pending", "Degraded"})
 SUCCESS_PHASES = frozenset({"Completed", "Succeeded"})
 TERMINAL_FOR_SELECTION = ENDING_PHASES | SUCCESS_PHASES
 # Direct failed-pod signals that keep a Pending workload in scope (the phase rule).
@@ -84,6 +84,7 @@ class Resolution:
     events: Events
     route: Route | None
     findings: Findings
+    submissions: Submissions | None = None  # a lookup by name: every submission of the name, live and deleted
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,99 +128,68 @@ async def resolve(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> Resolutio
     return Resolution(workload, events, None, Findings())
 
 
-async def _list_candidates(reader: Reader, t1: Tier1, req: DiagnosisRequest, *, deleted: bool | None) -> list[Workload]:
-    name, project = req.name or "", req.project or ""
-    try:
-        filters = [
-            filter_item("name", "==", name),
-            filter_item("projectName", "==", project),
-            filter_item("clusterId", "==", req.cluster_id),
-        ]
-    except ValueError as exc:
-        raise DiagnosisFailed(f"cannot search for that name: {exc}") from exc
-    found: list[Workload] = []
-    offset = 0
-    for _ in range(MAX_LIST_PAGES):
-        page = await reader.tier1(
-            1,
-            LIST,
-            "workload list" + (" (deleted)" if deleted else ""),
-            lambda off=offset: t1.list_workloads(  # type: ignore[misc]
-                filters=filters,
-                sort_by="phaseUpdatedAt",
-                sort_order="desc",
-                offset=off,
-                limit=PAGE_LIMIT,
-                deleted=deleted,
-            ),
-            essential=True,
-        )
-        if isinstance(page, ReadFailure):
-            raise DiagnosisFailed(f"listing workloads failed: {page.missing.why}") from page.error
-        # The filter's exact semantics are not guaranteed: re-check name, project and cluster exactly.
-        found += [
-            w for w in page.items if w.name == name and w.project_name == project and w.cluster_id == req.cluster_id
-        ]
-        if page.next is None or page.next <= offset:
-            break
-        offset = page.next
-    epoch = datetime.min.replace(tzinfo=req.moment().tzinfo)
-    found.sort(key=lambda w: w.phase_updated_at or epoch, reverse=True)
-    return found
-
-
 async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> Resolution:
+    """The most recent terminal submission among live AND deleted ones (a past run), or with `active` the
+    newest live one whose status confirms the failure."""
     name, project = quote(req.name or "", 120), quote(req.project or "", 120)
     found = Collect()
-    candidates = await _list_candidates(reader, t1, req, deleted=None)
-    if not candidates:
-        candidates = await _list_candidates(reader, t1, req, deleted=True)
-        if candidates:
-            found.note("no live workload matched, so deleted workloads were searched; this one was deleted")
+    listed = await list_submissions(reader, t1, req)
+    candidates = listed.all
     if not candidates:
         route = Route(
             "not-found",
             f"no workload named {name} in project {project} on this cluster",
             "Check the name and project (exact match), or give the workload id.",
         )
-        return Resolution(None, None, route, found.done())
+        return Resolution(None, None, route, found.done(), listed)
     if req.active:
-        return await _select_active(reader, t1, candidates, name, project, found)
-    terminal = [w for w in candidates if (w.phase or "") in TERMINAL_FOR_SELECTION]
+        return await _select_active(reader, t1, list(listed.live), name, project, found, listed)
+    epoch = datetime.min.replace(tzinfo=req.moment().tzinfo)
+    terminal = sorted(
+        (w for w in candidates if (w.phase or "") in TERMINAL_FOR_SELECTION),
+        key=lambda w: w.phase_updated_at or epoch,
+        reverse=True,
+    )
+    counted = f"{plural(len(listed.live), 'live submission')} and {len(listed.deleted)} deleted"
     if not terminal:
         phases = ", ".join(sorted({quote(w.phase, 30) for w in candidates}))
-        found.evidence(f"{plural(len(candidates), 'submission')} match, none terminal (phases: {phases})", LIST)
+        found.evidence(f"{counted} match, none terminal (phases: {phases})", LIST)
         route = Route(
             "ambiguous",
             "no terminal submission of that name; the matches are still active",
             "Use --active for a current crash loop or start failure, or give the workload id.",
         )
-        return Resolution(None, None, route, found.done())
+        return Resolution(None, None, route, found.done(), listed)
     chosen = terminal[0]
+    deleted = chosen.deleted_at is not None or chosen in listed.deleted
     found.evidence(
-        f"{plural(len(candidates), 'submission')} of {name} in {project}; selected the most recent terminal one, "
+        f"{counted} of {name} in {project}; selected the most recent terminal one, "
         f"{quote(chosen.id, 80)} ({quote(chosen.phase, 30)} at "
-        f"{chosen.phase_updated_at.isoformat() if chosen.phase_updated_at else 'unknown time'})",
+        f"{chosen.phase_updated_at.isoformat() if chosen.phase_updated_at else 'unknown time'}"
+        f"{', deleted' if deleted else ''})",
         LIST,
         "selection",
     )
-    failed_others = [w for w in candidates if w is not chosen and (w.phase or "") in ENDING_PHASES]
-    if failed_others:
-        found.note(
-            f"{plural(len(failed_others), 'other submission')} of this name ended in a failed or stopped phase; "
-            f"the newest is {quote(failed_others[0].id, 80)} ({quote(failed_others[0].phase, 30)})"
-        )
+    if deleted:
+        found.note("the selected submission has been deleted; its own records are still read by its id")
     assert chosen.id is not None
     workload, events = await read_status(reader, t1, chosen.id)
     if isinstance(workload, ReadFailure):
         raise DiagnosisFailed(f"the selected workload could not be read: {workload.missing.why}") from workload.error
-    return Resolution(workload, events, None, found.done())
+    return Resolution(workload, events, None, found.done(), listed)
 
 
 async def _select_active(
-    reader: Reader, t1: Tier1, candidates: list[Workload], name: str, project: str, found: Collect
+    reader: Reader,
+    t1: Tier1,
+    candidates: list[Workload],
+    name: str,
+    project: str,
+    found: Collect,
+    listed: Submissions,
 ) -> Resolution:
-    """Running and Pending matches newest first, a few at a time; the first whose status confirms the failure."""
+    """Running, Degraded and Pending matches newest first, a few at a time; the first whose status confirms the
+    failure (a deleted submission is never active)."""
     active = [w for w in candidates if (w.phase or "") in ACTIVE_PHASES and w.id]
     for start in range(0, len(active), ACTIVE_CONFIRM_BATCH):
         batch = active[start : start + ACTIVE_CONFIRM_BATCH]
@@ -240,10 +210,10 @@ async def _select_active(
                     LIST,
                     "selection",
                 )
-                return Resolution(workload, events, None, found.done())
+                return Resolution(workload, events, None, found.done(), listed)
     found.evidence(
-        f"{plural(len(candidates), 'submission')} match; {len(active)} Running or Pending, none with a confirmed crash "
-        "loop or start failure",
+        f"{plural(len(candidates), 'live submission')} match; {len(active)} Running, Degraded or Pending, none with "
+        "a confirmed crash loop or start failure",
         LIST,
     )
     route = Route(
@@ -251,7 +221,7 @@ async def _select_active(
         "no active submission shows the failure",
         "Give the workload id of the run you mean, or drop --active to diagnose the last terminal one.",
     )
-    return Resolution(None, None, route, found.done())
+    return Resolution(None, None, route, found.done(), listed)
 
 
 # -- the checks ---------------------------------------------------------------------------------------------
@@ -293,7 +263,7 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
     def done(observations: list[Observation], route: Route | None) -> StatusCheck:
         return StatusCheck(kept, failed, tuple(observations), route, found.done())
 
-    if workload.cluster_id != req.cluster_id:
+    if not same_cluster(workload.cluster_id, req.cluster_id):
         shown = quote(workload.cluster_id, 80) if workload.cluster_id else "(absent)"
         found.evidence(
             f"Workload clusterId is {shown}, not the requested {quote(req.cluster_id, 80)}", STATUS, "cluster-mismatch"
@@ -384,7 +354,7 @@ def _phase_rule(w: Workload, observations: list[Observation], events_failed: boo
             )
         return Route(
             "running",
-            "Running, and nothing confirms a crash loop or repeated crashes",
+            f"{phase}, and nothing confirms a crash loop or repeated crashes",
             "Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
         )
     return Route(
@@ -408,7 +378,7 @@ def scope_from_evidence(w: Workload, events_failed: bool, observations: list[Obs
         )
     return Route(
         "running",
-        "Running; neither pods nor history confirm a crash loop (events unavailable)",
+        f"{w.phase}; neither pods nor history confirm a crash loop (events unavailable)",
         "Did you mean a past run? Give its workload id.",
     )
 
