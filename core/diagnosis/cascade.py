@@ -237,6 +237,11 @@ def pod_key(name: object) -> str:
     return quote(name, 120)
 
 
+def _natural(name: str) -> tuple[tuple[int, int | str], ...]:
+    """`worker-2` before `worker-10`."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name) if part)
+
+
 def _inside(at: datetime | None, window: tuple[datetime | None, datetime | None]) -> bool:
     start, end = window
     if at is None:
@@ -321,9 +326,11 @@ def _gather(
 
 
 def _failed(item: _Pod) -> bool:
-    phase_failed = (item.k8s_phase or "").lower() not in HEALTHY_PHASES
+    phase = (item.k8s_phase or "").lower()
+    phase_failed = phase not in HEALTHY_PHASES
     signalled = any(o.kind not in {K.NODE_PRESSURE, K.PREEMPTED} for o in item.observations)
-    return bool(item.times) and (phase_failed or signalled or item.failed_container or item.deleted)
+    torn_down = item.deleted and phase not in {"succeeded", "completed"}  # deleted before it could finish
+    return bool(item.times) and (phase_failed or signalled or item.failed_container or torn_down)
 
 
 def _kinds(item: _Pod) -> list[SignalKind]:
@@ -405,7 +412,7 @@ def order_terminations(
         return (len([s for s in signs if s not in ("SIGTERM", "SIGKILL")]) > 0, not causes, rank, at, item.name)
 
     first = min(group, key=strength).name
-    rest = sorted((i for i in failed if i.name != first), key=lambda i: (facts[i.name][1], i.name))
+    rest = sorted((i for i in failed if i.name != first), key=lambda i: (facts[i.name][1], _natural(i.name)))
     entries: list[PodTermination] = []
     for item in [gathered[first], *rest]:
         kinds, at, where, signs, _ = facts[item.name]

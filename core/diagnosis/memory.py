@@ -76,5 +76,8 @@ def usage_summary(responses: Iterable[MetricsResponse], metric: str = USAGE) -> 
     samples = sorted(by_time.items())
     if not samples:
         return SeriesSummary([], None, None)
-    peak_at, peak = max(samples, key=lambda item: (item[1], item[0]))
+    # The first instant the peak was seen: a range query repeats the last sample until it goes stale, so a
+    # later instant with the same value may lie after the kill that ended the run.
+    peak = max(value for _, value in samples)
+    peak_at = next(at for at, value in samples if value == peak)
     return SeriesSummary(samples, peak, peak_at)

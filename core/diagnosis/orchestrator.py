@@ -23,12 +23,23 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import cascade
 from core.diagnosis.findings import Collect, Journal
+from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
 from core.diagnosis.reader import DiagnosisFailed, Reader, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
-from core.diagnosis.steps import classify, cluster, conditional, inspect, kubernetes, multipod, resolve, submissions
+from core.diagnosis.steps import (
+    classify,
+    cluster,
+    conditional,
+    inspect,
+    kubernetes,
+    multipod,
+    resolve,
+    revisions,
+    submissions,
+)
 from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
@@ -142,7 +153,7 @@ class Orchestrator:
         # deleted pods beside the live ones, and its Tier 2 waits for the order its pods ended in.
         self.steps.start(2)
         self.steps.start(3)
-        hint = multipod.several_hint(w, status.events)
+        hint = multipod.several_hint(w)
         t2, ns_task = self.t2, None
         if t2 is None:
             self.take_namespace(inspect.namespace_without_lookup(w, status.events))
@@ -161,6 +172,12 @@ class Orchestrator:
         take(spec.findings)
         pods = await pods_task
         take(pods.findings)
+        revision = revisions.NOTHING
+        if revisions.needed(w, pods.pods, status.observations):
+            # An inference whose own feeds show nothing: the revision that failed is read too.
+            revision = await revisions.read_failing_revision(self.reader, self.t1, w)
+            take(revision.findings)
+            pods = revision.joined(pods)
         self.steps.finish(2)
         several = hint or multipod.several_pods(w, pods.pods)
         name = kubernetes.pod_to_inspect(pods.pods, self.now) if tier2 is None and not several else None
@@ -170,9 +187,11 @@ class Orchestrator:
         history = await history_task
         take(history.findings)
         self.steps.finish(3)
-        tier1_obs = status.observations + pods.observations + history.observations
+        tier1_obs = status.observations + pods.observations + history.observations + revision.observations
         self.known.set_result((history, tier1_obs))
         window = conditional.failure_window(history.current, w)
+        if (w.phase or "") not in ENDING_PHASES:  # a failure still happening: its pods end up to now
+            window = (window[0], self.now)
         if several and t2 is not None and ns_task is not None:
             self.steps.start(4)
             first_pass = multipod.termination_order(w, pods.pods, tier1_obs, window).order

@@ -530,6 +530,36 @@ class MetricsResponse(ApiModel):
         return [item for item in self.measurements or [] if item.type == metric_type]
 
 
+class InferenceRevision(ApiModel):
+    """One revision of an inference (`/workloads/inferences/{id}/revisions`); its shape is UNVERIFIED beyond
+    an id, so every other key is read tolerantly (a phase or a status, a message, when it was created)."""
+
+    id: str | None = None
+    revision_id: str | None = None
+    name: str | None = None
+    workload_id: str | None = None
+    created_at: Timestamp = None
+    phase: str | None = None
+    phase_message: str | None = None
+    status: Any = None
+
+    @property
+    def key(self) -> str | None:
+        return self.id or self.revision_id
+
+    def state(self) -> str | None:
+        """Its phase, else a status given as text or as `{phase|state|status}`."""
+        if self.phase:
+            return self.phase
+        if isinstance(self.status, str):
+            return self.status
+        if isinstance(self.status, dict):
+            for key in ("phase", "state", "status"):
+                if isinstance(self.status.get(key), str):
+                    return str(self.status[key])
+        return None
+
+
 class ApiErrorBody(ApiModel):
     """The error body Run:ai answers with: ``{"code", "message", "details"?}``."""
 

@@ -24,6 +24,7 @@ from core.models.pages import Page, ShapeError, json_type, parse_json, parse_lis
 from core.models.runai import (
     Cluster,
     HistoryRecord,
+    InferenceRevision,
     MetricsResponse,
     Project,
     RunaiPod,
@@ -314,6 +315,32 @@ class RunaiClient:
         for cut in cuts:
             response.add_parse_problem(cut)
         return response
+
+    # -- inference revisions (whether the workload-level feeds cover every revision is UNVERIFIED) ----------
+    async def list_inference_revisions(
+        self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
+    ) -> Page[InferenceRevision]:
+        check_paging(offset, limit)
+        path = f"/api/v1/workloads/inferences/{segment(workload_id)}/revisions"
+        params = {"offset": offset, "limit": limit}
+        body = await self._get_json(path, params, resource="inference revisions")
+        return self._page(path, params, body, "revisions", InferenceRevision)
+
+    async def get_revision_pods(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[RunaiPod]:
+        return await self._revision_feed(revision_id, "pods", "pods", RunaiPod, limit)
+
+    async def get_revision_events(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[WorkloadEvent]:
+        return await self._revision_feed(revision_id, "events", "events", WorkloadEvent, limit)
+
+    async def get_revision_history(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[HistoryRecord]:
+        return await self._revision_feed(revision_id, "history", "records", HistoryRecord, limit)
+
+    async def _revision_feed(self, revision_id: str, feed: str, key: str, model: type[M], limit: int) -> Page[M]:
+        check_paging(0, limit)
+        path = f"/api/v1/workloads/inferences/revisions/{segment(revision_id)}/{feed}"
+        params = {"offset": 0, "limit": limit}
+        body = await self._get_json(path, params, resource=f"revision {feed}")
+        return self._page(path, params, body, key, model)
 
     async def list_clusters_page(self) -> Page[Cluster]:
         """`GET /api/v1/clusters` with per-item problems kept (the body is a bare list, so `next` is None)."""

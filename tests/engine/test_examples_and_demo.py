@@ -78,6 +78,13 @@ async def test_demo_story_verdicts(demo: Tenant, case: dict) -> None:
     assert (report.outcome, report.category) == (case["outcome"], case["category"]), report.reason
     if case.get("recurrence") is not None:
         assert report.recurrence.count == case["recurrence"]
+    if "otherSubmissionsFailed" in case:
+        others = report.recurrence.other_submissions
+        assert others is not None and others.failed == case["otherSubmissionsFailed"], others
+    if str(case.get("detail") or "").startswith("first-failure:"):
+        first = [e for e in report.termination_order if e.first]
+        assert [e.pod for e in first] == [case["detail"].removeprefix("first-failure:")], report.termination_order
+        assert all(e.consequence for e in report.termination_order if not e.first)
     memory = case.get("memory")
     if memory and report.memory is not None:
         assert report.memory.limit_bytes == memory.get("limitBytes")

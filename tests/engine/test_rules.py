@@ -73,7 +73,8 @@ async def test_option_b_sends_exact_filters_and_follows_pages_over_600_submissio
     assert report.workload.id == target.id
     lists = _lists(requests)
     # Every page of the live submissions, and the deleted ones beside them (deleted=true answers only those).
-    assert sorted((q["offset"], str(q.get("deleted"))) for q in lists) == [("0", "None"), ("0", "true"), ("500", "None")]
+    pages = sorted((q["offset"], str(q.get("deleted"))) for q in lists)
+    assert pages == [("0", "None"), ("0", "true"), ("500", "None")]
     for q in lists:
         assert q["filterBy"] == f"name==sweep-run,projectName==nlp,clusterId=={EAST}"
         assert (q["sortBy"], q["sortOrder"], q["limit"]) == ("phaseUpdatedAt", "desc", "500")

@@ -43,6 +43,7 @@ from core.diagnosis.progress import (
     ReadFinished,
     StepFinished,
     StepStarted,
+    TerminationsFound,
     VerdictReady,
     WorkloadResolved,
 )
@@ -66,6 +67,7 @@ from tui.widgets.memory_chart import MemoryChart
 from tui.widgets.memory_plot import failure_times, run_spans
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
+from tui.widgets.pods_pane import PodsPane
 from tui.widgets.step_list import StepList
 from tui.widgets.top_bar import TopBar
 from tui.widgets.verdict_banner import VerdictBanner, workload_label
@@ -222,6 +224,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
             with TabPane("Memory", id="tab-memory"):
                 yield MemoryChart(id="memory")
             with TabPane("Pod", id="tab-pod"):
+                yield PodsPane(id="pods")
                 yield ContainersPane(id="containers")
             with TabPane("Events", id="tab-events"):
                 yield KubeEventsPane(id="events")
@@ -261,6 +264,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self._history_seen = False
         for pane in self._panes():
             pane.reset()
+        self.query_one(PodsPane).reset()
         self.query_one(StepList).reset()
         self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
         self._label_tabs()
@@ -355,6 +359,8 @@ class DiagnosisScreen(PaneActions, ReportActions):
             self.query_one(LogPane).show(event)
         elif isinstance(event, NodeFound):
             self.query_one(NodePane).show(event)
+        elif isinstance(event, TerminationsFound):
+            self.query_one(PodsPane).show(event.entries)
         elif isinstance(event, MemoryTrend):
             self._trend_seen = True
             self.query_one(MemoryChart).show_trend(event)
@@ -392,6 +398,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
         notes = [for_the_app(note) for note in report.notes]
         self.query_one(MissingPane).finish(report.missing, explanation, notes)
+        self.query_one(PodsPane).show(report.termination_order, report.memory)
         steps = self.query_one(StepList)
         routed = report.outcome != "diagnosed"
         routed_why = f"routed out at Step 1 ({report.outcome}): nothing past Step 1 is read"

@@ -39,6 +39,11 @@ def _rgb(theme: Mapping[str, str], name: str, fallback: tuple[int, int, int]) ->
     return colour.rgb if colour is not None else fallback
 
 
+def _whose(trend: MemoryTrend) -> str:
+    # A workload of several pods: the failing pod's own series, against that pod's limit.
+    return f"pod {trend.pod} (its own series, not the workload's sum)" if trend.pod else "the failed run"
+
+
 class MemoryChart(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -81,7 +86,7 @@ class MemoryChart(Vertical):
     ) -> None:
         """The report's memory (the trend, when none arrived), with the failures and runs to mark on it."""
         if self.trend is None:
-            self.trend = MemoryTrend((), memory.request_bytes, memory.limit_bytes, memory.peak_bytes)
+            self.trend = MemoryTrend((), memory.request_bytes, memory.limit_bytes, memory.peak_bytes, memory.pod)
             self.state = "no-samples" if memory.samples == 0 or memory.peak_bytes is None else "samples"
         self.failures, self.windows = list(failures), list(windows)
         self._draw()
@@ -110,7 +115,7 @@ class MemoryChart(Vertical):
             return head, Text()
         config = f"request {fmt(t.request_bytes)} · limit {fmt(t.limit_bytes)} (configured, not measured)"
         if t.peak_bytes is None:
-            head = Text("CPU memory of the failed run: no samples recorded", style="bold")
+            head = Text(f"CPU memory of {_whose(t)}: no samples recorded", style="bold")
             head.append(
                 "\nThe metrics answered with no usage samples for this run, so nothing is drawn: the peak is "
                 f"unknown, not zero.\n{config}",
@@ -118,7 +123,7 @@ class MemoryChart(Vertical):
             )
             return head, Text()
         ratio = t.peak_bytes / t.limit_bytes if t.limit_bytes else None
-        head = Text("CPU memory of the failed run", style="bold")
+        head = Text(f"CPU memory of {_whose(t)}", style="bold")
         head.append(f" · peak {format_bytes(t.peak_bytes)}, measured", style="not bold")
         if ratio is not None:
             head.append(f" = {ratio:.1%} of the limit" + (" (at or over it)" if ratio >= 1 else ""), "not bold")

@@ -55,6 +55,14 @@ def recurrence_badge(report: Report) -> str:
     return f"{r.count} in {r.lookback} · {kind}"
 
 
+def others_badge(report: Report) -> str | None:
+    """`other submissions of this name: 5 failed in 7d`, when others failed: recurrence counts this one only."""
+    others = report.recurrence.other_submissions
+    if report.outcome != "diagnosed" or others is None or not others.failed:
+        return None
+    return f"other submissions of this name: {others.failed} failed in {others.lookback}"
+
+
 def workload_label(name: str | None, project: str | None, fallback: str = "workload") -> str:
     shown = name or fallback
     return f"{shown} (project {project})" if project else shown
@@ -149,6 +157,10 @@ class VerdictBanner(Static):
             title = Text(f"{_SYMBOL[state]} {headline(report)}", style="bold")
         w = report.workload
         badge = Text(f" {recurrence_badge(report)} ", style="reverse")
+        others = others_badge(report)
+        if others:
+            badge.append(f" {others} ", style="bold")
+            badge.append("·")
         badge.append(" " + workload_label(w.name, w.project, w.id or "workload"))
         if w.phase:
             badge.append(f" · phase {w.phase}")

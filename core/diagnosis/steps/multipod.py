@@ -1,8 +1,8 @@
 """Steps 2 and 4 for a workload that runs several pods: the order its pods ended in, the pods Tier 2 describes,
 and each pod's own memory series.
 
-Whether a workload runs several pods is read from the workload (`requestedPods`, `runningPods`), its status
-events and its live pods; nothing here is read for an ordinary one-pod workload. The analysis itself is
+Whether a workload runs several pods is read from the workload (`requestedPods`, `runningPods`) and its live
+pods; nothing here is read for an ordinary one-pod workload. The analysis itself is
 core/diagnosis/cascade.py; this module makes the reads and states what they found, with the pod named.
 """
 
@@ -31,7 +31,7 @@ from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.kubernetes import PodDescribed, describe_pod
 from core.models.kube import K8sPod
 from core.models.report import MissingItem
-from core.models.runai import MetricsResponse, RunaiPod, Workload, WorkloadEvent
+from core.models.runai import MetricsResponse, RunaiPod, Workload
 from core.sources.namespace import NamespaceChoice
 from core.words import plural
 
@@ -52,23 +52,16 @@ def _number(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def several_hint(w: Workload, events: Sequence[WorkloadEvent]) -> bool:
-    """Step 1 already says the workload runs several pods: it asked for them, runs them, or events name them."""
+def several_hint(w: Workload) -> bool:
+    """Step 1 already says the workload runs several pods: it asked for several, or runs several."""
     requested = w.requested_pods.number if w.requested_pods is not None else None
-    if _number(requested) > 1 or _number(w.running_pods) > 1:
-        return True
-    named = {
-        e.involved_object.name
-        for e in events
-        if e.involved_object is not None and e.involved_object.kind == "Pod" and e.involved_object.name
-    }
-    return len(named) > 1
+    return _number(requested) > 1 or _number(w.running_pods) > 1
 
 
 def several_pods(w: Workload, pods: Sequence[RunaiPod]) -> bool:
     """The workload runs several pods at once (replacements of one pod over time do not count)."""
     live = {p.name for p in pods if p.deleted_at is None and p.name}
-    return several_hint(w, ()) or len(live) > 1
+    return several_hint(w) or len(live) > 1
 
 
 # -- the order ----------------------------------------------------------------------------------------------

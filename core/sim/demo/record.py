@@ -25,6 +25,8 @@ class PodPlan:
     containers: list[str]
     completed: float | None = None
     deleted: float | None = None
+    mem: tuple[str | None, str | None] | None = None  # this pod's own request/limit (a role's), else the story's
+    reports_resources: bool = True  # False: the Run:ai pod carries no requestedResources (left to the spec)
 
 
 @dataclass
@@ -63,8 +65,10 @@ class StoryRecord:
     preemptible: bool = True
     running_seconds: int | None = None
     spec_present: bool = True
+    reports_pod_resources: bool = True  # False: the workload object carries no per-pod or workload resources
     events_null: bool = False
     extra_spec: Json = field(default_factory=dict)
+    spec_top: Json = field(default_factory=dict)  # keys beside `spec` in the spec document (`masterSpec`, ...)
     events: list[Json] = field(default_factory=list)
     history: list[Json] = field(default_factory=list)
     pods: list[PodPlan] = field(default_factory=list)
@@ -162,6 +166,8 @@ class StoryRecord:
         completed: float | None = None,
         deleted: float | None = None,
         containers: list[str] | None = None,
+        mem: tuple[str | None, str | None] | None = None,
+        reports_resources: bool = True,
     ) -> PodPlan:
         name = self.pod_name(index, role)
         plan = PodPlan(
@@ -174,6 +180,8 @@ class StoryRecord:
             containers or ["main"],
             completed,
             deleted,
+            mem,
+            reports_resources,
         )
         self.pods.append(plan)
         return plan
@@ -226,10 +234,11 @@ class StoryRecord:
     ) -> Json:
         limits: Json = {"nvidia.com/gpu": str(int(self.gpu))} if self.gpu >= 1 else {}
         requests: Json = {"cpu": str(self.cpu[0])}
-        if self.mem[1] is not None:
-            limits["memory"] = self.mem[1]
-        if self.mem[0] is not None:
-            requests["memory"] = self.mem[0]
+        mem = plan.mem or self.mem
+        if mem[1] is not None:
+            limits["memory"] = mem[1]
+        if mem[0] is not None:
+            requests["memory"] = mem[0]
 
         def container(name: str, image: str) -> Json:
             c: Json = {"name": name, "image": image, "resources": {"requests": requests, "limits": limits}}

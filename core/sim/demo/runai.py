@@ -94,7 +94,7 @@ def workload_json(s: StoryRecord) -> Json:
         "totalRunningTimeSeconds": s.running_seconds if s.running_seconds is not None else lived,
         "totalPendingTimeSeconds": 60,
         "pendingSchedulingMessages": s.pending_messages,
-    }
+    } | ({} if s.reports_pod_resources else {"podsRequestedResources": None, "workloadRequestedResources": None})
 
 
 def spec_json(s: StoryRecord) -> Json:
@@ -136,14 +136,16 @@ def spec_json(s: StoryRecord) -> Json:
         "desiredPhase": s.desired_phase,
         "actualPhase": s.phase,
         "spec": inner,
+        **s.spec_top,
     }
 
 
 def pods_json(s: StoryRecord) -> list[Json]:
     out: list[Json] = []
-    req = resources(s.mem, s.cpu, s.gpu)
     for p in s.pods:
         placed = p.node is not None
+        mem = p.mem or s.mem
+        req = resources(mem, s.cpu, s.gpu)
         out.append(
             {
                 "name": p.name,
@@ -165,7 +167,7 @@ def pods_json(s: StoryRecord) -> list[Json]:
                 "requestedNodePools": [NODE_POOL],
                 "requestedResources": req,
                 "allocatedResources": (
-                    {"gpu": s.gpu, "cpu": s.cpu[0], "cpuMemory": s.mem[0] or "0"}
+                    {"gpu": s.gpu, "cpu": s.cpu[0], "cpuMemory": mem[0] or "0"}
                     if placed
                     else {"gpu": 0, "cpu": 0, "cpuMemory": "0"}
                 ),
@@ -173,6 +175,8 @@ def pods_json(s: StoryRecord) -> list[Json]:
                 "deletedAt": ts(p.deleted) if p.deleted is not None else None,
             }
         )
+        if not p.reports_resources:
+            del out[-1]["requestedResources"]
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from core.sim.demo.stories import (
     crash,
     data_quality,
+    distributed,
     hostile,
     image_pull,
     init_container,
@@ -20,6 +21,8 @@ from core.sim.demo.stories import (
     policy,
     preemption,
     routed_out,
+    serving,
+    third_party,
     unknown,
 )
 from core.sim.demo.story import Family, Json, Story
@@ -40,6 +43,9 @@ FAMILIES: tuple[Family, ...] = (
     data_quality.FAMILY,
     many_submissions.FAMILY,
     hostile.FAMILY,
+    distributed.FAMILY,
+    serving.FAMILY,
+    third_party.FAMILY,
 )
 
 

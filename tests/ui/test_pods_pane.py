@@ -1,0 +1,81 @@
+"""The diagnosis screen for workloads of several pods: the pods pane with the order the pods ended in, the memory
+chart of the failing pod against its own limit, and the banner's count of the name's other failed submissions.
+
+Pilot tests on the demo tenant (real HTTP over loopback), and snapshots at 80x24 and 160x50.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.sim.bundle import CaseBundle
+from core.tenant import Tenant
+from tests.ui.test_diagnosis import CASES, SIZE, make, options_for, until, verdict
+from tests.ui.test_snapshots_diagnosis import LARGE, SMALL, app_for, waiting_for_verdict
+from tui.widgets.containers_pane import ContainersPane
+from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.pods_pane import PodsPane
+from tui.widgets.verdict_banner import VerdictBanner
+
+
+async def test_the_pods_pane_shows_the_first_failure_and_its_consequences(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["dist-oom-cascade"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await verdict(pilot)
+        pane = screen.query_one(PodsPane)
+        assert pane.display
+        lines = pane.plain.splitlines()
+        assert lines[0].startswith("◆ gpt-neox-ft-worker-5 worker gpu-d-07")
+        assert "OOMKilled (exit 137)" in lines[0]
+        # Every other pod ended after it, and none of them is marked first.
+        assert len([line for line in lines if line.startswith("·")]) == 7
+        assert all("SIGTERM" in line or "Error" in line for line in lines[1:8])
+        # The failing pod's own memory against its own (worker) limit, not the workload's sum.
+        assert "Memory of gpt-neox-ft-worker-5: peak 63.9 GiB of its 64 GiB limit (99.8%)" in lines[-1]
+        # The pod described below the order is the first failure's.
+        assert [f.pod for f in screen.query_one(ContainersPane).found] == ["gpt-neox-ft-worker-5"]
+        chart = screen.query_one(MemoryChart)
+        assert chart.trend is not None and chart.trend.pod == "gpt-neox-ft-worker-5"
+        assert chart.trend.limit_bytes == 64 * 1024**3
+
+
+async def test_a_one_pod_workload_shows_no_order(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["oom-rising"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await verdict(pilot)
+        assert not screen.query_one(PodsPane).display
+        chart = screen.query_one(MemoryChart)
+        assert chart.trend is not None and chart.trend.pod is None
+
+
+async def test_the_banner_counts_the_names_other_failed_submissions(demo_tenant: Tenant) -> None:
+    app = make(demo_tenant, options_for(CASES["nightly-eval-by-name"]))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await verdict(pilot)
+        banner = screen.query_one(VerdictBanner)
+        # Over 24h none of the deleted runs failed: the badge says nothing it cannot count.
+        assert "other submissions" not in banner.plain
+        await pilot.press("b")  # the next lookback, 7d
+        await until(pilot, lambda: screen.report is not None and screen.report.recurrence.lookback == "7d", 20)
+        await pilot.pause()
+        assert "1 in 7d · one-off" in banner.plain
+        assert "other submissions of this name: 5 failed in 7d" in banner.plain
+
+
+PODS_SNAPSHOTS = [
+    ("dist-oom-cascade", SMALL, "tab-pod"),
+    ("dist-oom-cascade", LARGE, "tab-pod"),
+    ("dist-oom-cascade", LARGE, "tab-memory"),
+    ("mpi-launcher-cascade", LARGE, "tab-pod"),
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "size", "tab"),
+    PODS_SNAPSHOTS,
+    ids=[f"{key}-{size[0]}x{size[1]}-{tab[4:]}" for key, size, tab in PODS_SNAPSHOTS],
+)
+def test_pods_snapshot(snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str) -> None:
+    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
