@@ -36,7 +36,15 @@ from core.sim.demo.kit import (
     uid,
     waiting,
 )
-from tests.engine.test_rule_cases import bundle_of, check, diagnose_bundle, error_message, oom_message
+from tests.engine.test_rule_cases import (
+    build_from,
+    check,
+    diagnose_bundle,
+    dump_case,
+    error_message,
+    oom_message,
+    write_cases,
+)
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "cases" / "multipod"
 S = 1 / 60  # a second, in the stories' minutes-ago units
@@ -78,6 +86,11 @@ MPIRUN = (
     "  Process name: [[4402,1],3]\n"
     "  Exit code:    1\n"
 )
+
+
+def diagnosed(category: str, **expect: Any) -> Json:
+    """The `expect` block of a diagnosed case counted once in its own history."""
+    return {"outcome": "diagnosed", "category": category, "recurrence": 1, **expect}
 
 
 def _req(s: Story, **extra: Any) -> Json:
@@ -143,16 +156,14 @@ def case_per_pod_memory() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "memory": {"limitBytes": 48 * GI, "peakBytes": 51_500_000_000, "pod": "ranker-ddp-worker-2"},
-            "paths": [r"/pods/[^/]+/metrics$"],
-            "noPaths": [r"^/api/v1/workloads/[^/]+/metrics$"],
-            "evidence": ["Pod ranker-ddp-worker-2 (worker) peak CPU memory"],
-            "firstFailure": "ranker-ddp-worker-2",
-        },
+        diagnosed(
+            "OOM_KILLED",
+            memory={"limitBytes": 48 * GI, "peakBytes": 51_500_000_000, "pod": "ranker-ddp-worker-2"},
+            paths=[r"/pods/[^/]+/metrics$"],
+            noPaths=[r"^/api/v1/workloads/[^/]+/metrics$"],
+            evidence=["Pod ranker-ddp-worker-2 (worker) peak CPU memory"],
+            firstFailure="ranker-ddp-worker-2",
+        ),
     )
 
 
@@ -161,14 +172,12 @@ def case_per_pod_memory_no_samples() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "memory": {"limitBytes": 48 * GI, "peakBytes": None, "pod": "ranker-ddp2-worker-2"},
-            "missing": ["CPU-memory peak of pod ranker-ddp2-worker-2", "is a sum over its 4 pods"],
-            "noPaths": [r"^/api/v1/workloads/[^/]+/metrics$"],
-        },
+        diagnosed(
+            "OOM_KILLED",
+            memory={"limitBytes": 48 * GI, "peakBytes": None, "pod": "ranker-ddp2-worker-2"},
+            missing=["CPU-memory peak of pod ranker-ddp2-worker-2", "is a sum over its 4 pods"],
+            noPaths=[r"^/api/v1/workloads/[^/]+/metrics$"],
+        ),
     )
 
 
@@ -194,13 +203,11 @@ def case_deleted_pod_explains() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "queries": [["/pods", "deleted=true"]],
-            "notes": ["the deleted pods were read beside the live ones"],
-        },
+        diagnosed(
+            "OOM_KILLED",
+            queries=[["/pods", "deleted=true"]],
+            notes=["the deleted pods were read beside the live ones"],
+        ),
     )
 
 
@@ -244,14 +251,12 @@ def case_cascade_node_lost_first() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "NODE_FAILURE",
-            "recurrence": 1,
-            "firstFailure": "vit-huge-ddp-worker-1",
-            "evidence": ["First failure: pod vit-huge-ddp-worker-1"],
-            "paths": [r"^/api/v1/nodes/gpu-m-41$"],
-        },
+        diagnosed(
+            "NODE_FAILURE",
+            firstFailure="vit-huge-ddp-worker-1",
+            evidence=["First failure: pod vit-huge-ddp-worker-1"],
+            paths=[r"^/api/v1/nodes/gpu-m-41$"],
+        ),
     )
 
 
@@ -291,14 +296,12 @@ def case_cascade_childfailed_kernel_oom() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "firstFailure": "seq2seq-worker-1",
-            "evidence": ["OOMKilling"],
-            "noEvidence": ["Pod seq2seq-master-0 k8sPhase: OOMKilled"],
-        },
+        diagnosed(
+            "OOM_KILLED",
+            firstFailure="seq2seq-worker-1",
+            evidence=["OOMKilling"],
+            noEvidence=["Pod seq2seq-master-0 k8sPhase: OOMKilled"],
+        ),
     )
 
 
@@ -329,14 +332,12 @@ def case_cascade_mpi_launcher() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "CRASH_APP_ERROR",
-            "recurrence": 1,
-            "firstFailure": "hvd-resnet-launcher-0",
-            "evidence": ["could not broadcast input array"],
-            "recommendations": ["could not broadcast"],
-        },
+        diagnosed(
+            "CRASH_APP_ERROR",
+            firstFailure="hvd-resnet-launcher-0",
+            evidence=["could not broadcast input array"],
+            recommendations=["could not broadcast"],
+        ),
     )
 
 
@@ -385,16 +386,14 @@ def case_spec_master_role() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "memory": {"limitBytes": 16 * GI, "pod": "detr-train-master-0"},
-            "evidence": [
+        diagnosed(
+            "OOM_KILLED",
+            memory={"limitBytes": 16 * GI, "pod": "detr-train-master-0"},
+            evidence=[
                 "Submitted CPU memory request/limit (master): 16Gi / 16Gi",
                 "Submitted CPU memory request/limit (worker): 64Gi / 64Gi",
             ],
-        },
+        ),
     )
 
 
@@ -452,15 +451,13 @@ def case_spec_distributed_inference() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "OOM_KILLED",
-            "recurrence": 1,
-            "firstFailure": "mixtral-serve-worker-1",
-            "memory": {"limitBytes": 48 * GI, "pod": "mixtral-serve-worker-1"},
-            "paths": [r"^/api/v1/workloads/distributed-inferences/"],
-            "evidence": ["Submitted image (leader): vllm/vllm-openai:v0.6.3", "Submitted command (worker): ray start"],
-        },
+        diagnosed(
+            "OOM_KILLED",
+            firstFailure="mixtral-serve-worker-1",
+            memory={"limitBytes": 48 * GI, "pod": "mixtral-serve-worker-1"},
+            paths=[r"^/api/v1/workloads/distributed-inferences/"],
+            evidence=["Submitted image (leader): vllm/vllm-openai:v0.6.3", "Submitted command (worker): ray start"],
+        ),
     )
 
 
@@ -535,18 +532,16 @@ def case_spec_v2_mpijob() -> Case:
     return (
         [s],
         _req(s),
-        {
-            "outcome": "diagnosed",
-            "category": "CRASH_APP_ERROR",
-            "recurrence": 1,
-            "paths": [r"^/api/v2/workloads/"],
-            "firstFailure": "allreduce-bench-launcher-0",
-            "evidence": [
+        diagnosed(
+            "CRASH_APP_ERROR",
+            paths=[r"^/api/v2/workloads/"],
+            firstFailure="allreduce-bench-launcher-0",
+            evidence=[
                 "Submitted through the v2 API as a MPIJob",
                 "Submitted image (launcher): mpioperator/openmpi",
                 "Submitted CPU memory request/limit (worker): 128Gi / 128Gi",
             ],
-        },
+        ),
     )
 
 
@@ -595,12 +590,10 @@ def _revision_case(key: str, name: str, *, covered: bool) -> Case:
     s.inference_revisions = [{"revision": revisions[0]}, {"revision": revisions[1], "pods": [pod], "events": [event]}]
     s.add_kube_pod(live, [cstatus("main", s.image, running(590))], phase="Running")
     s.nodes.append(node("gpu-m-96"))
-    expect: Json = {
-        "outcome": "diagnosed",
-        "category": "IMAGE_PULL_FAILED",
-        "recurrence": 1,
-        "evidence": ["insufficient_scope"],
-    }
+    expect: Json = diagnosed(
+        "IMAGE_PULL_FAILED",
+        evidence=["insufficient_scope"],
+    )
     if covered:
         expect["noPaths"] = [r"/revisions"]
     else:
@@ -679,14 +672,12 @@ def case_name_picks_a_deleted_past_run() -> Case:
     return (
         [*stories, live, elsewhere],
         request,
-        {
-            "outcome": "diagnosed",
-            "category": "CRASH_APP_ERROR",
-            "recurrence": 1,
-            "selected": stories[2].id,
-            "otherSubmissionsFailed": 2,
-            "queries": [["/api/v1/workloads", "deleted=true"]],
-        },
+        diagnosed(
+            "CRASH_APP_ERROR",
+            selected=stories[2].id,
+            otherSubmissionsFailed=2,
+            queries=[["/api/v1/workloads", "deleted=true"]],
+        ),
     )
 
 
@@ -768,22 +759,8 @@ CASES: dict[str, Callable[[], Case]] = {
 }
 
 
-def build_case(name: str) -> Json:
-    stories, request, expect = CASES[name]()
-    options = expect.pop("bundle", {})
-    bundle = bundle_of(stories, **options)
-    bundle["request"], bundle["expect"] = request, expect
-    return bundle
-
-
-def _dump(bundle: Json) -> str:
-    return json.dumps(bundle, indent=1, sort_keys=True) + "\n"
-
-
 def write_all() -> None:
-    CASES_DIR.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
-        (CASES_DIR / f"{name}.json").write_text(_dump(build_case(name)), encoding="utf-8")
+    write_cases(CASES, CASES_DIR)
 
 
 def check_multipod(report: Report, requests: list[RecordedRequest], expect: Json) -> None:
@@ -806,7 +783,7 @@ def test_multipod_bundles_on_disk_match_their_builders() -> None:
     on_disk = sorted(p.stem for p in CASES_DIR.glob("*.json"))
     assert on_disk == sorted(CASES), "run: .venv/bin/python -m tests.engine.test_multipod_cases --write"
     for name in CASES:
-        assert (CASES_DIR / f"{name}.json").read_text(encoding="utf-8") == _dump(build_case(name)), name
+        assert (CASES_DIR / f"{name}.json").read_text(encoding="utf-8") == dump_case(build_from(CASES[name])), name
 
 
 @pytest.mark.parametrize("path", sorted(CASES_DIR.glob("*.json")), ids=lambda p: p.stem)

@@ -904,8 +904,9 @@ CASES: dict[str, Callable[[], Case]] = {
 }
 
 
-def build_case(name: str) -> Json:
-    stories, request, expect = CASES[name]()
+def build_from(make: Callable[[], Case]) -> Json:
+    """A case builder's bundle, with its request and its `expect` block (bundle options taken out of it)."""
+    stories, request, expect = make()
     options = expect.pop("bundle", {})
     bundle = bundle_of(stories, **options)
     bundle["request"] = request
@@ -913,14 +914,25 @@ def build_case(name: str) -> Json:
     return bundle
 
 
-def _dump(bundle: Json) -> str:
+def build_case(name: str) -> Json:
+    return build_from(CASES[name])
+
+
+def dump_case(bundle: Json) -> str:
     return json.dumps(bundle, indent=1, sort_keys=True) + "\n"
 
 
+_dump = dump_case
+
+
+def write_cases(cases: dict[str, Callable[[], Case]], directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, make in cases.items():
+        (directory / f"{name}.json").write_text(dump_case(build_from(make)), encoding="utf-8")
+
+
 def write_all() -> None:
-    RULE_CASES.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
-        (RULE_CASES / f"{name}.json").write_text(_dump(build_case(name)), encoding="utf-8")
+    write_cases(CASES, RULE_CASES)
 
 
 # -- the tests ------------------------------------------------------------------------------------------

@@ -1,19 +1,13 @@
 """The diagnosis screen for workloads of several pods: the pods pane with the order the pods ended in, the memory
 chart of the failing pod against its own limit, and the banner's count of the name's other failed submissions.
 
-Pilot tests on the demo tenant (real HTTP over loopback), and snapshots at 80x24 and 160x50.
+Pilot tests on the demo tenant (real HTTP over loopback); the snapshots are in test_snapshots_pods.py.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from core.sim.bundle import CaseBundle
 from core.tenant import Tenant
 from tests.ui.test_diagnosis import CASES, SIZE, make, options_for, until, verdict
-from tests.ui.test_snapshots_diagnosis import LARGE, SMALL, app_for, waiting_for_verdict
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.memory_chart import MemoryChart
 from tui.widgets.pods_pane import PodsPane
@@ -62,20 +56,3 @@ async def test_the_banner_counts_the_names_other_failed_submissions(demo_tenant:
         await pilot.pause()
         assert "1 in 7d · one-off" in banner.plain
         assert "other submissions of this name: 5 failed in 7d" in banner.plain
-
-
-PODS_SNAPSHOTS = [
-    ("dist-oom-cascade", SMALL, "tab-pod"),
-    ("dist-oom-cascade", LARGE, "tab-pod"),
-    ("dist-oom-cascade", LARGE, "tab-memory"),
-    ("mpi-launcher-cascade", LARGE, "tab-pod"),
-]
-
-
-@pytest.mark.parametrize(
-    ("key", "size", "tab"),
-    PODS_SNAPSHOTS,
-    ids=[f"{key}-{size[0]}x{size[1]}-{tab[4:]}" for key, size, tab in PODS_SNAPSHOTS],
-)
-def test_pods_snapshot(snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str) -> None:
-    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
