@@ -181,29 +181,23 @@ def teardown_signs(texts: Iterable[str]) -> tuple[str, ...]:
     return tuple(label for label, _ in _TEARDOWN_PATTERNS if label in found)
 
 
-def _mentions(text: str, name: str) -> bool:
-    start = text.find(name)
-    while start >= 0:
-        before = text[start - 1] if start > 0 else " "
-        end = start + len(name)
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or before in "-_.") and not (after.isalnum() or after in "-_"):
-            return True
-        start = text.find(name, start + 1)
-    return False
+_NAME_TOKEN_RE = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]{0,252}")
+
+
+def _named_in(text: str, known: set[str]) -> set[str]:
+    """The known pod names the text holds as whole words (one pass over the text, whatever the pod count)."""
+    return {token.rstrip(".") for token in _NAME_TOKEN_RE.findall(text)} & known
 
 
 def attribute(observations: Sequence[Observation], names: Iterable[str]) -> list[Observation]:
     """Each observation with the pod it is about: its own, else the one known pod its text names."""
-    known = sorted({n for n in names if n}, key=len, reverse=True)
+    known = {n for n in names if n}
     out: list[Observation] = []
     for obs in observations:
         if obs.pod is None and known:
-            named = [n for n in known if _mentions(obs.text, n)]
-            # A longer name containing a shorter one ("x-worker-10" and "x-worker-1") is one mention.
-            named = [n for n in named if not any(n != m and n in m for m in named)]
+            named = _named_in(obs.text, known)
             if len(named) == 1:
-                obs = dataclasses.replace(obs, pod=named[0])
+                obs = dataclasses.replace(obs, pod=next(iter(named)))
         out.append(obs)
     return out
 
