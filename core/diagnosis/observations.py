@@ -29,6 +29,10 @@ class Observation:
     source: str
     at: datetime | None
     text: str
+    # The pod and node the evidence is about, when the read says (a finding names its node; a fabric error
+    # counts only on the pod that failed first).
+    pod: str | None = None
+    node: str | None = None
 
     @property
     def kind(self) -> SignalKind:
@@ -69,7 +73,10 @@ def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Ev
         event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
     at = event.created_at
-    return [Observation(sig, source, at, text) for sig in signals], text
+    kind = obj.kind if obj else None
+    pod = obj.name if obj and kind == "Pod" else None
+    node = obj.name if obj and kind == "Node" else None
+    return [Observation(sig, source, at, text, pod, node) for sig in signals], text
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
@@ -120,4 +127,4 @@ def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
     if pod.node_name:
         text += f" on node {quote(pod.node_name, 120)}"
     at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
-    return [Observation(sig, source, at, text) for sig in signals]
+    return [Observation(sig, source, at, text, pod.name, pod.node_name) for sig in signals]

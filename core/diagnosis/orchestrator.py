@@ -8,9 +8,11 @@ came first. Nothing past Step 1 is read for a workload Step 1 routes out; metric
 unexplained exit 137; a node only on node evidence.
 
 Round trips for Option A with Tier 2 and metrics, when the status events name the pod:
-  1. workload + events                                          (Step 1)
+  1. workload + events + clusters                               (Step 1)
   2. spec + pods + history + pod + pod events                  (Steps 2, 3 and Tier 2 of Step 4)
   3. metrics + previous log + node events (+ node)             (Step 4)
+A node-level infrastructure finding in the log or events adds the node (when not read already) and the pods on
+that node, read together (core/diagnosis/same_node.py).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from core.diagnosis import infra, same_node
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
 from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
-from core.diagnosis.steps import classify, conditional, inspect, kubernetes, resolve
+from core.diagnosis.steps import classify, cluster, conditional, inspect, kubernetes, resolve
 from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
@@ -65,6 +68,10 @@ class Orchestrator:
         self.workload: Workload | None = None
         self.namespace: NamespaceFound | None = None
         self.tasks: list[asyncio.Task[Any]] = []
+        self.cluster: asyncio.Task[cluster.ClusterRead] | None = None
+        self.status_obs: tuple[Observation, ...] = ()
+        self.pod_seen = False
+        self.cluster_taken = False
         loop = asyncio.get_running_loop()
         # Tier 2 runs as one task beside Steps 2-3: it waits for Steps 1-3's answers (`known`) before reading
         # its log and node events against the failure's time, and the metrics gate waits for its first answers.
@@ -92,19 +99,24 @@ class Orchestrator:
 
     async def diagnose(self) -> Report:
         take = self.journal.take
-        # Step 1: resolve the workload and check its phase.
+        # Step 1: resolve the workload and check its phase; the cluster's own status is read beside it.
         self.steps.start(1)
+        self.cluster = self.spawn(cluster.read_cluster(self.reader, self.t1, self.req.cluster_id, self.now))
         resolution = await resolve.resolve(self.reader, self.t1, self.req)
         take(resolution.findings)
         if resolution.workload is None:
             assert resolution.route is not None
-            return self.route_out(resolution.route)
+            return await self.route_out(resolution.route)
         w = self.workload = resolution.workload
         self.emit(WorkloadResolved(self.ref()))
         status = resolve.check_status(w, resolution.events, self.req, self.cutoff)
         take(status.findings)
+        self.status_obs = status.observations
+        self.pod_seen = bool(w.running_pods) or any(
+            e.involved_object is not None and e.involved_object.kind == "Pod" for e in status.events
+        )
         if status.route is not None:
-            return self.route_out(status.route)
+            return await self.route_out(status.route)
         self.steps.finish(1)
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
@@ -142,9 +154,11 @@ class Orchestrator:
             self.take_namespace(await ns_task)
 
         # Step 1's gates again, on what the pods and the history show.
+        self.status_obs = tier1_obs
+        self.pod_seen = self.pod_seen or bool(pods.pods)
         route = resolve.scope_from_evidence(w, status.events_failed, list(tier1_obs))
         if route is not None or (route := self.preempted(tier1_obs, PREEMPTED_IN_EPISODE)) is not None:
-            return self.route_out(route)
+            return await self.route_out(route)
 
         # Step 4: conditional evidence. With OOM evidence from Run:ai or from the pod's first Kubernetes answers,
         # metrics run beside the remaining Kubernetes reads; otherwise the rest of Tier 2 may still call for them.
@@ -157,7 +171,7 @@ class Orchestrator:
             metrics_task = self.spawn(self.metrics(w, history, pods, first.pod, gate))
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
-            return self.route_out(route)
+            return await self.route_out(route)
         observations = tier1_obs + found.observations
         if metrics_task is not None:
             metrics = await metrics_task
@@ -169,8 +183,9 @@ class Orchestrator:
         # Step 5: classify and report.
         self.steps.start(5)
         gathered = classify.Gathered(
-            w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None
-        )
+            w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None,
+            cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
+        )  # fmt: skip
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
         take(conclusion.findings)
         report = classify.report(gathered, conclusion, self.basis())
@@ -240,15 +255,21 @@ class Orchestrator:
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
         log = None
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed)
+            explained = kubernetes.interpret_log(await log_task, failed, pod)
             take(explained.findings)
             log = explained.finding
-            observations += [explained.observation] if explained.observation is not None else []
-        if node and conditional.needs_node(tier1_obs + tuple(observations)):
+            observations += explained.observations
+        # The node on node-failure evidence (the seed's gate) or a node-level infrastructure finding, and beside
+        # it, on such a finding, the other pods on that node.
+        evidence = tier1_obs + tuple(observations)
+        on_node = node is not None and infra.node_level_evidence(evidence, name, node)
+        node_pods = self.spawn(same_node.read_node_pods(reader, t2, node)) if node and on_node else None
+        if node and (conditional.needs_node(evidence) or on_node):
             described_node = await kubernetes.describe_node(reader, t2, node)
             take(described_node.findings)
             observations += described_node.observations
-        return Tier2Found(pod, tuple(observations), log)
+        listed = (node, await node_pods) if node and node_pods is not None else None
+        return Tier2Found(pod, tuple(observations), log, listed)
 
     async def metrics(
         self, w: Workload, history: HistoryRead, pods: PodsRead, k8s_pod: K8sPod | None, gate: tuple[bool, str]
@@ -281,10 +302,24 @@ class Orchestrator:
     def ref(self) -> WorkloadRef:
         return resolve.workload_ref(self.req, self.workload, self.namespace.choice if self.namespace else None)
 
-    def route_out(self, route: Route) -> Report:
+    async def cluster_read(self) -> cluster.ClusterRead:
+        """The cluster's status (read beside Step 1), taken into the journal once."""
+        if self.cluster is None:
+            return cluster.NOT_READ
+        read = await self.cluster
+        if not self.cluster_taken:
+            self.cluster_taken = True
+            self.journal.take(read.findings)
+        return read
+
+    async def route_out(self, route: Route) -> Report:
+        read = await self.cluster_read()
         if not self.steps.finished(1):
             self.steps.finish(1)
-        return classify.routed(route, self.basis())
+        failed_at = self.workload.phase_updated_at if self.workload else None
+        scope = infra.Scope(None, None, None, None, 0, self.pod_seen, failed_at)
+        findings = infra.infra_findings(self.status_obs + read.observations, scope)
+        return classify.routed(route, self.basis(), findings)
 
     def basis(self) -> classify.Basis:
         j = self.journal

@@ -5,9 +5,10 @@ diagnosis did not measure stays null."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.diagnosis import recommend_infra
 from core.diagnosis.configuration import MemorySetting
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
@@ -16,8 +17,18 @@ from core.diagnosis.recommend import AdviceContext, recommendations
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import Verdict
 from core.diagnosis.signals import ImagePullKind, SignalKind
+from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, HistoryEntry, Memory, MissingItem, Recurrence, Report, WorkloadRef
+from core.models.report import (
+    EvidenceItem,
+    Finding,
+    HistoryEntry,
+    Memory,
+    MissingItem,
+    Recurrence,
+    Report,
+    WorkloadRef,
+)
 from core.models.runai import WorkloadSpecDoc
 
 # The report carries the newest part of a long timeline; the screen gets all of it from the progress event.
@@ -65,6 +76,7 @@ class ReportInputs:
     tier2_available: bool
     node_name: str | None
     observations: Sequence[Observation]
+    findings: list[Finding] = field(default_factory=list)
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -162,8 +174,11 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
     spec = inputs.spec.spec if inputs.spec else None
     policy = next((_POLICY_NAMES[k] for k in _POLICY_NAMES if k in kinds), None)
     mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
-    log_line = quote(inputs.log_finding.text, 200) if inputs.log_finding else None
+    log_line = quote(inputs.log_finding.text) if inputs.log_finding else None
     gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
+    # The eviction whose message carries the kubelet's measurement, else the first one.
+    evictions = [o for o in (*verdict.deciding, *inputs.observations) if o.kind is SignalKind.EVICTED]
+    evicted = next((o for o in evictions if eviction_usage(o.signal.detail)), evictions[0] if evictions else None)
     ctx = AdviceContext(
         category=verdict.category,
         limit_bytes=inputs.memory.limit_bytes,
@@ -182,6 +197,10 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         mount_resource=quote(mount, 120) if mount else None,
         unresolved_kill=verdict.unresolved_kill,
         tier2_available=inputs.tier2_available,
+        findings=tuple(inputs.findings),
+        eviction=eviction_usage(evicted.signal.detail) if evicted is not None else None,
+        eviction_node_short=evicted is not None and node_short(evicted.signal.detail),
+        evicted_resource=quote(evicted.signal.resource, 60) if evicted and evicted.signal.resource else None,
     )
     return recommendations(ctx)
 
@@ -235,6 +254,7 @@ def build_report(inputs: ReportInputs) -> Report:
         memory=memory,
         recurrence=Recurrence(count=count, lookback=history_span, recurring=count >= 2, occurrences=inputs.occurrences),
         recommendations=_advice(inputs, count),
+        findings=inputs.findings,
         reason=_reason(inputs),
         next_action=None,
         notes=notes,
@@ -256,7 +276,11 @@ def routed_report(
     notes: list[str],
     now: datetime,
     cutoff: datetime,
+    findings: list[Finding] | None = None,
 ) -> Report:
+    findings = findings or []
+    lead, resubmit = recommend_infra.leading(findings, None)
+    advice = [*lead, next_action, *resubmit, *recommend_infra.trailing(findings)]
     return Report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
@@ -265,7 +289,8 @@ def routed_report(
         missing=ordered_missing(missing),
         memory=None,
         recurrence=Recurrence(count=0, lookback=lookback, recurring=False),
-        recommendations=[next_action],
+        recommendations=advice,
+        findings=findings,
         reason=reason,
         next_action=next_action,
         notes=sorted(set(notes)),

@@ -561,7 +561,13 @@ def case_cluster_mismatch() -> Case:
             "outcome": "cluster-mismatch",
             "category": None,
             "recurrence": 0,
-            "onlyPaths": [rf"^/api/v1/workloads/{s.id}$", rf"^/api/v1/workloads/{s.id}/events$", r"^/api/v[12]/token$"],
+            # The clusters list is read beside the workload (the cluster's own status), not after the stop.
+            "onlyPaths": [
+                rf"^/api/v1/workloads/{s.id}$",
+                rf"^/api/v1/workloads/{s.id}/events$",
+                r"^/api/v1/clusters$",
+                r"^/api/v[12]/token$",
+            ],
         },
     )
 

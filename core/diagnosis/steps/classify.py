@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis import configuration as config
+from core.diagnosis import infra, same_node
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import in_window
 from core.diagnosis.log_scan import LogFinding
@@ -25,8 +26,10 @@ from core.diagnosis.steps.inspect import PodsRead, SpecRead
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, MissingItem, Report, WorkloadRef
+from core.models.report import EvidenceItem, Finding, MissingItem, Report, WorkloadRef
 from core.models.runai import Workload
+from core.sources.evidence import Missing
+from core.sources.kube_types import NodePods
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ class Gathered:
     k8s_pod: K8sPod | None
     log_finding: LogFinding | None
     tier2_available: bool
+    cluster: tuple[Observation, ...] = ()  # the Run:ai cluster's status, when it is disconnected or stale
+    node_pods: tuple[str, NodePods | Missing] | None = None  # pods listed on a node with a node-level finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +69,7 @@ class Conclusion:
     usage: SeriesSummary
     occurrences: list[datetime]  # the recurrence count's failures, newest first
     findings: Findings
+    infra: tuple[Finding, ...] = ()  # the report's infrastructure findings
 
 
 def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion:
@@ -85,7 +91,53 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
         )
     if g.history.analysis is None:
         found.missing("recurrence beyond this failure", "history could not be read", HISTORY)
-    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done())
+    findings = _infra(g, verdict.category, failed_at, cutoff, found)
+    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done(), findings)
+
+
+def failed_place(g: Gathered) -> tuple[str | None, str | None]:
+    """The pod whose failure is diagnosed and its node: the pod Kubernetes described, else Run:ai's pods."""
+    if g.k8s_pod is not None and g.k8s_pod.metadata is not None:
+        node = g.k8s_pod.spec.node_name if g.k8s_pod.spec else None
+        return g.k8s_pod.metadata.name, node
+    pods = [p for p in g.pods.pods if p.name]
+    first = infra.first_failed_pod(pods)
+    chosen = next((p for p in pods if p.name == first), pods[0] if len(pods) == 1 else None)
+    return (chosen.name, chosen.node_name) if chosen else (None, next((p.node_name for p in pods if p.node_name), None))
+
+
+def _infra(
+    g: Gathered, category: str, failed_at: datetime | None, cutoff: datetime, found: Collect
+) -> tuple[Finding, ...]:
+    """The infrastructure findings, with the other pods that failed on a finding's node."""
+    pod, node = failed_place(g)
+    scope = infra.Scope(
+        category=category,
+        failed_pod=pod,
+        failed_node=node,
+        first_failure=infra.first_failed_pod(g.pods.pods),
+        pod_count=max(len(g.pods.pods), 1 if g.k8s_pod is not None else 0),
+        pod_ran=bool(g.pods.pods) or g.k8s_pod is not None or any(o.pod for o in g.observations),
+        failed_at=failed_at,
+    )
+    findings = infra.infra_findings(g.observations + g.cluster, scope)
+    if g.node_pods is None:
+        return tuple(findings)
+    listed_node, answer = g.node_pods
+    own = {p.name for p in g.pods.pods if p.name} | ({pod} if pod else set())
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.kind not in infra.NODE_LEVEL or finding.node != listed_node:
+            out.append(finding)
+            continue
+        if isinstance(answer, Missing):
+            note, gap = same_node.refused(answer, listed_node)
+            found.gap(gap)
+            out.append(finding.model_copy(update={"other_pods_note": note}))
+        else:
+            others, note = same_node.other_failures(answer, own, cutoff)
+            out.append(finding.model_copy(update={"other_pods": others, "other_pods_note": note}))
+    return tuple(out)
 
 
 def _memory_evidence(
@@ -133,9 +185,7 @@ def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutof
 
 def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
     queried = g.metrics.queried
-    node_name = g.k8s_pod.spec.node_name if g.k8s_pod and g.k8s_pod.spec else None
-    if node_name is None and not (g.k8s_pod and g.k8s_pod.spec):
-        node_name = next((p.node_name for p in g.pods.pods if p.node_name), None)
+    node_name = failed_place(g)[1]
     return build_report(
         ReportInputs(
             request=basis.req,
@@ -167,11 +217,12 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             tier2_available=g.tier2_available,
             node_name=node_name,
             observations=g.observations,
+            findings=list(c.infra),
         )
     )
 
 
-def routed(route: Route, basis: Basis) -> Report:
+def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) -> Report:
     """The report of a workload routed out: no category, the reason and where to go next."""
     return routed_report(
         outcome=route.outcome,
@@ -184,4 +235,5 @@ def routed(route: Route, basis: Basis) -> Report:
         notes=basis.notes,
         now=basis.now,
         cutoff=basis.cutoff,
+        findings=findings or [],
     )

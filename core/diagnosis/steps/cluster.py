@@ -1,0 +1,46 @@
+"""Step 1, beside the workload read: the Run:ai cluster's own status, from the clusters list.
+
+`GET /api/v1/clusters` gives each cluster's `status` (shape UNVERIFIED, read tolerantly) and `lastLiveness`.
+A disconnected or stale cluster is a `control-plane` finding: what Run:ai shows about the workload may be out
+of date, and the report says so. The read runs beside the workload's own, so it costs no round trip; when it
+fails, that is a stated gap and the diagnosis carries on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.infra import CLUSTERS
+from core.diagnosis.observations import Observation, quote
+from core.diagnosis.reader import Reader, ReadFailure, Tier1
+from core.diagnosis.signals.control_plane import cluster_health
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterRead:
+    observations: tuple[Observation, ...]  # a CONTROL_PLANE observation when the cluster is disconnected or stale
+    findings: Findings
+
+
+NOT_READ = ClusterRead((), Findings())
+
+
+async def read_cluster(reader: Reader, t1: Tier1, cluster_id: str, now: datetime) -> ClusterRead:
+    page = await reader.tier1(1, CLUSTERS, "clusters", t1.list_clusters_page)
+    found = Collect()
+    if isinstance(page, ReadFailure):
+        found.missing("Run:ai cluster status", page.missing.why, CLUSTERS)
+        return ClusterRead((), found.done())
+    wanted = cluster_id.strip().lower()
+    cluster = next((c for c in page.items if (c.uuid or "").strip().lower() == wanted), None)
+    if cluster is None:
+        return ClusterRead((), found.done())
+    name = quote(cluster.name or cluster.uuid, 120)
+    health = cluster_health(name, cluster.status, cluster.last_liveness, now)
+    if health.signal is None:
+        return ClusterRead((), found.done())
+    found.note(f"{quote(health.signal.detail, 400)}: {health.signal.note}")
+    obs = Observation(health.signal, CLUSTERS, health.signal.at, quote(health.signal.detail, 400))
+    return ClusterRead((obs,), found.done())
