@@ -20,6 +20,7 @@ What "explains" means, per kind:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +30,7 @@ from core.diagnosis.signals import SignalKind
 from core.diagnosis.signals.node_pressure import node_short
 from core.models.report import Finding
 from core.models.runai import RunaiPod
+from core.safety.untrusted import redacted
 
 K = SignalKind
 CLUSTERS = "list_clusters"
@@ -76,12 +78,14 @@ class Scope:
 
 
 def first_failed_pod(pods: Sequence[RunaiPod]) -> str | None:
-    """The pod that failed first by Run:ai's completedAt (or phase time); None when several tie or none has a
-    time. (The termination order of multi-pod workloads, issue 10, can replace this reading.)"""
+    """The pod that failed first (its cleaned name) by Run:ai's completedAt (or phase time); None when several tie
+    or none has a time. (The termination order of multi-pod workloads, issue 10, can replace this reading.)"""
     failed = [p for p in pods if p.name and (p.k8s_phase or "") in _FAILED_PHASES]
     if len(failed) == 1:
-        return failed[0].name
-    timed = sorted((at, p.name) for p in failed if (at := p.completed_at or p.k8s_phase_updated_at) is not None)
+        return quote(failed[0].name, 120)
+    timed = sorted(
+        (at, quote(p.name, 120)) for p in failed if (at := p.completed_at or p.k8s_phase_updated_at) is not None
+    )
     if not timed or (len(timed) > 1 and timed[0][0] == timed[1][0]):
         return None
     return timed[0][1]
@@ -134,6 +138,40 @@ def _explains(obs: Observation, kind: str, scope: Scope) -> bool:
     return False
 
 
+# Where the words that named the fault sit in a long message: the quote is cut around them.
+_KEY_TERMS = re.compile(
+    r"Xid|fallen off|GPU is lost|ECC|NVLink|nvidia-container-cli|NVML|NVIDIA-SMI|driver version|driver not loaded"
+    r"|NET/|socketProgress|remote peer|admission webhook|failed calling webhook|exceeded quota|usage per"
+    r"|PodSecurity|etcdserver|the server|low on resource|had condition",
+    re.IGNORECASE,
+)
+QUOTE_CHARS = 240
+
+
+def excerpt(detail: str, limit: int = QUOTE_CHARS) -> str:
+    """The part of a message that names the fault, cleaned, at most about `limit` characters."""
+    text = redacted(detail)  # cut only redacted text: a cut through a credential would show part of it
+    hit = _KEY_TERMS.search(text)
+    if hit is not None and hit.start() > limit - 60 and len(text) > limit:
+        start = max(0, hit.start() - 40)
+        return "… " + quote(text[start:], limit)
+    return quote(text, limit)
+
+
+def _admission(obs: Observation) -> str:
+    sig = obs.signal
+    name = quote(sig.resource, 120) if sig.resource else None
+    if sig.reason == "webhook" and sig.note and "could not be called" in sig.note:
+        return f'admission webhook "{name}" could not be called and fails closed, so the pods were refused'
+    if sig.reason == "webhook":
+        return f'admission webhook "{name}" denied the pods'
+    if sig.reason == "ResourceQuota":
+        return f'ResourceQuota "{name}" is full, so the pods were refused'
+    if sig.reason == "PodSecurity":
+        return f"Pod Security admission ({name}) refused the pods"
+    return sig.note or "the API server refused the pods"
+
+
 def _text(obs: Observation, kind: str) -> str:
     sig = obs.signal
     if kind == "node-pressure" and sig.kind is K.EVICTED:
@@ -141,16 +179,15 @@ def _text(obs: Observation, kind: str) -> str:
     elif kind == "node-pressure":
         what = f"the node is under {quote(sig.resource or 'resource', 60)} pressure"
     elif kind == "admission":
-        named = f" {quote(sig.resource, 120)}" if sig.resource else ""
-        what = f"{sig.note or 'the API server denied the request'}{named}; no pod was created"
+        what = _admission(obs)
+    elif obs.source == CLUSTERS:
+        return f"{quote(sig.detail, 300)}; {sig.note}"
     else:
         what = sig.note or kind
         tags = [quote(t, 60) for t in (sig.reason, sig.resource) if t and t not in {"cluster", "kube-apiserver"}]
         if sig.reason and sig.reason.startswith("Xid"):
             what += f" ({', '.join(tags)})"
-    if obs.source == CLUSTERS:
-        return f"{what}: {quote(sig.detail, 300)}"
-    return f'{what}: "{quote(sig.detail, 240)}"'
+    return f'{what}: "{excerpt(sig.detail)}"'
 
 
 def _preference(item: tuple[Observation, bool]) -> tuple[int, int, int]:

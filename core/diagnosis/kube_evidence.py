@@ -102,10 +102,11 @@ def signal_text(signal: Signal, program: str | None = None) -> str:
 
 
 def pod_place(pod: K8sPod | None) -> tuple[str | None, str | None]:
-    """The pod's name and the node it ran on, as the pod object says."""
+    """The pod's name (cleaned) and the node it ran on, as the pod object says."""
     if pod is None:
         return None, None
-    return (pod.metadata.name if pod.metadata else None), (pod.spec.node_name if pod.spec else None)
+    name = pod.metadata.name if pod.metadata else None
+    return (quote(name, 120) if isinstance(name, str) and name else None), (pod.spec.node_name if pod.spec else None)
 
 
 def pod_observations(pod: K8sPod) -> list[Observation]:
@@ -147,7 +148,7 @@ def events_observations(events: Sequence[K8sEvent]) -> list[Observation]:
     for event in events:
         text = event_text(event)
         obj = event.involved_object
-        pod = obj.name if obj is not None and obj.kind == "Pod" else None
+        pod = quote(obj.name, 120) if obj is not None and obj.kind == "Pod" and isinstance(obj.name, str) else None
         node = obj.name if obj is not None and obj.kind == "Node" else None
         found.extend(
             Observation(sig, EVENTS, sig.at or _event_when(event), text, pod, node) for sig in k8s_event_signals(event)

@@ -29,8 +29,8 @@ class Observation:
     source: str
     at: datetime | None
     text: str
-    # The pod and node the evidence is about, when the read says (a finding names its node; a fabric error
-    # counts only on the pod that failed first).
+    # The pod (cleaned) and node the evidence is about, when the read says (a finding names its node; a fabric
+    # error counts only on the pod that failed first).
     pod: str | None = None
     node: str | None = None
 
@@ -74,7 +74,7 @@ def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Ev
     )
     at = event.created_at
     kind = obj.kind if obj else None
-    pod = obj.name if obj and kind == "Pod" else None
+    pod = quote(obj.name, 120) if obj and kind == "Pod" and isinstance(obj.name, str) else None
     node = obj.name if obj and kind == "Node" else None
     return [Observation(sig, source, at, text, pod, node) for sig in signals], text
 
@@ -127,4 +127,5 @@ def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
     if pod.node_name:
         text += f" on node {quote(pod.node_name, 120)}"
     at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
-    return [Observation(sig, source, at, text, pod.name, pod.node_name) for sig in signals]
+    name = quote(pod.name, 120) if pod.name else None
+    return [Observation(sig, source, at, text, name, pod.node_name) for sig in signals]

@@ -57,10 +57,11 @@ def _admin(finding: Finding) -> str:
             "Review the webhook, ResourceQuota or LimitRange it names, and the message it gave; a webhook that "
             "could not be called needs its service checked."
         )
-    if "Run:ai cluster" in finding.text:
+    if finding.source == "list_clusters":
         return (
-            f"For the administrator: {_what(finding)}. Restore the cluster's connection to the control plane; until "
-            "then, what Run:ai shows about this workload may be out of date (kubectl shows the cluster's own view)."
+            f"For the administrator: {finding.text.split('; ', 1)[0]}. Restore the cluster's connection to the "
+            "control plane; until then, what Run:ai shows about this workload may be out of date (kubectl shows "
+            "the cluster's own view)."
         )
     return f"For the administrator: the control plane failed ({_what(finding)}); check the API server and etcd."
 

@@ -20,6 +20,7 @@ from core.models.kube import ContainerState, K8sPod
 from core.models.report import MissingItem, OtherPod
 from core.sources.evidence import Missing
 from core.sources.kube_types import NodePods
+from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -53,13 +54,17 @@ def _failure(pod: K8sPod) -> tuple[str, datetime | None] | None:
                 ends.append((cs.name or "?", *end))
     dated = [e for e in ends if e[3] is not None]
     latest = max(dated, key=lambda e: e[3]) if dated else (ends[-1] if ends else None)  # type: ignore[arg-type, return-value]
+    ended = (
+        f"container {quote(latest[0], 60)} terminated: {quote(latest[2] or 'Error', 40)} (exit {latest[1]})"
+        if latest
+        else None
+    )
     if status.phase == "Failed":
         how = f"Failed: {quote(status.reason, 60)}" if status.reason else "Failed"
-        return how, latest[3] if latest else None
-    if latest is None:
+        return (f"{how}; {ended}" if ended else how), latest[3] if latest else None
+    if latest is None or ended is None:
         return None
-    name, code, reason, at = latest
-    return f"container {quote(name, 60)} terminated: {quote(reason or 'Error', 40)} (exit {code})", at
+    return ended, latest[3]
 
 
 def other_failures(
@@ -87,11 +92,11 @@ def other_failures(
     found.sort(key=lambda p: p.at or floor, reverse=True)
     node = quote(listed.node, 120)
     note = (
-        f"{len(found)} other pod(s) on node {node} failed since {cutoff.isoformat()}"
+        f"{plural(len(found), 'other pod')} on node {node} failed since {cutoff.isoformat()}"
         if found
         else f"no other pod on node {node} shows a failure since {cutoff.isoformat()}"
     )
-    note += f" ({len(listed.items)} pods listed; pods already deleted are not listed by Kubernetes)"
+    note += f" ({plural(len(listed.items), 'pod')} listed; pods already deleted are not listed by Kubernetes)"
     if listed.more:
         note += f"; the node holds more than the {listed.limit} pods read, the rest were not checked"
     if len(found) > SHOWN:

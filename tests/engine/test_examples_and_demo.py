@@ -78,6 +78,9 @@ async def test_demo_story_verdicts(demo: Tenant, case: dict) -> None:
     assert (report.outcome, report.category) == (case["outcome"], case["category"]), report.reason
     if case.get("recurrence") is not None:
         assert report.recurrence.count == case["recurrence"]
+    # Infrastructure findings: exactly those the story names (kind, node, whether it explains), none otherwise.
+    found = [{"kind": f.kind, "node": f.node, "explains": f.explains} for f in report.findings]
+    assert found == case.get("findings", []), report.findings
     memory = case.get("memory")
     if memory and report.memory is not None:
         assert report.memory.limit_bytes == memory.get("limitBytes")

@@ -85,7 +85,7 @@ def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: 
     stale = age is not None and age > STALE_AFTER
     if not bad and not stale:
         return ClusterHealth(name, shown, last_liveness, None)
-    parts = [f"Run:ai cluster {name}"]
+    parts = []
     if bad:
         parts.append(f"reports status {bad[0][:80]}")
     if last_liveness is not None and age is not None:
@@ -93,9 +93,9 @@ def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: 
         parts.append(f"last reported to the control plane at {last_liveness.isoformat()} ({minutes} min before now)")
     signal = Signal(
         kind=K.CONTROL_PLANE,
-        detail=", ".join(parts),
+        detail=f"Run:ai cluster {name} " + " and ".join(parts),
         reason="cluster",
-        note="the cluster is disconnected or stale: what Run:ai shows about its workloads may be out of date",
+        note="what Run:ai shows about its workloads may be out of date",
         at=last_liveness,
         source="clusters",
     )

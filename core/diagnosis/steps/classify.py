@@ -13,9 +13,10 @@ from core.diagnosis import configuration as config
 from core.diagnosis import infra, same_node
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import in_window
+from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.memory import LIMIT, SeriesSummary, step_of, usage_summary
-from core.diagnosis.observations import Observation
+from core.diagnosis.observations import Observation, quote
 from core.diagnosis.progress import MemoryTrend
 from core.diagnosis.report_builder import ReportInputs, build_report, routed_report
 from core.diagnosis.request import DiagnosisRequest
@@ -98,12 +99,13 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
 def failed_place(g: Gathered) -> tuple[str | None, str | None]:
     """The pod whose failure is diagnosed and its node: the pod Kubernetes described, else Run:ai's pods."""
     if g.k8s_pod is not None and g.k8s_pod.metadata is not None:
-        node = g.k8s_pod.spec.node_name if g.k8s_pod.spec else None
-        return g.k8s_pod.metadata.name, node
+        return pod_place(g.k8s_pod)
     pods = [p for p in g.pods.pods if p.name]
     first = infra.first_failed_pod(pods)
-    chosen = next((p for p in pods if p.name == first), pods[0] if len(pods) == 1 else None)
-    return (chosen.name, chosen.node_name) if chosen else (None, next((p.node_name for p in pods if p.node_name), None))
+    chosen = next((p for p in pods if quote(p.name, 120) == first), pods[0] if len(pods) == 1 else None)
+    if chosen is None:
+        return None, next((p.node_name for p in pods if p.node_name), None)
+    return quote(chosen.name, 120), chosen.node_name
 
 
 def _infra(

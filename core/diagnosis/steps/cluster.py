@@ -41,6 +41,5 @@ async def read_cluster(reader: Reader, t1: Tier1, cluster_id: str, now: datetime
     health = cluster_health(name, cluster.status, cluster.last_liveness, now)
     if health.signal is None:
         return ClusterRead((), found.done())
-    found.note(f"{quote(health.signal.detail, 400)}: {health.signal.note}")
     obs = Observation(health.signal, CLUSTERS, health.signal.at, quote(health.signal.detail, 400))
     return ClusterRead((obs,), found.done())

@@ -6,8 +6,12 @@ The order is part of the shipped bytes: a new family goes at the end (see core/s
 from __future__ import annotations
 
 from core.sim.demo.stories import (
+    admission,
+    control_plane,
     crash,
     data_quality,
+    fabric,
+    gpu_faults,
     hostile,
     image_pull,
     init_container,
@@ -16,6 +20,7 @@ from core.sim.demo.stories import (
     many_submissions,
     mount,
     node_failure,
+    node_pressure,
     oom,
     policy,
     preemption,
@@ -40,6 +45,11 @@ FAMILIES: tuple[Family, ...] = (
     data_quality.FAMILY,
     many_submissions.FAMILY,
     hostile.FAMILY,
+    gpu_faults.FAMILY,
+    fabric.FAMILY,
+    node_pressure.FAMILY,
+    admission.FAMILY,
+    control_plane.FAMILY,
 )
 
 
