@@ -115,17 +115,19 @@ def _js_error(lines: Sequence[LogLine | None], index: int) -> bool:
 
 
 def _shape(lines: Sequence[LogLine | None]) -> tuple[int, LogKind] | None:
+    """The first kind present, at its last line (whichever of the kind's patterns matched it)."""
     for kind, patterns in SHAPES:
-        for pattern in patterns:
 
-            def accept(index: int, line: LogLine, pattern: re.Pattern[str] = pattern, kind: LogKind = kind) -> bool:
-                if line.shutdown or not pattern.search(line.body):
-                    return False
-                return kind is not LogKind.NODE_ERROR or _js_error(lines, index)
+        def accept(
+            index: int, line: LogLine, patterns: tuple[re.Pattern[str], ...] = patterns, kind: LogKind = kind
+        ) -> bool:
+            if line.shutdown or not any(p.search(line.body) for p in patterns):
+                return False
+            return kind is not LogKind.NODE_ERROR or _js_error(lines, index)
 
-            found = _last(lines, accept)
-            if found is not None:
-                return found, kind
+        found = _last(lines, accept)
+        if found is not None:
+            return found, kind
     return None
 
 

@@ -149,6 +149,14 @@ def _most_telling(deciding: Sequence[Observation]) -> Observation:
 
 def _reason(inputs: ReportInputs) -> str:
     verdict = inputs.verdict
+    explaining = [f for f in inputs.findings if f.explains]
+    if verdict.rule is None and explaining:
+        top = explaining[0]
+        where = f" on node {top.node}" if top.node else ""
+        return (
+            f"no category's signal decides it (the taxonomy stays UNKNOWN), but a {top.kind} finding{where} "
+            f"explains the failure: {top.text}"
+        )
     if verdict.rule is None:
         if verdict.unresolved_kill:
             codes = sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})
@@ -176,9 +184,12 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
     mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
     log_line = quote(inputs.log_finding.text) if inputs.log_finding else None
     gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
-    # The eviction whose message carries the kubelet's measurement, else the first one.
+    # The eviction whose message carries the kubelet's measurement, else one that names what ran out.
     evictions = [o for o in (*verdict.deciding, *inputs.observations) if o.kind is SignalKind.EVICTED]
-    evicted = next((o for o in evictions if eviction_usage(o.signal.detail)), evictions[0] if evictions else None)
+    evicted = next(
+        (o for o in evictions if eviction_usage(o.signal.detail)),
+        next((o for o in evictions if o.signal.resource), evictions[0] if evictions else None),
+    )
     ctx = AdviceContext(
         category=verdict.category,
         limit_bytes=inputs.memory.limit_bytes,
