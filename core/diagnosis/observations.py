@@ -42,16 +42,18 @@ class Observation:
 @functools.lru_cache(maxsize=8192)
 def _classified_event(
     reason: str | None, message: str | None, origin: str | None, kind: str | None, name: str | None, prefix: str
-) -> tuple[tuple[Signal, ...], str]:
+) -> tuple[tuple[Signal, ...], str, str | None, str | None]:
     # A long history repeats the same few messages (back-off events by the thousand): classify and clean each
-    # distinct one once.
+    # distinct one once, with the pod (cleaned) or node it is about.
     signals = tuple(classify_message(reason, message, source=origin, kind=kind))
     parts = [f"{prefix} reason: {quote(reason, 80) if reason else '(no reason)'}"]
     if message:
         parts.append(f'message: "{quote(message)}"')
     if kind and name:
         parts.append(f"on {quote(kind, 40)} {quote(name, 120)}")
-    return signals, "; ".join(parts)
+    pod = quote(name, 120) if kind == "Pod" and name else None
+    node = name if kind == "Node" else None
+    return signals, "; ".join(parts), pod, node
 
 
 @functools.lru_cache(maxsize=8192)
@@ -69,13 +71,10 @@ def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Ev
     """The event's signals as observations, and its citation text (computed once per distinct event)."""
     obj = event.involved_object
     # The model types these fields `str | None`, so they are valid cache keys as they are.
-    signals, text = _classified_event(
+    signals, text, pod, node = _classified_event(
         event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
     at = event.created_at
-    kind = obj.kind if obj else None
-    pod = quote(obj.name, 120) if obj and kind == "Pod" and isinstance(obj.name, str) else None
-    node = obj.name if obj and kind == "Node" else None
     return [Observation(sig, source, at, text, pod, node) for sig in signals], text
 
 
