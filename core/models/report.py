@@ -62,19 +62,7 @@ FINDING_KINDS: tuple[str, ...] = FindingKind.__args__  # type: ignore[attr-defin
 Owner = Literal["administrator", "user"]
 # A finding cites the seed's reads, and one more: the clusters list (`GET /api/v1/clusters`), where the Run:ai
 # cluster's status is read.
-FindingSource = Literal[
-    "get_workload_status",
-    "get_workload_spec",
-    "get_workload_pods",
-    "get_workload_history",
-    "get_workload_metrics",
-    "list_workloads",
-    "kubectl describe pod",
-    "kubectl logs --previous",
-    "kubectl get events",
-    "kubectl describe node",
-    "list_clusters",
-]
+FindingSource = Source | Literal["list_clusters"]
 
 
 class ReportModel(BaseModel):

@@ -295,9 +295,7 @@ class KubeSource:
                 ),
                 MAX_JSON_BYTES,
             )
-            body = parse_json(raw, "pod list")
-            if isinstance(body, dict) and body.get("items") is None and "items" in body:
-                body = {**body, "items": []}  # Go encodes an empty list as null
+            body = _list_body(raw, "pod list")
             page = parse_page(body, "items", K8sPod, max_items=limit)
         except Exception as exc:
             return self._gap(exc, what, SOURCE_NODE_PODS, not_found="the pods endpoint was not found (404)")
@@ -403,11 +401,15 @@ def _excerpt(data: bytes, choice: ContainerChoice, *, previous: bool, note: str 
     return LogExcerpt(choice.name, previous, lines, truncated, note, choice.reason)
 
 
-def _parse_events(raw: bytes) -> tuple[list[K8sEvent], list[str]]:
-    body = parse_json(raw, "event list")
+def _list_body(raw: bytes, what: str) -> Any:
+    body = parse_json(raw, what)
     if isinstance(body, dict) and body.get("items") is None and "items" in body:
         body = {**body, "items": []}  # Go encodes an empty list as null
-    page = parse_page(body, "items", K8sEvent)
+    return body
+
+
+def _parse_events(raw: bytes) -> tuple[list[K8sEvent], list[str]]:
+    page = parse_page(_list_body(raw, "event list"), "items", K8sEvent)
     return page.items, [p.message for p in page.problems]
 
 

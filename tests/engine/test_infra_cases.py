@@ -21,7 +21,15 @@ import pytest
 
 from core.report.render import to_text
 from core.sim.demo.kit import DEMO_CLUSTERS, Json, Story, condition, cstatus, node, other_pod, terminated
-from tests.engine.test_rule_cases import bundle_of, check, diagnose_bundle, error_message, lifecycle, oom_message
+from tests.engine.test_rule_cases import (
+    _dump,
+    bundle_of,
+    check,
+    diagnose_bundle,
+    error_message,
+    lifecycle,
+    oom_message,
+)
 
 INFRA_CASES = Path(__file__).resolve().parents[1] / "cases" / "infra"
 Case = tuple[list[Story], Json, Json]
@@ -335,10 +343,6 @@ def build_case(name: str) -> Json:
     bundle["request"] = request
     bundle["expect"] = expect
     return bundle
-
-
-def _dump(bundle: Json) -> str:
-    return json.dumps(bundle, indent=1, sort_keys=True) + "\n"
 
 
 def write_all() -> None:
