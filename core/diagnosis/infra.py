@@ -223,6 +223,19 @@ def infra_findings(observations: Sequence[Observation], scope: Scope) -> list[Fi
     return findings
 
 
+# CUDA errors a failing GPU (or its driver) gives the application, though the application can cause them too:
+# reason enough to read the node's health conditions, never a finding by themselves.
+GPU_SUSPECT_RE = re.compile(
+    r"CUDA error: (?:unknown error|unspecified launch failure|an illegal instruction|launch timed out"
+    r"|GPU is lost)|cudaError(?:Unknown|LaunchFailure|DevicesUnavailable)|CUDA_ERROR_UNKNOWN",
+    re.IGNORECASE,
+)
+
+
+def gpu_suspect(line: str) -> bool:
+    return bool(GPU_SUSPECT_RE.search(line[:8192]))
+
+
 def node_level_evidence(observations: Sequence[Observation], failed_pod: str | None, node: str) -> bool:
     """Whether the failed pod or its node shows a GPU, driver or node-pressure fault (then the node is described
     and the other pods on it are listed)."""

@@ -259,15 +259,19 @@ class Orchestrator:
             take(explained.findings)
             log = explained.finding
             observations += explained.observations
-        # The node on node-failure evidence (the seed's gate) or a node-level infrastructure finding, and beside
-        # it, on such a finding, the other pods on that node.
+        # The node on node-failure evidence (the seed's gate), on a node-level infrastructure finding, or when
+        # the log's CUDA error is one a failing GPU gives (its health conditions may say); beside it, on a
+        # node-level finding, the other pods on that node (after the node's answer when only it shows one).
         evidence = tier1_obs + tuple(observations)
         on_node = node is not None and infra.node_level_evidence(evidence, name, node)
+        suspect = log is not None and infra.gpu_suspect(log.text)
         node_pods = self.spawn(same_node.read_node_pods(reader, t2, node)) if node and on_node else None
-        if node and (conditional.needs_node(evidence) or on_node):
+        if node and (conditional.needs_node(evidence) or on_node or suspect):
             described_node = await kubernetes.describe_node(reader, t2, node)
             take(described_node.findings)
             observations += described_node.observations
+            if node_pods is None and infra.node_level_evidence(described_node.observations, name, node):
+                node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
         listed = (node, await node_pods) if node and node_pods is not None else None
         return Tier2Found(pod, tuple(observations), log, listed)
 

@@ -110,6 +110,31 @@ def case_gpu_xid48_node_event() -> Case:
     }  # fmt: skip
 
 
+def case_gpu_condition_only() -> Case:
+    """No node event, only the detector's condition: a CUDA error a failing GPU gives sends the diagnosis to the
+    node, whose condition names the fault; the pods on it are listed after."""
+    s = _crashed("i-cond", "sd-cond", "[rank0]: RuntimeError: CUDA error: unspecified launch failure\n",
+                 node_name="gpu-e-84")  # fmt: skip
+    s.nodes[-1] = node("gpu-e-84", extra_conditions=[condition(
+        "AcceleratedHardwareReady", "False", 20.3, "NvidiaXID79Error",
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])  # fmt: skip
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
+        "findings": [{"kind": "gpu-hardware", "node": "gpu-e-84", "explains": True}],
+        "paths": [r"^/api/v1/nodes/gpu-e-84$", r"^/api/v1/pods$"], "noRecommendations": NO_CODE_ADVICE,
+    }  # fmt: skip
+
+
+def case_app_cuda_error_reads_no_node() -> Case:
+    """An illegal memory access is the application's: the node is not read for it."""
+    s = _crashed("i-illegal", "illegal-access", "RuntimeError: CUDA error: an illegal memory access was encountered\n",
+                 node_name="gpu-e-85")  # fmt: skip
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "findings": [],
+        "noPaths": [r"^/api/v1/nodes/", r"^/api/v1/pods$"], "recommendations": ["illegal memory access"],
+    }  # fmt: skip
+
+
 # -- gpu-driver-runtime ----------------------------------------------------------------------------------
 def case_driver_mismatch_in_log() -> Case:
     log = "+ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch\nNVML library version: 560.35\n"

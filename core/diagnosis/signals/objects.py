@@ -22,9 +22,8 @@ from core.models.kube import ContainerState, ContainerStatus, K8sEvent, K8sPod
 
 K = SignalKind
 _TERMINATED_SOURCE = "containerStatuses"
-_FROM_TERMINATION_MESSAGE = frozenset(
-    {K.GPU_OOM, K.OOM_KILLED, K.GPU_HARDWARE, K.GPU_DRIVER, K.NETWORK_FABRIC, K.CONTROL_PLANE}
-)
+# The app's own last words may name a GPU or fabric fault; a "cluster" it could not reach is its own business.
+_FROM_TERMINATION_MESSAGE = frozenset({K.GPU_OOM, K.OOM_KILLED, K.GPU_HARDWARE, K.GPU_DRIVER, K.NETWORK_FABRIC})
 _INIT_SOURCE = "initContainerStatuses"
 
 
