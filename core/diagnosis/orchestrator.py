@@ -28,14 +28,15 @@ from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolve
 from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
-from core.diagnosis.steps import classify, cluster, conditional, inspect, kubernetes, resolve
+from core.diagnosis.steps import classify, cluster_health, conditional, inspect, kubernetes, resolve
 from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
 from core.models.kube import K8sEvent, K8sPod
+from core.models.pages import Page
 from core.models.report import Report, WorkloadRef
-from core.models.runai import Workload
+from core.models.runai import Cluster, Workload
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -68,7 +69,7 @@ class Orchestrator:
         self.workload: Workload | None = None
         self.namespace: NamespaceFound | None = None
         self.tasks: list[asyncio.Task[Any]] = []
-        self.cluster: asyncio.Task[cluster.ClusterRead] | None = None
+        self.clusters: asyncio.Task[Page[Cluster] | ReadFailure] | None = None
         self.status_obs: tuple[Observation, ...] = ()
         self.pod_seen = False
         self.cluster_taken = False
@@ -101,7 +102,7 @@ class Orchestrator:
         take = self.journal.take
         # Step 1: resolve the workload and check its phase; the cluster's own status is read beside it.
         self.steps.start(1)
-        self.cluster = self.spawn(cluster.read_cluster(self.reader, self.t1, self.req.cluster_id, self.now))
+        self.clusters = self.spawn(cluster_health.read_clusters(self.reader, self.t1))
         resolution = await resolve.resolve(self.reader, self.t1, self.req)
         take(resolution.findings)
         if resolution.workload is None:
@@ -306,11 +307,11 @@ class Orchestrator:
     def ref(self) -> WorkloadRef:
         return resolve.workload_ref(self.req, self.workload, self.namespace.choice if self.namespace else None)
 
-    async def cluster_read(self) -> cluster.ClusterRead:
+    async def cluster_read(self) -> cluster_health.ClusterRead:
         """The cluster's status (read beside Step 1), taken into the journal once."""
-        if self.cluster is None:
-            return cluster.NOT_READ
-        read = await self.cluster
+        if self.clusters is None:
+            return cluster_health.NOT_READ
+        read = cluster_health.cluster_health_of(await self.clusters, self.req.cluster_id, self.now)
         if not self.cluster_taken:
             self.cluster_taken = True
             self.journal.take(read.findings)

@@ -19,7 +19,15 @@ from core.diagnosis.observations import quote
 from core.diagnosis.progress import STEP_TITLES, ProgressEvent, ReadFinished, StepFinished, StepStarted
 from core.models.pages import Page
 from core.models.report import MissingItem
-from core.models.runai import HistoryRecord, MetricsResponse, RunaiPod, Workload, WorkloadEvent, WorkloadSpecDoc
+from core.models.runai import (
+    Cluster,
+    HistoryRecord,
+    MetricsResponse,
+    RunaiPod,
+    Workload,
+    WorkloadEvent,
+    WorkloadSpecDoc,
+)
 from core.sources.errors import (
     ApiError,
     ApiTimeout,
@@ -50,6 +58,7 @@ class Tier1(Protocol):
         self, workload_id: str, types: Any, start: datetime, end: datetime, samples: int = ...
     ) -> MetricsResponse: ...
     async def list_projects(self, **kwargs: Any) -> Any: ...
+    async def list_clusters_page(self) -> Page[Cluster]: ...
 
 
 class DiagnosisFailed(Exception):

@@ -3,7 +3,8 @@
 `GET /api/v1/clusters` gives each cluster's `status` (shape UNVERIFIED, read tolerantly) and `lastLiveness`.
 A disconnected or stale cluster is a `control-plane` finding: what Run:ai shows about the workload may be out
 of date, and the report says so. The read runs beside the workload's own, so it costs no round trip; when it
-fails, that is a stated gap and the diagnosis carries on.
+fails, that is a stated gap and the diagnosis carries on. `cluster_health_of` reads any answer of that list, so
+a Step 1 that reads it for another purpose (checking the cluster id) can hand its answer over.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from core.diagnosis.infra import CLUSTERS
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals.control_plane import cluster_health
+from core.models.pages import Page
+from core.models.runai import Cluster
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +30,13 @@ class ClusterRead:
 NOT_READ = ClusterRead((), Findings())
 
 
-async def read_cluster(reader: Reader, t1: Tier1, cluster_id: str, now: datetime) -> ClusterRead:
-    page = await reader.tier1(1, CLUSTERS, "clusters", t1.list_clusters_page)
+async def read_clusters(reader: Reader, t1: Tier1) -> Page[Cluster] | ReadFailure:
+    return await reader.tier1(1, CLUSTERS, "clusters", t1.list_clusters_page)
+
+
+def cluster_health_of(page: Page[Cluster] | ReadFailure, cluster_id: str, now: datetime) -> ClusterRead:
+    """The cluster asked about, from the clusters list: a CONTROL_PLANE observation when it is disconnected or
+    stale, a stated gap when the list could not be read."""
     found = Collect()
     if isinstance(page, ReadFailure):
         found.missing("Run:ai cluster status", page.missing.why, CLUSTERS)
