@@ -175,13 +175,13 @@ def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound,
 
 
 def log_observation(
-    excerpt: LogExcerpt, finding: LogFinding, at: datetime | None, pod: K8sPod | None = None
+    excerpt: LogExcerpt, finding: LogFinding, at: datetime | None, pod: str | None = None, node: str | None = None
 ) -> Observation | None:
     """A GPU out-of-memory in the log is a signal of its own; any other explaining line is cited, not ranked."""
     if not finding.gpu_oom:
         return None
     signal = Signal(kind=SignalKind.GPU_OOM, detail=finding.text, container=excerpt.container, at=at)
-    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), *pod_place(pod))
+    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), pod, node)
 
 
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:
@@ -193,13 +193,14 @@ def _line_text(excerpt: LogExcerpt, line_no: int, text: str) -> str:
     return f'Log line {line_no} of container {quote(excerpt.container, 80)} ({which}): "{quote(text)}"'
 
 
-def log_infra_observations(excerpt: LogExcerpt, before: datetime | None, pod: K8sPod | None) -> list[Observation]:
+def log_infra_observations(
+    excerpt: LogExcerpt, before: datetime | None, pod: str | None, node: str | None
+) -> list[Observation]:
     """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end."""
-    name, node = pod_place(pod)
     found: list[Observation] = []
     for line_no, signal in log_signals(excerpt.lines, before=before):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
-        found.append(Observation(signal, LOGS, before, text, name, node))
+        found.append(Observation(signal, LOGS, before, text, pod, node))
     return found
 
 

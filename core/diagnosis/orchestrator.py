@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import infra, same_node
 from core.diagnosis.findings import Collect, Journal
+from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
 from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
@@ -256,7 +257,7 @@ class Orchestrator:
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
         log = None
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed, pod)
+            explained = kubernetes.interpret_log(await log_task, failed, *pod_place(pod))
             take(explained.findings)
             log = explained.finding
             observations += explained.observations

@@ -199,7 +199,9 @@ async def read_log(reader: Reader, t2: KubeSource, pod: K8sPod) -> LogExcerpt | 
     return await reader.tier2(4, LOGS, "previous container log", lambda: t2.logs(pod))
 
 
-def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod: K8sPod | None = None) -> LogRead:
+def interpret_log(
+    answer: LogExcerpt | Missing, failed_at: datetime | None, pod: str | None = None, node: str | None = None
+) -> LogRead:
     """The line that explains the failure, read before `failed_at`, and the infrastructure faults the log
     shows; an empty or silent log is said so."""
     if isinstance(answer, Missing):
@@ -209,7 +211,7 @@ def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod:
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
-    infra = log_infra_observations(answer, failed_at, pod)
+    infra = log_infra_observations(answer, failed_at, pod, node)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
@@ -224,7 +226,7 @@ def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod:
         return LogRead(None, tuple(infra), found.done())
     found.evidence(log_line_text(answer, finding), LOGS, "log-line")
     found.observed(infra)
-    oom = log_observation(answer, finding, failed_at, pod)
+    oom = log_observation(answer, finding, failed_at, pod, node)
     return LogRead(finding, tuple(infra) + ((oom,) if oom is not None else ()), found.done())
 
 
