@@ -28,7 +28,7 @@ from datetime import datetime
 from core.diagnosis.log_lines import MAX_LINE_MATCH_CHARS, WRAPPER_EXCEPTIONS, LogLine, prepare_lines
 from core.diagnosis.log_shapes import ERROR_LEVELS, ERROR_LINE_RE, JS_FRAME_RE, SHAPES, LogKind
 from core.diagnosis.signals import GPU_OOM_RE, Signal, SignalKind, fabric, gpu_driver, gpu_hardware
-from core.diagnosis.signals.text import Collector, prepare
+from core.diagnosis.signals.text import Collector, plain_text
 
 __all__ = ["MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "explaining_line", "log_signals"]
 
@@ -92,7 +92,7 @@ def _tracebacks(lines: Sequence[LogLine | None]) -> list[int]:
 def _infra_kind(line: LogLine) -> tuple[LogKind, Signal] | None:
     if not _INFRA_HINT_RE.search(line.body):
         return None
-    text = prepare(None, line.body, None, None)
+    text = plain_text(line.body)
     for log_kind, kind, matcher in _INFRA_FAMILIES:
         out = Collector(line.body, None, False)
         matcher(text, out)

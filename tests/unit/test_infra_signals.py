@@ -207,3 +207,38 @@ def test_first_failed_pod_by_completion_time() -> None:
     assert first_failed_pod([pod("a", 20), pod("b", 19), pod("c", 21)]) == "b"
     assert first_failed_pod([pod("a", 20), pod("b", 20)]) is None  # a tie says nothing
     assert first_failed_pod([pod("only", 20)]) == "only"
+
+
+# -- hostile text stays linear ---------------------------------------------------------------------------------
+def _seconds(message: str, lines: list[str]) -> float:
+    import time
+
+    from core.diagnosis.log_scan import explaining_line, log_signals
+
+    start = time.perf_counter()
+    classify_message("FailedCreate", message)
+    explaining_line(lines)
+    log_signals(lines)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "NET/IB : Got completion from peer ",
+        "NVRM: Xid (PCI:0000:3b:00): ",
+        'admission webhook "',
+        "Allocate failed due to nvidia.com/gpu ",
+        "ERROR 02-07 11:28:26 x.py:1] frame #1: ",
+    ],
+)
+def test_adversarial_repeats_cost_linear_time(unit: str) -> None:
+    # A message is matched on its first 64 KiB, a log is at most 500 lines of 2,000 characters (the source cuts
+    # longer ones); within that, ten times the text may not cost much more than ten times the time (a nested or
+    # unbounded pattern would).
+    def text(chars: int) -> str:
+        return (unit * (chars // len(unit) + 1))[:chars]
+
+    small = _seconds(text(6_500), [text(200)] * 500)
+    large = _seconds(text(65_000), [text(2_000)] * 500)
+    assert large / max(small, 1e-3) < 40, f"10x the input took {large / small:.1f}x the time"

@@ -46,9 +46,13 @@ _SOCKET_RE = rx(
 _WATCHDOG_RE = rx(r"watchdog caught collective operation timeout|collective operation timeout")
 
 
+# Words one of the patterns needs: text without any of them is not read further.
+_WORDS = ("net/", "net :", "socketprogress", "ibv_", "retry counter", "efa:")
+
+
 def match(t: Text, out: Collector) -> None:
     m = t.m
-    if _WATCHDOG_RE.search(m):
+    if not any(word in t.low for word in _WORDS) or _WATCHDOG_RE.search(m):
         return
     completion = _IB_COMPLETION_RE.search(m)
     if completion is not None:

@@ -45,7 +45,13 @@ _ALLOCATE_RE = rx(
 )
 
 
+# Words one of the patterns needs: text without any of them is not read further.
+_WORDS = ("nvml", "nvidia", "driver", "allocate", "device plugin", "devices present", "unexpectedadmission")
+
+
 def match(t: Text, out: Collector) -> None:
+    if not any(word in t.low for word in _WORDS):
+        return
     for pattern, says in _FAULTS:
         if pattern.search(t.both):
             out.add(K.GPU_DRIVER, reason=t.reason or None, note=says)

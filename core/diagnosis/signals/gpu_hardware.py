@@ -32,7 +32,13 @@ _FAULTS = (
 )
 
 
+# Words one of the patterns needs: text without any of them is not read further.
+_WORDS = ("xid", "bus", "gpu", "ecc", "dbe", "double", "remap", "nvlink", "device handle")
+
+
 def match(t: Text, out: Collector) -> None:
+    if not any(word in t.low for word in _WORDS):
+        return
     xid = xid_in(t.both)
     if xid is not None:
         if not xid.application:
