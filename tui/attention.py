@@ -28,7 +28,8 @@ from tui.picker_query import Sort
 
 ALWAYS = frozenset({"Failed", "Crashed", "Stopped"})
 CHECKED: dict[str, frozenset[SignalKind]] = {
-    "Pending": START_FAILURE_KINDS,
+    # A Pending workload whose pods the API server refuses to create waits forever too: it needs attention.
+    "Pending": START_FAILURE_KINDS | {SignalKind.ADMISSION_DENIED},
     "Running": CRASH_KINDS,
     "Degraded": CRASH_KINDS,
 }

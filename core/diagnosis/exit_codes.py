@@ -63,19 +63,18 @@ _SIGNAL_MEANINGS: dict[int, str] = {
     1: "hangup (SIGHUP): the controlling terminal or parent went away",
     2: "interrupted (SIGINT), as by Ctrl-C",
     3: "quit (SIGQUIT), usually with a core dump",
-    4: "illegal instruction (SIGILL): a binary built for another CPU, or corrupted code",
+    4: "illegal instruction (SIGILL): the program ran an instruction this CPU does not execute",
     5: "trace/breakpoint trap (SIGTRAP)",
     6: "aborted (SIGABRT): the program called abort(), e.g. a failed assertion or a C++ exception",
-    7: "bus error (SIGBUS): bad memory access, often a too-small /dev/shm or a truncated mapped file",
+    7: "bus error (SIGBUS): an access to memory that cannot be reached (a mapped file or shared memory)",
     8: "arithmetic exception (SIGFPE), e.g. an integer division by zero",
-    9: "killed (SIGKILL): by the OOM killer, a liveness probe, eviction, preemption, or a deletion past its"
-    " grace period",
+    9: "killed (SIGKILL) from outside the program; the code alone does not say by whom",
     10: "user signal 1 (SIGUSR1)",
     11: "segmentation fault (SIGSEGV): invalid memory access in the program or a native library",
     12: "user signal 2 (SIGUSR2)",
     13: "broken pipe (SIGPIPE): wrote to a pipe or socket whose reader was gone",
     14: "alarm clock (SIGALRM): a timer the program set expired",
-    15: "terminated (SIGTERM): asked to stop by the kubelet, a drain, a preemption or a deletion",
+    15: "terminated (SIGTERM): asked to stop from outside the program; the code alone does not say by whom",
 }
 
 
@@ -115,7 +114,7 @@ def exit_code_meaning(code: int) -> ExitMeaning:
         return ExitMeaning(code, None, None, f"not an exit code: {code!r}", False)
     fixed = {
         0: "success",
-        1: "generic application error (a CUDA/PyTorch GPU out-of-memory usually ends here; check the log)",
+        1: "generic application error: the program ended with a failure status",
         2: "usage error: bad command-line arguments or shell builtin misuse",
         126: "command found but not executable (permissions, or not a binary for this system)",
         127: "command not found: the entrypoint or a program it runs is missing from the image or PATH",

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from core.diagnosis.exit_codes import exit_code_meaning
 from core.diagnosis.kubectl_status import kubectl_status
-from core.diagnosis.log_scan import LogFinding, explaining_line
+from core.diagnosis.log_scan import LogFinding, explaining_line, log_signals
 from core.diagnosis.observations import Observation, quote
+from core.diagnosis.programs import exit_note, program_of
 from core.diagnosis.progress import (
     ContainerRow,
     ContainersFound,
@@ -48,11 +48,18 @@ def _state_text(state: ContainerState | None) -> tuple[str | None, int | None]:
     return None, None
 
 
-def _row(status: ContainerStatus, init: bool) -> ContainerRow:
+def programs(pod: K8sPod) -> dict[str, str | None]:
+    """What each container of the pod runs (core/diagnosis/programs.py), by container name."""
+    spec = pod.spec
+    containers = ((spec.containers or []) + (spec.init_containers or [])) if spec is not None else []
+    return {c.name: program_of(c.command, c.args, c.image) for c in containers if c.name}
+
+
+def _row(status: ContainerStatus, init: bool, program: str | None) -> ContainerRow:
     state, code = _state_text(status.state)
     last, last_code = _state_text(status.last_state)
     exit_code = code if code is not None else last_code
-    meaning = exit_code_meaning(exit_code).meaning if exit_code is not None else None
+    meaning = exit_note(exit_code, program) if exit_code is not None else None
     return ContainerRow(
         name=quote(status.name, 80),
         init=init,
@@ -66,10 +73,11 @@ def _row(status: ContainerStatus, init: bool) -> ContainerRow:
 
 def containers_found(pod: K8sPod) -> ContainersFound:
     status = pod.status
+    runs = programs(pod)
     rows: list[ContainerRow] = []
     if status is not None:
-        rows += [_row(item, True) for item in status.init_container_statuses or ()]
-        rows += [_row(item, False) for item in status.container_statuses or ()]
+        rows += [_row(item, True, runs.get(item.name or "")) for item in status.init_container_statuses or ()]
+        rows += [_row(item, False, runs.get(item.name or "")) for item in status.container_statuses or ()]
     name = pod.metadata.name if pod.metadata else None
     node = pod.spec.node_name if pod.spec else None
     return ContainersFound(
@@ -80,22 +88,34 @@ def containers_found(pod: K8sPod) -> ContainersFound:
     )
 
 
-def signal_text(signal: Signal) -> str:
+def signal_text(signal: Signal, program: str | None = None) -> str:
+    """The evidence line of a pod's signal; an exit code is read for the program the container runs."""
     parts: list[str] = []
     if signal.container:
         parts.append(f"{'Init container' if signal.init else 'Container'} {quote(signal.container, 80)}")
     parts.append(quote(signal.detail, 300))
     if signal.exit_code is not None:
-        meaning = exit_code_meaning(signal.exit_code)
-        parts.append(f"exit {signal.exit_code}: {meaning.meaning}")
+        parts.append(f"exit {signal.exit_code}: {exit_note(signal.exit_code, program)}")
     if signal.count is not None and signal.kind in {SignalKind.CRASH_LOOP, SignalKind.INIT_FAILED}:
         parts.append(f"restarts {signal.count}")
     return "; ".join(parts)
 
 
+def pod_place(pod: K8sPod | None) -> tuple[str | None, str | None]:
+    """The pod's name (cleaned) and the node it ran on, as the pod object says."""
+    if pod is None:
+        return None, None
+    name = pod.metadata.name if pod.metadata else None
+    return (quote(name, 120) if isinstance(name, str) and name else None), (pod.spec.node_name if pod.spec else None)
+
+
 def pod_observations(pod: K8sPod) -> list[Observation]:
-    name = quote(pod.metadata.name, 120) if pod.metadata and isinstance(pod.metadata.name, str) else None
-    return [Observation(sig, DESCRIBE_POD, sig.at, signal_text(sig), name) for sig in pod_signals(pod)]
+    name, node = pod_place(pod)
+    runs = programs(pod)
+    return [
+        Observation(sig, DESCRIBE_POD, sig.at, signal_text(sig, runs.get(sig.container or "")), name, node)
+        for sig in pod_signals(pod)
+    ]
 
 
 def _event_when(event: K8sEvent) -> datetime | None:
@@ -129,8 +149,9 @@ def events_observations(events: Sequence[K8sEvent]) -> list[Observation]:
         text = event_text(event)
         obj = event.involved_object
         pod = quote(obj.name, 120) if obj is not None and obj.kind == "Pod" and isinstance(obj.name, str) else None
+        node = obj.name if obj is not None and obj.kind == "Node" else None
         found.extend(
-            Observation(sig, EVENTS, sig.at or _event_when(event), text, pod) for sig in k8s_event_signals(event)
+            Observation(sig, EVENTS, sig.at or _event_when(event), text, pod, node) for sig in k8s_event_signals(event)
         )
     return found
 
@@ -154,24 +175,41 @@ def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound,
 
 
 def log_observation(
-    excerpt: LogExcerpt, finding: LogFinding, at: datetime | None, pod: str | None = None
+    excerpt: LogExcerpt, finding: LogFinding, at: datetime | None, pod: str | None = None, node: str | None = None
 ) -> Observation | None:
     """A GPU out-of-memory in the log is a signal of its own; any other explaining line is cited, not ranked."""
     if not finding.gpu_oom:
         return None
     signal = Signal(kind=SignalKind.GPU_OOM, detail=finding.text, container=excerpt.container, at=at)
-    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), pod)
+    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), pod, node)
 
 
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:
+    return _line_text(excerpt, finding.line_no, finding.text)
+
+
+def _line_text(excerpt: LogExcerpt, line_no: int, text: str) -> str:
     which = "previous instance" if excerpt.previous else "current instance"
-    return f'Log line {finding.line_no} of container {quote(excerpt.container, 80)} ({which}): "{quote(finding.text)}"'
+    return f'Log line {line_no} of container {quote(excerpt.container, 80)} ({which}): "{quote(text)}"'
+
+
+def log_infra_observations(
+    excerpt: LogExcerpt, before: datetime | None, pod: str | None, node: str | None
+) -> list[Observation]:
+    """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end."""
+    found: list[Observation] = []
+    for line_no, signal in log_signals(excerpt.lines, before=before):
+        text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
+        found.append(Observation(signal, LOGS, before, text, pod, node))
+    return found
 
 
 def node_observations(node: K8sNode) -> list[Observation]:
-    name = quote(node.metadata.name if node.metadata else None, 120)
+    raw = node.metadata.name if node.metadata else None
+    name = quote(raw, 120)
     return [
-        Observation(sig, DESCRIBE_NODE, sig.at, f"Node {name}: {quote(sig.detail, 300)}") for sig in node_signals(node)
+        Observation(sig, DESCRIBE_NODE, sig.at, f"Node {name}: {quote(sig.detail, 300)}", node=raw)
+        for sig in node_signals(node)
     ]
 
 

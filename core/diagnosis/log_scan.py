@@ -1,48 +1,36 @@
-"""Find the one log line that best explains why a container ended.
+"""Find the one log line that best explains why a container ended, and the infrastructure faults a log shows.
 
-Order of preference (the first kind present wins; within a kind the last occurrence wins, being closest to
-the end):
-1. the exception line of the last Python traceback (with chained exceptions, the final one);
-2. GPU out of memory (CUDA/cuBLAS/torch OutOfMemoryError);
-3. argparse ``prog: error: ...`` (exit 2), then a ``usage:`` line;
-4. ``exec format error``, ``permission denied``, ``command not found``, ``No such file or directory``;
-5. NCCL failures (``NCCL WARN``, ``NCCL error``, the watchdog collective timeout);
-6. ``Segmentation fault``, then a shell's ``Killed``;
-7. otherwise the last line that looks like an error (ERROR, FATAL, CRITICAL, Exception, ``error:``).
+The decisive line, not the last line with "Error" in it. Each line's timestamp, launcher and logger prefixes
+are taken off first (log_lines.py); stack frames (`frame #3: c10::Error::Error(...)`, `at ...`, goroutine
+dumps) and shutdown notices (SIGTERM, "Worker ... died, exit code: -15") are never chosen. Then, the first kind
+present wins (within a kind the last occurrence, being closest to the end):
+1. the exception of a Python traceback: the root one, not a wrapper that only reports it (torchrun's
+   `ChildFailedError`, `SystemExit`, a subprocess's `CalledProcessError`); but when that exception is only the
+   CUDA/NCCL consequence of a GPU hardware, driver or fabric line earlier in the log, that line;
+2. a GPU hardware, GPU driver or network fabric line (signals/gpu_hardware.py, gpu_driver.py, fabric.py);
+3. the shapes of log_shapes.py: a GPU out-of-memory, a C++ `what():`, a Go panic, a Java exception's last
+   `Caused by:`, a Node.js error, a command line tool's error (aws, gsutil, curl, wget, git, pip), a usage
+   error, exec format / permission / command-not-found / missing-file errors, NCCL, a segfault, a shell's
+   `Killed`;
+4. any other line that reads as an error (ERROR/FATAL level, `...Error:`), then a wrapper exception.
 
-Lines are untrusted text: they are matched, never interpreted, and returned unchanged. Escape sequences (ANSI
-colours) are stripped only for matching. When lines start with a timestamp (RFC 3339 from ``kubectl logs
---timestamps`` or a ``2026-11-30 11:24:50`` logging prefix), ``before`` drops lines stamped after it, and
-lines without a stamp inherit the previous line's. A stamp without a zone is read as UTC, the usual container
-clock.
+Lines are untrusted text: matched, never interpreted, returned unchanged. With ``before`` (the container's end),
+lines stamped after it are skipped.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from enum import StrEnum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 
-from core.diagnosis.signals import ESCAPE_SEQUENCE_RE, GPU_OOM_RE
+from core.diagnosis.log_lines import MAX_LINE_MATCH_CHARS, WRAPPER_EXCEPTIONS, LogLine, prepare_lines
+from core.diagnosis.log_shapes import ERROR_LEVELS, ERROR_LINE_RE, JS_FRAME_RE, SHAPES, LogKind
+from core.diagnosis.signals import GPU_OOM_RE, Signal, SignalKind, fabric, gpu_driver, gpu_hardware
+from core.diagnosis.signals.text import Collector, plain_text
 
-# A single log line longer than this is matched on its head only; a hostile megabyte line stays cheap.
-MAX_LINE_MATCH_CHARS = 8192
-
-
-class LogKind(StrEnum):
-    PYTHON_EXCEPTION = "python_exception"
-    GPU_OOM = "gpu_oom"
-    USAGE_ERROR = "usage_error"
-    EXEC_FORMAT = "exec_format_error"
-    PERMISSION_DENIED = "permission_denied"
-    COMMAND_NOT_FOUND = "command_not_found"
-    NO_SUCH_FILE = "no_such_file"
-    NCCL = "nccl"
-    SEGFAULT = "segfault"
-    KILLED = "killed"
-    ERROR_LINE = "error_line"
+__all__ = ["MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "explaining_line", "log_signals"]
 
 
 @dataclass(frozen=True)
@@ -57,13 +45,6 @@ class LogFinding:
     gpu_oom: bool
 
 
-_STAMP_RE = re.compile(
-    r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<time>\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
-    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\]?\s?"
-)
-# Per-process prefixes that launchers add: torchrun "[default0]:", PyTorch "[rank3]:", CRI "stdout F ".
-_PREFIX_RE = re.compile(r"^(?:(?:stdout|stderr) [FP] )?(?:\[(?:rank|default)\d{1,5}\]:\s?)?")
-
 _TRACEBACK_RE = re.compile(r"^Traceback \(most recent call last\):")
 # An exception line: a (dotted) class name with a message, or a bare name that reads like an exception class.
 # All-capital words are log levels ("ERROR: ..."), and a shell's "Killed" is not an exception.
@@ -72,112 +53,141 @@ _EXCEPTION_LINE_RE = re.compile(
     r"|^(?:[A-Za-z_]\w{0,100}\.){0,20}\w{0,100}(?:Error|Exception|Interrupt|Exit|Iteration|Warning|Failure)$"
 )
 _CHAIN_RE = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
-
-_PATTERNS: tuple[tuple[LogKind, tuple[re.Pattern[str], ...]], ...] = (
-    (LogKind.GPU_OOM, (GPU_OOM_RE,)),
-    (LogKind.USAGE_ERROR, (re.compile(r"^\S{1,256}: error: "), re.compile(r"^usage: "))),
-    (LogKind.EXEC_FORMAT, (re.compile(r"exec format error", re.I),)),
-    (LogKind.PERMISSION_DENIED, (re.compile(r"permission denied", re.I),)),
-    (LogKind.COMMAND_NOT_FOUND, (re.compile(r"command not found|executable file not found", re.I),)),
-    (LogKind.NO_SUCH_FILE, (re.compile(r"no such file or directory", re.I),)),
-    (
-        LogKind.NCCL,
-        (
-            re.compile(
-                r"NCCL WARN|NCCL error|Watchdog caught collective operation timeout"
-                r"|nccl(?:Internal|System|UnhandledCuda|InvalidUsage|Remote)Error"
-            ),
-        ),
-    ),
-    (LogKind.SEGFAULT, (re.compile(r"Segmentation fault|SIGSEGV"),)),
-    (LogKind.KILLED, (re.compile(r"(?:^|\s)Killed(?:\s|$)"),)),
-    (
-        LogKind.ERROR_LINE,
-        (
-            re.compile(
-                r"\b(?:ERROR|FATAL|CRITICAL)\b|\b[A-Z]\w{0,100}(?:Error|Exception)\b|\bException\b"
-                r"|\b[Ee]rror:|\blevel=(?:error|fatal)\b"
-            ),
-        ),
-    ),
+# An exception that only reports a GPU or collective failure: a hardware, driver or fabric line explains it.
+_CONSEQUENCE_RE = re.compile(
+    r"CUDA error|NCCL|ProcessGroup|DistBackendError|remote process exited|watchdog",
+    re.IGNORECASE,
+)
+# Cheap test before the infrastructure families read a line.
+_INFRA_HINT_RE = re.compile(
+    r"Xid|NVRM|ECC|DBE|fallen off|GPU is lost|NVLink|row.remap|device handle|NVML|nvidia-container-cli"
+    r"|NVIDIA-SMI|NVIDIA driver|driver version is insufficient|driver not loaded|Insufficient ?Driver"
+    r"|NET/|socketProgress|Call to (?:recv|send)|remote peer|ibv_|IBV_WC|transport retry",
+    re.IGNORECASE,
+)
+_INFRA_FAMILIES: tuple[tuple[LogKind, SignalKind, Callable[..., None]], ...] = (
+    (LogKind.GPU_HARDWARE, SignalKind.GPU_HARDWARE, gpu_hardware.match),
+    (LogKind.GPU_DRIVER, SignalKind.GPU_DRIVER, gpu_driver.match),
+    (LogKind.NETWORK_FABRIC, SignalKind.NETWORK_FABRIC, fabric.match),
 )
 
 
-def _stamp(body: str) -> tuple[datetime | None, str]:
-    match = _STAMP_RE.match(body)
-    if match is None:
-        return None, body
-    frac = (match["frac"] or "")[:6].ljust(6, "0") if match["frac"] else ""
-    text = f"{match['date']}T{match['time']}" + (f".{frac}" if frac else "")
-    tz = match["tz"]
-    if tz and tz != "Z":
-        text += tz if ":" in tz else f"{tz[:3]}:{tz[3:]}"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None, body
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed, body[match.end() :]
-
-
-def _body(line: str) -> tuple[datetime | None, str]:
-    """The text to match (escapes, timestamp and launcher prefix removed) and the line's timestamp."""
-    text = ESCAPE_SEQUENCE_RE.sub("", line[:MAX_LINE_MATCH_CHARS]).rstrip("\r\n")
-    stamp, text = _stamp(text)
-    text = _PREFIX_RE.sub("", text, count=1)
-    if stamp is None:
-        # Some launchers put their prefix before the timestamp.
-        stamp, text = _stamp(text)
-    return stamp, text
-
-
-def _as_line(value: object) -> str:
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return value if isinstance(value, str) else str(value)
-
-
-def _last_traceback_exception(bodies: list[str | None]) -> int | None:
-    """Index of the exception line that ends the last traceback, or None when no traceback has one."""
-    headers = [index for index, body in enumerate(bodies) if body is not None and _TRACEBACK_RE.match(body)]
-    for header in reversed(headers):
-        for index in range(header + 1, len(bodies)):
-            body = bodies[index]
-            if body is None or not body.strip() or body[0] in " \t":
+def _tracebacks(lines: Sequence[LogLine | None]) -> list[int]:
+    """Indexes of the exception lines that end the tracebacks, in order."""
+    found: list[int] = []
+    headers = [i for i, line in enumerate(lines) if line is not None and _TRACEBACK_RE.match(line.body)]
+    for header in headers:
+        for index in range(header + 1, len(lines)):
+            line = lines[index]
+            if line is None or not line.body.strip() or line.body[0] in " \t" or line.frame:
                 continue
-            if _TRACEBACK_RE.match(body) or _CHAIN_RE.match(body):
+            if _TRACEBACK_RE.match(line.body) or _CHAIN_RE.match(line.body):
                 break
-            if _EXCEPTION_LINE_RE.match(body):
-                return index
+            if _EXCEPTION_LINE_RE.match(line.body):
+                found.append(index)
             break
+    return sorted(set(found))
+
+
+def _infra_kind(line: LogLine) -> tuple[LogKind, Signal] | None:
+    if not _INFRA_HINT_RE.search(line.body):
+        return None
+    text = plain_text(line.body)
+    for log_kind, kind, matcher in _INFRA_FAMILIES:
+        out = Collector(line.body, None, False)
+        matcher(text, out)
+        if kind in out.items:
+            return log_kind, out.items[kind]
     return None
+
+
+def _last(lines: Sequence[LogLine | None], accept: Callable[[int, LogLine], bool]) -> int | None:
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        if line is not None and not line.frame and accept(index, line):
+            return index
+    return None
+
+
+def _js_error(lines: Sequence[LogLine | None], index: int) -> bool:
+    nxt = lines[index + 1] if index + 1 < len(lines) else None
+    return nxt is not None and bool(JS_FRAME_RE.match(nxt.body))
+
+
+def _shape(lines: Sequence[LogLine | None]) -> tuple[int, LogKind] | None:
+    """The first kind present, at its last line (whichever of the kind's patterns matched it)."""
+    for kind, patterns in SHAPES:
+
+        def accept(
+            index: int, line: LogLine, patterns: tuple[re.Pattern[str], ...] = patterns, kind: LogKind = kind
+        ) -> bool:
+            if line.shutdown or not any(p.search(line.body) for p in patterns):
+                return False
+            return kind is not LogKind.NODE_ERROR or _js_error(lines, index)
+
+        found = _last(lines, accept)
+        if found is not None:
+            return found, kind
+    return None
+
+
+def _error_line(line: LogLine) -> bool:
+    if line.shutdown or WRAPPER_EXCEPTIONS.match(line.body):
+        return False
+    return line.level in ERROR_LEVELS or bool(ERROR_LINE_RE.search(line.body))
 
 
 def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> LogFinding | None:
     """The line that best explains the container's end, or None when no line looks like a failure."""
-    if before is not None and before.tzinfo is None:
-        before = before.replace(tzinfo=UTC)
-    originals = [_as_line(line) for line in lines]
-    bodies: list[str | None] = []
-    current: datetime | None = None
-    for line in originals:
-        stamp, body = _body(line)
-        if stamp is not None:
-            current = stamp
-        # None marks a line logged after ``before``: it cannot explain an end that came first.
-        bodies.append(None if before is not None and current is not None and current > before else body)
+    prepared = prepare_lines(lines, before)
+    any_gpu_oom = any(line is not None and GPU_OOM_RE.search(line.body) for line in prepared)
 
-    any_gpu_oom = any(body is not None and GPU_OOM_RE.search(body) for body in bodies)
+    def found(index: int, kind: LogKind) -> LogFinding:
+        return LogFinding(index + 1, prepared[index].text, kind, any_gpu_oom)  # type: ignore[union-attr]
 
-    index = _last_traceback_exception(bodies)
-    if index is not None:
-        return LogFinding(index + 1, originals[index], LogKind.PYTHON_EXCEPTION, any_gpu_oom)
-
-    for kind, patterns in _PATTERNS:
-        for pattern in patterns:
-            for position in range(len(bodies) - 1, -1, -1):
-                body = bodies[position]
-                if body is not None and pattern.search(body):
-                    return LogFinding(position + 1, originals[position], kind, any_gpu_oom)
+    exceptions = _tracebacks(prepared)
+    roots = [i for i in exceptions if not WRAPPER_EXCEPTIONS.match(prepared[i].body)]  # type: ignore[union-attr]
+    infra = _last(prepared, lambda _i, line: _infra_kind(line) is not None)
+    if roots:
+        root = roots[-1]
+        if infra is not None and infra != root and _consequence(prepared, root):
+            return found(infra, _infra_kind_of(prepared, infra) or LogKind.GPU_HARDWARE)
+        return found(root, LogKind.PYTHON_EXCEPTION)
+    if infra is not None:
+        return found(infra, _infra_kind_of(prepared, infra) or LogKind.GPU_HARDWARE)
+    shape = _shape(prepared)
+    if shape is not None:
+        return found(*shape)
+    error = _last(prepared, lambda _i, line: _error_line(line))
+    if error is not None:
+        return found(error, LogKind.ERROR_LINE)
+    if exceptions:
+        return found(exceptions[-1], LogKind.PYTHON_EXCEPTION)
     return None
+
+
+def _consequence(lines: Sequence[LogLine | None], index: int) -> bool:
+    """An exception that only reports a CUDA or collective failure (not a GPU out-of-memory, not itself an
+    infrastructure line)."""
+    body = lines[index].body if lines[index] is not None else ""  # type: ignore[union-attr]
+    return bool(_CONSEQUENCE_RE.search(body)) and not GPU_OOM_RE.search(body) and _infra_kind_of(lines, index) is None
+
+
+def _infra_kind_of(lines: Sequence[LogLine | None], index: int) -> LogKind | None:
+    line = lines[index]
+    hit = _infra_kind(line) if line is not None else None
+    return hit[0] if hit is not None else None
+
+
+def log_signals(lines: Sequence[str], *, before: datetime | None = None) -> list[tuple[int, Signal]]:
+    """The GPU hardware, GPU driver and fabric faults a log shows: for each kind, its last line before
+    ``before``, as (1-based line number, signal). The signal's detail is the line's body (prefixes off)."""
+    last: dict[SignalKind, tuple[int, Signal]] = {}
+    for index, line in enumerate(prepare_lines(lines, before)):
+        if line is None or line.frame:
+            continue
+        hit = _infra_kind(line)
+        if hit is not None:
+            signal = hit[1]
+            last[signal.kind] = (index + 1, replace(signal, detail=line.body))
+    return sorted(last.values(), key=lambda item: item[0])

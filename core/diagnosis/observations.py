@@ -29,9 +29,10 @@ class Observation:
     source: str
     at: datetime | None
     text: str
-    # The pod it is about (cleaned), when the read says so (an event's involved pod, a pod's own state): a
-    # multi-pod workload is classified from the pod that failed first, so what its peers showed is told apart.
+    # The pod (cleaned) and node the evidence is about, when the read says (a finding names its node; a fabric
+    # error counts only on the pod that failed first).
     pod: str | None = None
+    node: str | None = None
 
     @property
     def kind(self) -> SignalKind:
@@ -41,9 +42,9 @@ class Observation:
 @functools.lru_cache(maxsize=8192)
 def _classified_event(
     reason: str | None, message: str | None, origin: str | None, kind: str | None, name: str | None, prefix: str
-) -> tuple[tuple[Signal, ...], str, str | None]:
+) -> tuple[tuple[Signal, ...], str, str | None, str | None]:
     # A long history repeats the same few messages (back-off events by the thousand): classify and clean each
-    # distinct one once.
+    # distinct one once, with the pod (cleaned) or node it is about.
     signals = tuple(classify_message(reason, message, source=origin, kind=kind))
     parts = [f"{prefix} reason: {quote(reason, 80) if reason else '(no reason)'}"]
     if message:
@@ -51,7 +52,8 @@ def _classified_event(
     if kind and name:
         parts.append(f"on {quote(kind, 40)} {quote(name, 120)}")
     pod = quote(name, 120) if kind == "Pod" and name else None
-    return signals, "; ".join(parts), pod
+    node = name if kind == "Node" else None
+    return signals, "; ".join(parts), pod, node
 
 
 @functools.lru_cache(maxsize=8192)
@@ -69,11 +71,11 @@ def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Ev
     """The event's signals as observations, and its citation text (computed once per distinct event)."""
     obj = event.involved_object
     # The model types these fields `str | None`, so they are valid cache keys as they are.
-    signals, text, pod = _classified_event(
+    signals, text, pod, node = _classified_event(
         event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
     at = event.created_at
-    return [Observation(sig, source, at, text, pod) for sig in signals], text
+    return [Observation(sig, source, at, text, pod, node) for sig in signals], text
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
@@ -125,4 +127,4 @@ def from_runai_pod(pod: RunaiPod, source: str) -> list[Observation]:
         text += f" on node {quote(pod.node_name, 120)}"
     at = pod.k8s_phase_updated_at or pod.completed_at or pod.updated_at
     name = quote(pod.name, 120) if pod.name else None
-    return [Observation(sig, source, at, text, name) for sig in signals]
+    return [Observation(sig, source, at, text, name, pod.node_name) for sig in signals]

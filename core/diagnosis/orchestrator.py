@@ -8,9 +8,11 @@ came first. Nothing past Step 1 is read for a workload Step 1 routes out; metric
 unexplained exit 137; a node only on node evidence.
 
 Round trips for Option A with Tier 2 and metrics, when the status events name the pod:
-  1. workload + events                                          (Step 1)
+  1. workload + events + clusters                               (Step 1)
   2. spec + pods + history + pod + pod events                  (Steps 2, 3 and Tier 2 of Step 4)
   3. metrics + previous log + node events (+ node)             (Step 4)
+A node-level infrastructure finding in the log or events adds the node (when not read already) and the pods on
+that node, read together (core/diagnosis/same_node.py).
 """
 
 from __future__ import annotations
@@ -21,17 +23,18 @@ from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import cascade
+from core.diagnosis import cascade, infra, same_node
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
-from core.diagnosis.reader import DiagnosisFailed, Reader, Steps, Tier1
+from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.steps import (
     classify,
     cluster,
+    cluster_health,
     conditional,
     inspect,
     kubernetes,
@@ -45,8 +48,9 @@ from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
 from core.models.kube import K8sEvent, K8sPod
+from core.models.pages import Page
 from core.models.report import OtherSubmissions, Report, WorkloadRef
-from core.models.runai import Workload
+from core.models.runai import Cluster, Workload
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -86,6 +90,10 @@ class Orchestrator:
         self.namespace: NamespaceFound | None = None
         self.others: asyncio.Task[OtherSubmissions] | None = None
         self.tasks: list[asyncio.Task[Any]] = []
+        self.clusters: asyncio.Task[Page[Cluster] | ReadFailure] | None = None
+        self.status_obs: tuple[Observation, ...] = ()
+        self.pod_seen = False
+        self.cluster_taken = False
         loop = asyncio.get_running_loop()
         # Tier 2 runs as one task beside Steps 2-3: it waits for Steps 1-3's answers (`known`) before reading
         # its log and node events against the failure's time, and the metrics gate waits for its first answers.
@@ -115,9 +123,10 @@ class Orchestrator:
         take = self.journal.take
         # Step 1: resolve the workload and check its phase. The cluster asked about is checked against the
         # tenant's list beside the first reads; only a cluster named by its name (or in other letters' case)
-        # makes a lookup by name read its list again, with the tenant's id.
+        # makes a lookup by name read its list again, with the tenant's id. The same list gives the cluster's own
+        # status (a disconnected cluster is a finding).
         self.steps.start(1)
-        clusters = self.spawn(cluster.read_clusters(self.reader, self.t1))
+        clusters = self.clusters = self.spawn(cluster.read_clusters(self.reader, self.t1))
         try:
             resolution = await resolve.resolve(self.reader, self.t1, self.req)
         except DiagnosisFailed:
@@ -132,13 +141,17 @@ class Orchestrator:
         take(resolution.findings)
         if resolution.workload is None:
             assert resolution.route is not None
-            return self.route_out(resolution.route)
+            return await self.route_out(resolution.route)
         w = self.workload = resolution.workload
         self.emit(WorkloadResolved(self.ref()))
         status = resolve.check_status(w, resolution.events, self.req, self.cutoff)
         take(status.findings)
+        self.status_obs = status.observations
+        self.pod_seen = bool(w.running_pods) or any(
+            e.involved_object is not None and e.involved_object.kind == "Pod" for e in status.events
+        )
         if status.route is not None:
-            return self.route_out(status.route)
+            return await self.route_out(status.route)
         self.steps.finish(1)
         # The name's other submissions (recurrence counts this workload's own failures): a lookup by name has
         # listed them already; for a workload named by id they are listed beside Steps 2 and 3.
@@ -202,9 +215,11 @@ class Orchestrator:
             self.take_namespace(await ns_task)
 
         # Step 1's gates again, on what the pods and the history show.
+        self.status_obs = tier1_obs
+        self.pod_seen = self.pod_seen or bool(pods.pods)
         route = resolve.scope_from_evidence(w, status.events_failed, list(tier1_obs))
         if route is not None or (route := self.preempted(tier1_obs, PREEMPTED_IN_EPISODE)) is not None:
-            return self.route_out(route)
+            return await self.route_out(route)
 
         # Step 4: conditional evidence. With OOM evidence from Run:ai or from the pod's first Kubernetes answers,
         # metrics run beside the remaining Kubernetes reads; otherwise the rest of Tier 2 may still call for them.
@@ -219,7 +234,7 @@ class Orchestrator:
             metrics_task = self.spawn(self.metrics(w, history, pods, first.pod, gate))
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
-            return self.route_out(route)
+            return await self.route_out(route)
         observations = tier1_obs + found.observations
         if metrics_task is not None:
             metrics = await metrics_task
@@ -231,8 +246,9 @@ class Orchestrator:
         # Step 5: classify and report.
         self.steps.start(5)
         gathered = classify.Gathered(
-            w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None
-        )
+            w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None,
+            cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
+        )  # fmt: skip
         return await self.conclude(gathered)
 
     async def conclude_several(
@@ -249,7 +265,7 @@ class Orchestrator:
         the verdict rests on, and memory is read per pod, never from the workload's sum over its pods."""
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
-            return self.route_out(route)
+            return await self.route_out(route)
         texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
         ordered = multipod.termination_order(
             w, pods.pods, tier1_obs + found.observations, window, k8s_pods=found.k8s_pods, texts=texts, cite=True
@@ -272,6 +288,7 @@ class Orchestrator:
         gathered = classify.Gathered(
             w, cause, spec, pods, history, conditional.NOT_READ, k8s_first, found.log,
             tier2_available=self.t2 is not None, several=True, order=ordered.order, pod_metrics=pod_metrics,
+            cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
         )  # fmt: skip
         return await self.conclude(gathered)
 
@@ -329,14 +346,17 @@ class Orchestrator:
                 elif cascade.pod_key(item.pod.metadata.name) != first_name:
                     self.journal.take(multipod.peer_findings(item))
             if first_name is None or (done is not None and done.pod_name == first_name):
-                return Tier2Found(done.pod if done else None, tuple(observations), done.log if done else None, k8s)
+                return Tier2Found(
+                    done.pod if done else None, tuple(observations), done.log if done else None, k8s,
+                    done.node_pods if done else None,
+                )  # fmt: skip
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
             full = await self.kubernetes(t2, w, raw, None, ns_task, _ready(pods), pre)
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
-            return Tier2Found(full.pod, full.observations + peers, full.log, merged)
+            return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
         finally:
             if not self.early.done():
                 self.early.set_result(NO_TIER2)
@@ -406,17 +426,26 @@ class Orchestrator:
         log = None
         key = cascade.pod_key(name)
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed, key)
+            explained = kubernetes.interpret_log(await log_task, failed, key, node)
             take(explained.findings)
             log = explained.finding
-            observations += [explained.observation] if explained.observation is not None else []
-        # A node is described on evidence about this pod or the workload, not on what its peers showed.
+            observations += explained.observations
+        # The node is described on node-failure evidence (the seed's gate), on a node-level infrastructure finding,
+        # or when the log's CUDA error is one a failing GPU gives (its health conditions may say); beside it, on a
+        # node-level finding, the other pods on that node (after the node's answer when only it shows one). Only
+        # evidence about this pod or the workload counts, not what its peers showed.
         own = tuple(o for o in tier1_obs if o.pod is None or o.pod == key) + tuple(observations)
-        if node and conditional.needs_node(own):
+        on_node = node is not None and infra.node_level_evidence(own, key, node)
+        suspect = log is not None and infra.gpu_suspect(log.text)
+        node_pods = self.spawn(same_node.read_node_pods(reader, t2, node)) if node and on_node else None
+        if node and (conditional.needs_node(own) or on_node or suspect):
             described_node = await kubernetes.describe_node(reader, t2, node)
             take(described_node.findings)
             observations += described_node.observations
-        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {})
+            if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
+                node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
+        listed = (node, await node_pods) if node and node_pods is not None else None
+        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed)
 
     async def metrics(
         self, w: Workload, history: HistoryRead, pods: PodsRead, k8s_pod: K8sPod | None, gate: tuple[bool, str]
@@ -455,10 +484,24 @@ class Orchestrator:
     def ref(self) -> WorkloadRef:
         return resolve.workload_ref(self.req, self.workload, self.namespace.choice if self.namespace else None)
 
-    def route_out(self, route: Route) -> Report:
+    async def cluster_read(self) -> cluster_health.ClusterRead:
+        """The cluster's status (read beside Step 1), taken into the journal once."""
+        if self.clusters is None:
+            return cluster_health.NOT_READ
+        read = cluster_health.cluster_health_of(await self.clusters, self.req.cluster_id, self.now)
+        if not self.cluster_taken:
+            self.cluster_taken = True
+            self.journal.take(read.findings)
+        return read
+
+    async def route_out(self, route: Route) -> Report:
+        read = await self.cluster_read()
         if not self.steps.finished(1):
             self.steps.finish(1)
-        return classify.routed(route, self.basis())
+        failed_at = self.workload.phase_updated_at if self.workload else None
+        scope = infra.Scope(None, None, None, None, 0, self.pod_seen, failed_at)
+        findings = infra.infra_findings(self.status_obs + read.observations, scope)
+        return classify.routed(route, self.basis(), findings)
 
     def basis(self) -> classify.Basis:
         j = self.journal

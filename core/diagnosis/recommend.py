@@ -1,11 +1,21 @@
-"""Step 5, next actions: advice per category, in our own words, following the seed's per-category guidance."""
+"""Step 5, next actions: advice per category, in our own words, following the seed's per-category guidance.
+
+Every piece of advice follows from the evidence beside it: an eviction that measured the container's use over
+its request asks for a larger request, not for a plain rerun; a tool's error in the log asks for what that
+error names (recommend_cli.py); a fault under the workload puts the administrator first and never asks the user
+to fix code (recommend_infra.py).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from core.diagnosis import recommend_infra
+from core.diagnosis.recommend_cli import advice_for_line
 from core.diagnosis.signals import ImagePullKind
+from core.diagnosis.signals.node_pressure import EvictionUsage
 from core.models.quantity import format_bytes
+from core.models.report import Finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,15 +38,32 @@ class AdviceContext:
     unresolved_kill: bool = False
     kill_codes: tuple[int, ...] = ()  # the exit codes of the unexplained kill (137 SIGKILL, 143 SIGTERM)
     tier2_available: bool = True
+    findings: tuple[Finding, ...] = field(default=())
+    # An eviction: what the kubelet measured, and whether the node ran short (else the pod's own limit).
+    eviction: EvictionUsage | None = None
+    eviction_node_short: bool = False
+    evicted_resource: str | None = None
+    init_log_line: str | None = None  # the explaining line when it is an init container's
+
+
+def _explained(ctx: AdviceContext) -> bool:
+    return any(f.explains for f in ctx.findings)
 
 
 def _oom(ctx: AdviceContext) -> list[str]:
     limit = format_bytes(ctx.limit_bytes) if ctx.limit_bytes else None
-    first = (
-        f"Measure the job's real memory need, then set the limit above the {limit} it has now with room to spare."
-        if limit
-        else "Measure the job's real memory need, then set a CPU-memory limit with room to spare above it."
-    )
+    if limit and ctx.peak_bytes:
+        first = (
+            f"Raise the {limit} memory limit well above the {format_bytes(ctx.peak_bytes)} measured before the "
+            "kill (the samples can miss the last spike), after checking what makes it grow."
+        )
+    elif limit:
+        first = (
+            f"Measure the job's real memory need, then set the limit above the {limit} it has now with room to "
+            "spare."
+        )
+    else:
+        first = "Measure the job's real memory need, then set a CPU-memory limit with room to spare above it."
     return [
         first,
         "Look for what grows: batch size, data-loader workers and prefetch, caches kept in host memory; "
@@ -81,6 +108,9 @@ def _image(ctx: AdviceContext) -> list[str]:
 
 def _crash(ctx: AdviceContext) -> list[str]:
     out: list[str] = []
+    specific = advice_for_line(ctx.log_line)
+    if specific:
+        out.append(specific)
     if ctx.gpu_oom:
         out.append(
             "The application ran out of GPU memory (not host memory): lower the batch size or sequence length, "
@@ -91,7 +121,9 @@ def _crash(ctx: AdviceContext) -> list[str]:
             "The liveness probe killed the container: find out why it stopped answering (a long step, a "
             "deadlock), or give the probe a longer timeout and initial delay."
         )
-    if ctx.log_line:
+    if ctx.log_line and specific:
+        out.append(f'The log line that says so: "{ctx.log_line}".')
+    elif ctx.log_line:
         out.append(f'Fix the code or configuration behind the failing log line: "{ctx.log_line}".')
     else:
         out.append(
@@ -101,8 +133,26 @@ def _crash(ctx: AdviceContext) -> list[str]:
     return out
 
 
+def _eviction(ctx: AdviceContext) -> list[str]:
+    """What an eviction's own measurements ask of the workload."""
+    usage, resource = ctx.eviction, ctx.evicted_resource or "the resource"
+    if usage is not None:
+        return [
+            f"Container {usage.container} was using {usage.used} of {usage.resource} against a request of "
+            f"{usage.request} when the node ran short, and the kubelet evicts the pods furthest over their request "
+            f"first: raise its {usage.resource} request (and limit) to at least {usage.used} before resubmitting."
+        ]
+    if not ctx.eviction_node_short and "storage" in resource:
+        return [
+            "The pod wrote more to its local disk than its ephemeral-storage limit allows: raise that limit, or "
+            "write large files (checkpoints, caches, datasets) to a mounted volume instead."
+        ]
+    return []
+
+
 def _node(ctx: AdviceContext) -> list[str]:
     node = f" {ctx.node}" if ctx.node else ""
+    own = _eviction(ctx)
     if (ctx.restart_policy or "").lower() == "onfailure":
         first = (
             "The restart policy is OnFailure, so a retry can land on a healthy node: rerun it once the node"
@@ -113,7 +163,11 @@ def _node(ctx: AdviceContext) -> list[str]:
             f"Resubmit the workload: with restart policy {ctx.restart_policy or 'unknown'} it will not be "
             "retried on another node by itself."
         )
-    return [first, f"Report the node{node} to the infrastructure team with the times in this report."]
+    if _explained(ctx):  # the administrator's part and the resubmission lead already
+        return own
+    if own and not ctx.eviction_node_short:
+        return own
+    return [*own, first, f"Report the node{node} to the infrastructure team with the times in this report."]
 
 
 def _policy(ctx: AdviceContext) -> list[str]:
@@ -136,6 +190,9 @@ def _mount(ctx: AdviceContext) -> list[str]:
 
 def _init(ctx: AdviceContext) -> list[str]:
     line = f' Its log says: "{ctx.log_line}".' if ctx.log_line else ""
+    specific = advice_for_line(ctx.log_line)
+    if specific:
+        return [f"The init container failed, so the main container never started. {specific}{line}"]
     return [f"Fix the init container's script or configuration; the main container never started.{line}"]
 
 
@@ -156,7 +213,8 @@ def _unknown(ctx: AdviceContext) -> list[str]:
             "Give runai-triage read-only Kubernetes access (see the README) so the pod, its previous log "
             "and its events can be read; Run:ai data alone did not identify the cause."
         )
-    out.append("Do not rerun unchanged until the cause is known.")
+    if not _explained(ctx):
+        out.append("Do not rerun unchanged until the cause is known.")
     return out
 
 
@@ -172,12 +230,20 @@ _BY_CATEGORY = {
 }
 
 
+# When a fault under the workload explains the failure, these categories' own advice would send the user to
+# their code or script: it is left out.
+_USER_CODE_ADVICE = frozenset({"CRASH_APP_ERROR", "INIT_FAILED"})
+
+
 def recommendations(ctx: AdviceContext) -> list[str]:
-    out = list(_BY_CATEGORY[ctx.category](ctx))
+    lead, resubmit = recommend_infra.leading(ctx.findings, ctx.restart_policy)
+    own = [] if lead and ctx.category in _USER_CODE_ADVICE else list(_BY_CATEGORY[ctx.category](ctx))
+    out = lead + own + resubmit + recommend_infra.trailing(ctx.findings)
     if ctx.recurring_count >= 2 and ctx.category not in {"UNKNOWN", "SCHEDULING_POLICY_TERMINATED"}:
-        out.insert(
-            0,
-            f"This failed the same way {ctx.recurring_count} times in the last {ctx.lookback}: make a lasting fix "
-            "before running it again; an unchanged rerun is likely to fail again.",
+        fix = (
+            "have the administrator repair what the findings name before running it again"
+            if lead
+            else "make a lasting fix before running it again; an unchanged rerun is likely to fail again"
         )
+        out.insert(0, f"This failed the same way {ctx.recurring_count} times in the last {ctx.lookback}: {fix}.")
     return out

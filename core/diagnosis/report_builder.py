@@ -5,9 +5,10 @@ diagnosis did not measure stays null."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
 from core.diagnosis.history import HistoryAnalysis
@@ -17,9 +18,11 @@ from core.diagnosis.recommend import AdviceContext, recommendations
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import Verdict
 from core.diagnosis.signals import ImagePullKind, SignalKind
+from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.models.quantity import format_bytes
 from core.models.report import (
     EvidenceItem,
+    Finding,
     HistoryEntry,
     Memory,
     MissingItem,
@@ -80,6 +83,7 @@ class ReportInputs:
     memory_pods: Sequence[PodMemory] = ()
     memory_pod: str | None = None
     other_submissions: OtherSubmissions | None = None
+    findings: list[Finding] = field(default_factory=list)
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -152,6 +156,14 @@ def _most_telling(deciding: Sequence[Observation]) -> Observation:
 
 def _reason(inputs: ReportInputs) -> str:
     verdict = inputs.verdict
+    explaining = [f for f in inputs.findings if f.explains]
+    if verdict.rule is None and explaining:
+        top = explaining[0]
+        where = f" on node {top.node}" if top.node else ""
+        return (
+            f"no category's signal decides it (the taxonomy stays UNKNOWN), but a {top.kind} finding{where} "
+            f"explains the failure: {top.text}"
+        )
     if verdict.rule is None:
         if verdict.unresolved_kill:
             codes = sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})
@@ -177,8 +189,14 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
     spec = inputs.spec.spec if inputs.spec else None
     policy = next((_POLICY_NAMES[k] for k in _POLICY_NAMES if k in kinds), None)
     mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
-    log_line = quote(inputs.log_finding.text, 200) if inputs.log_finding else None
+    log_line = quote(inputs.log_finding.text) if inputs.log_finding else None
     gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
+    # The eviction whose message carries the kubelet's measurement, else one that names what ran out.
+    evictions = [o for o in (*verdict.deciding, *inputs.observations) if o.kind is SignalKind.EVICTED]
+    evicted = next(
+        (o for o in evictions if eviction_usage(o.signal.detail)),
+        next((o for o in evictions if o.signal.resource), evictions[0] if evictions else None),
+    )
     ctx = AdviceContext(
         category=verdict.category,
         limit_bytes=inputs.memory.limit_bytes,
@@ -198,6 +216,10 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         unresolved_kill=verdict.unresolved_kill,
         kill_codes=tuple(sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})),
         tier2_available=inputs.tier2_available,
+        findings=tuple(inputs.findings),
+        eviction=eviction_usage(evicted.signal.detail) if evicted is not None else None,
+        eviction_node_short=evicted is not None and node_short(evicted.signal.detail),
+        evicted_resource=quote(evicted.signal.resource, 60) if evicted and evicted.signal.resource else None,
     )
     return recommendations(ctx)
 
@@ -259,6 +281,7 @@ def build_report(inputs: ReportInputs) -> Report:
             other_submissions=inputs.other_submissions,
         ),
         recommendations=_advice(inputs, count),
+        findings=inputs.findings,
         reason=_reason(inputs),
         next_action=None,
         notes=notes,
@@ -281,7 +304,11 @@ def routed_report(
     notes: list[str],
     now: datetime,
     cutoff: datetime,
+    findings: list[Finding] | None = None,
 ) -> Report:
+    findings = findings or []
+    lead, resubmit = recommend_infra.leading(findings, None)
+    advice = [*lead, next_action, *resubmit, *recommend_infra.trailing(findings)]
     return Report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
@@ -290,7 +317,8 @@ def routed_report(
         missing=ordered_missing(missing),
         memory=None,
         recurrence=Recurrence(count=0, lookback=lookback, recurring=False),
-        recommendations=[next_action],
+        recommendations=advice,
+        findings=findings,
         reason=reason,
         next_action=next_action,
         notes=sorted(set(notes)),

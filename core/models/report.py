@@ -54,6 +54,16 @@ Source = Literal[
 ]
 SOURCES: tuple[str, ...] = Source.__args__  # type: ignore[attr-defined]
 
+# Infrastructure findings (report-format.md, "Infrastructure findings", an addition to report@1).
+FindingKind = Literal[
+    "gpu-hardware", "gpu-driver-runtime", "network-fabric", "node-pressure", "admission", "control-plane"
+]
+FINDING_KINDS: tuple[str, ...] = FindingKind.__args__  # type: ignore[attr-defined]
+Owner = Literal["administrator", "user"]
+# A finding cites the seed's reads, and one more: the clusters list (`GET /api/v1/clusters`), where the Run:ai
+# cluster's status is read.
+FindingSource = Source | Literal["list_clusters"]
+
 
 class ReportModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
@@ -159,6 +169,30 @@ class HistoryEntry(ReportModel):
     occurrence: int | None = None
 
 
+class OtherPod(ReportModel):
+    """Another pod that failed on the same node in the lookback (added key of a finding)."""
+
+    namespace: str | None = None
+    name: str
+    how: str  # "Failed: Evicted", "container main terminated: Error (exit 1)", ...
+    at: datetime | None = None
+
+
+class Finding(ReportModel):
+    """A fault outside the workload that the evidence shows, and who can act on it."""
+
+    kind: FindingKind
+    owner: Owner = "administrator"
+    node: str | None = None
+    text: str
+    source: FindingSource
+    # Added keys: whether it explains this failure (then the recommendations lead with the administrator's
+    # action), and for a node-level finding the other pods that failed on that node (None: not looked for).
+    explains: bool = False
+    other_pods: list[OtherPod] | None = None
+    other_pods_note: str | None = None
+
+
 class Report(ReportModel):
     schema_: str = Field(default=SCHEMA, alias="schema")
     outcome: Outcome
@@ -169,6 +203,8 @@ class Report(ReportModel):
     memory: Memory | None = None
     recurrence: Recurrence
     recommendations: list[str] = Field(default_factory=list)
+    # Infrastructure findings: always present, empty when there are none (report-format.md).
+    findings: list[Finding] = Field(default_factory=list)
     # Added keys.
     reason: str | None = None
     next_action: str | None = None

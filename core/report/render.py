@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import Report
+from core.models.report import Finding, Report
 from core.safety.untrusted import clean
 
 # What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
@@ -156,6 +156,25 @@ def _recurrence_line(report: Report) -> str:
     return f"History: {r.count} {report.category} {noun} in the last {lookback}: {kind}{shown}"
 
 
+FINDINGS_TITLE = "Infrastructure findings (faults under the workload, for the administrator)"
+NO_FINDINGS = "Infrastructure findings: none in the evidence read"
+
+
+def finding_head(finding: Finding) -> str:
+    """`gpu-hardware on node gpu-e-07, for the administrator (explains this failure)`."""
+    where = f" on node {_safe_line(finding.node)}" if finding.node else ""
+    explains = " (explains this failure)" if finding.explains else ""
+    return f"{finding.kind}{where}, for the {finding.owner}{explains}"
+
+
+def _other_pods(finding: Finding) -> list[str]:
+    lines = [_safe(finding.other_pods_note)] if finding.other_pods_note else []
+    for pod in finding.other_pods or ():
+        name = f"{pod.namespace}/{pod.name}" if pod.namespace else pod.name
+        lines.append(f"{_safe_line(name)}: {_safe(pod.how)}" + (f", {_when(pod.at)}" if pod.at else ""))
+    return lines
+
+
 # -- text ----------------------------------------------------------------------------------------------------
 def _indent_breaks(text: str) -> str:
     # A line break inside one entry is indented, so what follows can never pass for a heading or a new item.
@@ -173,6 +192,14 @@ def to_text(report: Report) -> str:
         out.append("  " + ", ".join(f"{label} {value}" for label, value in ids))
     if report.reason:
         out.append(_indent_breaks(f"Reason: {_safe(report.reason)}"))
+    out.append("")
+    if report.findings:
+        out.append(f"{FINDINGS_TITLE}:")
+        for f in report.findings:
+            out.append(_item(f"{finding_head(f)}: {_safe(f.text)} (source: {f.source})"))
+            out += ["  - " + _indent_breaks(line) for line in _other_pods(f)]
+    else:
+        out.append(NO_FINDINGS)
     out += ["", "Evidence:"]
     out += [_item(f"{_safe(e.text)} (source: {e.source})") for e in report.evidence] or ["- none recorded"]
     order = _order_lines(report)
@@ -277,6 +304,13 @@ def to_markdown(report: Report) -> str:
         out.append(", ".join(f"{label} {md_code(value)}" for label, value in ids))
     if report.reason:
         out += ["", f"**Reason:** {_md(report.reason)}"]
+    if report.findings:
+        out += ["", f"### {md_escape(FINDINGS_TITLE)}", ""]
+        for f in report.findings:
+            out.append(f"- **{md_escape(finding_head(f))}**: {_md(f.text)} _(source: {md_code(f.source)})_")
+            out += [f"  - {md_escape(line)}" for line in _other_pods(f)]
+    else:
+        out += ["", md_escape(NO_FINDINGS)]
     out += ["", "### Evidence", ""]
     evidence = [f"- {_md(e.text)} _(source: {md_code(e.source)})_" for e in report.evidence]
     out += evidence or ["- none recorded"]

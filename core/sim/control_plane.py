@@ -23,7 +23,7 @@ from core.sim.faults import Fault, apply_fault, match_template
 from core.sim.tokens import TokenIssuer
 
 TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
-_KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/apis", "/version")
+_KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/api/v1/pods", "/apis", "/version")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,15 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "source": ("source", "component"),
     "reportingComponent": ("reportingComponent",),
 }
+# fieldSelector keys kube-apiserver supports on pods (the one this tool uses, and a few more).
+POD_FIELDS: dict[str, tuple[str, ...]] = {
+    "spec.nodeName": ("spec", "nodeName"),
+    "spec.schedulerName": ("spec", "schedulerName"),
+    "spec.restartPolicy": ("spec", "restartPolicy"),
+    "status.phase": ("status", "phase"),
+    "metadata.name": ("metadata", "name"),
+    "metadata.namespace": ("metadata", "namespace"),
+}
 _SELECTOR_ITEM = re.compile(r"^([A-Za-z][A-Za-z0-9_.]*)(!=|==|=)(.*)$")
 
 
@@ -169,7 +178,9 @@ def read_pod_log(ctx: RouteContext) -> SimResponse:
     return SimResponse(200, {"Content-Type": "text/plain"}, data)
 
 
-def parse_field_selector(text: str) -> list[tuple[tuple[str, ...], bool, str]] | str:
+def parse_field_selector(
+    text: str, fields: dict[str, tuple[str, ...]] = EVENT_FIELDS
+) -> list[tuple[tuple[str, ...], bool, str]] | str:
     """(path, equal?, value) triples; a string is the error message for a malformed selector."""
     out: list[tuple[tuple[str, ...], bool, str]] = []
     if not text.strip():
@@ -179,9 +190,9 @@ def parse_field_selector(text: str) -> list[tuple[tuple[str, ...], bool, str]] |
         if m is None:
             return f'invalid field selector: "{item}": expected <field>=<value> or <field>!=<value>'
         key, op, value = m.groups()
-        if key not in EVENT_FIELDS:
-            return f'"{key}" is not a known field selector: only "{", ".join(sorted(EVENT_FIELDS))}"'
-        out.append((EVENT_FIELDS[key], op != "!=", value))
+        if key not in fields:
+            return f'"{key}" is not a known field selector: only "{", ".join(sorted(fields))}"'
+        out.append((fields[key], op != "!=", value))
     return out
 
 
@@ -220,6 +231,32 @@ def list_all_events(ctx: RouteContext) -> SimResponse:
     return _events(ctx, None)
 
 
+def list_all_pods(ctx: RouteContext) -> SimResponse:
+    """`GET /api/v1/pods` (list_pod_for_all_namespaces): fieldSelector on the pod fields above, `limit` with a
+    `continue` token when more are held (the token is not honoured: this tool reads one page)."""
+    kube = _kube(ctx)
+    if kube is None:
+        return _no_kube()
+    if _forbidden(kube, "pods"):
+        return _forbidden_response("pods", "list", None, None)
+    selector = parse_field_selector(query_get(ctx.query, "fieldSelector") or "", POD_FIELDS)
+    if isinstance(selector, str):
+        return kube_status(400, "BadRequest", selector)
+    limit = _non_negative_int(query_get(ctx.query, "limit"), "limit")
+    if isinstance(limit, SimResponse):
+        return limit
+    items = [
+        pod
+        for pod in kube.get("pods") or []
+        if all((_lookup(pod, path) == value) == equal for path, equal, value in selector)
+    ]
+    metadata: dict[str, Any] = {"resourceVersion": "1"}
+    if limit and len(items) > limit:
+        items = items[:limit]
+        metadata["continue"] = "simulated-continue-token"
+    return json_response(200, {"kind": "PodList", "apiVersion": "v1", "metadata": metadata, "items": items})
+
+
 def read_node(ctx: RouteContext) -> SimResponse:
     kube = _kube(ctx)
     if kube is None:
@@ -238,5 +275,6 @@ KUBE_ROUTES: list[Route] = [
     Route("/api/v1/namespaces/{ns}/pods/{name}/log", read_pod_log),
     Route("/api/v1/namespaces/{ns}/events", list_namespaced_events),
     Route("/api/v1/events", list_all_events),
+    Route("/api/v1/pods", list_all_pods),
     Route("/api/v1/nodes/{name}", read_node),
 ]

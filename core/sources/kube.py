@@ -37,13 +37,16 @@ from core.sources.kube_containers import choose_log_container, terminated_withou
 from core.sources.kube_deadline import ReadDeadline
 from core.sources.kube_explain import BodyTooLarge, ReadTooSlow, explain, host_of, log_400, status_message
 from core.sources.kube_guard import read_only_api_client
-from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt
+from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"
 SOURCE_EVENTS = "kubectl get events"
 SOURCE_NODE = "kubectl describe node"
+SOURCE_NODE_PODS = "kubectl get pods --all-namespaces --field-selector spec.nodeName"
+# A node runs at most 110 pods by the kubelet's default: one page of this size holds them all.
+NODE_PODS_LIMIT = 500
 
 LOG_TAIL_LINES = 500
 LOG_LIMIT_BYTES = 1024 * 1024
@@ -128,6 +131,11 @@ class KubeSource:
     async def node(self, name: str) -> K8sNode | Missing:
         """``read_node``; called only when the engine asks (node-failure evidence)."""
         return await asyncio.to_thread(self.read_node, name)
+
+    async def node_pods(self, node_name: str, limit: int = NODE_PODS_LIMIT) -> NodePods | Missing:
+        """The pods on one node, in every namespace (``list_pod_for_all_namespaces`` by field selector): one
+        request, one page; called only for a node-level infrastructure finding."""
+        return await asyncio.to_thread(self.read_node_pods, node_name, limit)
 
     # -- synchronous reads -------------------------------------------------------------------------
     def read_pod(self, namespace: str | NamespaceChoice, name: str) -> K8sPod | Missing:
@@ -274,6 +282,27 @@ class KubeSource:
             why = f"node {name} not found (404): it may have left the cluster (scale-down, repair)"
             return self._gap(exc, what, SOURCE_NODE, not_found=why)
 
+    def read_node_pods(self, node_name: str, limit: int = NODE_PODS_LIMIT) -> NodePods | Missing:
+        bad = _invalid_name(node_name, "node")
+        if bad:
+            return Missing(f"pods on node {preview(node_name)}", bad, SOURCE_NODE_PODS)
+        what = f"pods on node {node_name} (all namespaces)"
+        selector = f"spec.nodeName={node_name}"
+        try:
+            raw = self._body(
+                lambda: self._api.list_pod_for_all_namespaces(
+                    field_selector=selector, limit=limit, _preload_content=False, _request_timeout=self._timeout
+                ),
+                MAX_JSON_BYTES,
+            )
+            body = _list_body(raw, "pod list")
+            page = parse_page(body, "items", K8sPod, max_items=limit)
+        except Exception as exc:
+            return self._gap(exc, what, SOURCE_NODE_PODS, not_found="the pods endpoint was not found (404)")
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        more = isinstance(meta, dict) and bool(meta.get("continue"))
+        return NodePods(node_name, page.items, limit, more, [p.message for p in page.problems])
+
     # -- plumbing ----------------------------------------------------------------------------------
     def _log_bytes(self, name: str, ns: str, container: str, *, previous: bool) -> bytes:
         return self._body(
@@ -372,11 +401,15 @@ def _excerpt(data: bytes, choice: ContainerChoice, *, previous: bool, note: str 
     return LogExcerpt(choice.name, previous, lines, truncated, note, choice.reason)
 
 
-def _parse_events(raw: bytes) -> tuple[list[K8sEvent], list[str]]:
-    body = parse_json(raw, "event list")
+def _list_body(raw: bytes, what: str) -> Any:
+    body = parse_json(raw, what)
     if isinstance(body, dict) and body.get("items") is None and "items" in body:
         body = {**body, "items": []}  # Go encodes an empty list as null
-    page = parse_page(body, "items", K8sEvent)
+    return body
+
+
+def _parse_events(raw: bytes) -> tuple[list[K8sEvent], list[str]]:
+    page = parse_page(_list_body(raw, "event list"), "items", K8sEvent)
     return page.items, [p.message for p in page.problems]
 
 

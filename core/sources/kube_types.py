@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.models.kube import K8sEvent
+from core.models.kube import K8sEvent, K8sPod
 
 DEFAULT_CONNECT_TIMEOUT = 3.0
 DEFAULT_READ_TIMEOUT = 10.0
@@ -81,4 +81,16 @@ class KubeEvents:
     items: list[K8sEvent]
     field_selector: str
     dropped_stale: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class NodePods:
+    """The pods bound to one node, listed across namespaces (``spec.nodeName=<node>``), at most ``limit`` of
+    them; ``more`` says the API server held more than one page (not read: one round trip is the budget)."""
+
+    node: str
+    items: list[K8sPod]
+    limit: int
+    more: bool = False
     problems: list[str] = field(default_factory=list)

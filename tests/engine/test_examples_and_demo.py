@@ -85,6 +85,9 @@ async def test_demo_story_verdicts(demo: Tenant, case: dict) -> None:
         first = [e for e in report.termination_order if e.first]
         assert [e.pod for e in first] == [case["detail"].removeprefix("first-failure:")], report.termination_order
         assert all(e.consequence for e in report.termination_order if not e.first)
+    # Infrastructure findings: exactly those the story names (kind, node, whether it explains), none otherwise.
+    found = [{"kind": f.kind, "node": f.node, "explains": f.explains} for f in report.findings]
+    assert found == case.get("findings", []), report.findings
     memory = case.get("memory")
     if memory and report.memory is not None:
         assert report.memory.limit_bytes == memory.get("limitBytes")

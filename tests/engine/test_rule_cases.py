@@ -567,7 +567,7 @@ def case_cluster_mismatch() -> Case:
                 rf"^/api/v1/workloads/{s.id}$",
                 rf"^/api/v1/workloads/{s.id}/events$",
                 r"^/api/v[12]/token$",
-                r"^/api/v1/clusters$",  # the cluster asked about is checked beside the workload read
+                r"^/api/v1/clusters$",  # the cluster asked about (and its own status) is read beside the workload
             ],
         },
     )

@@ -1,4 +1,5 @@
-"""Golden reports: every demo story, shared example and rule bundle, diagnosed and rendered three ways.
+"""Golden reports: every demo story, shared example, rule bundle and infrastructure-finding bundle, diagnosed and
+rendered three ways.
 
 Each case is diagnosed over real HTTP against the simulator, as `runai-triage diagnose` would, at the bundle's
 captured time, and its record holds the text, Markdown and JSON renderings (split into lines, so a change
@@ -36,6 +37,8 @@ from tests.paths import CASES
 
 GOLDEN = Path(__file__).resolve().parent / "reports"
 RULES = CASES / "rules"
+# Case bundles that carry their own `request` (rule bundles and infrastructure-finding bundles).
+BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra"}
 FORMATS = ("text", "markdown", "json")
 
 Json = dict[str, Any]
@@ -78,8 +81,9 @@ def golden_cases() -> list[GoldenCase]:
         GoldenCase("examples", path.stem, _example_request(path), path) for path in sorted(CASES.glob("example-*.json"))
     ]
     cases += [
-        GoldenCase("rules", path.stem, json.loads(path.read_text(encoding="utf-8"))["request"], path)
-        for path in sorted(RULES.glob("*.json"))
+        GoldenCase(group, path.stem, json.loads(path.read_text(encoding="utf-8"))["request"], path)
+        for group, folder in BUNDLE_GROUPS.items()
+        for path in sorted(folder.glob("*.json"))
     ]
     return cases
 
@@ -138,7 +142,7 @@ async def run_case(case: GoldenCase, tenant: Tenant) -> Json:
 async def case_tenant(case: GoldenCase) -> AsyncIterator[Tenant]:
     """The tenant a case is served from (the rule bundles carry `request`/`expect` keys the server ignores)."""
     assert case.bundle is not None
-    if case.group == "rules":
+    if case.group in BUNDLE_GROUPS:
         bundle = parse_bundle(json.loads(case.bundle.read_text(encoding="utf-8")), "inline")
     else:
         bundle = load_bundle(case.bundle)

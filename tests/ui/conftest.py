@@ -4,6 +4,7 @@ hand-written bundles for error and hostile-text cases, and a helper that waits f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -13,6 +14,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from core.sim.bundle import CaseBundle, parse_bundle
 from core.sim.demo import load_demo_bundle
@@ -109,7 +111,9 @@ async def settle(pilot: Pilot[Any], until: Callable[[], bool], timeout: float = 
     """Let workers finish and messages land until `until()` holds; fail clearly if it never does."""
     deadline = time.monotonic() + timeout
     while True:
-        await pilot.app.workers.wait_for_complete()
+        # A newer request may cancel a worker while we wait: then wait again for what is left.
+        with contextlib.suppress(WorkerCancelled):
+            await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         if until():
             return

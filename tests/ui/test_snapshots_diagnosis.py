@@ -104,6 +104,11 @@ SNAPSHOTS = [
     ("policy-idle", LARGE, None),
     ("succeeded", LARGE, None),
     ("pull-rate-limit", SMALL, None),
+    # Infrastructure findings: their own banner line, with the owner, apart from the category.
+    ("xid79-16pod", SMALL, None),
+    ("xid79-16pod", LARGE, None),
+    ("webhook-denied", SMALL, None),
+    ("disconnected-cluster", LARGE, None),
 ]
 
 

@@ -17,7 +17,7 @@ from core.sim.bundle import parse_bundle
 from core.sim.control_plane import ControlPlane
 from core.sim.demo import (
     DEMO_CAPTURED_AT,
-    DEMO_CLUSTERS,
+    TENANT_CLUSTERS,
     demo_bundle_path,
     demo_expectations,
     demo_expectations_path,
@@ -106,7 +106,7 @@ def test_shipped_bundle_parses_with_the_bundle_reader(bundle: dict[str, Any]) ->
 
 def test_counts(bundle: dict[str, Any]) -> None:
     assert bundle["capturedAt"] == DEMO_CAPTURED_AT
-    assert len(bundle["clusters"]) >= 2 and bundle["clusters"] == DEMO_CLUSTERS
+    assert len(bundle["clusters"]) >= 3 and bundle["clusters"] == TENANT_CLUSTERS
     assert len(bundle["projects"]) >= 5
     cluster_ids = {c["uuid"] for c in bundle["clusters"]}
     assert {p["clusterId"] for p in bundle["projects"]} == cluster_ids

@@ -23,6 +23,7 @@ ALLOWED = {
     "list_namespaced_event",
     "list_event_for_all_namespaces",
     "read_node",
+    "list_pod_for_all_namespaces",
 }
 WRITE_PREFIXES = ("create", "patch", "replace", "delete", "connect")
 

@@ -11,6 +11,7 @@ from core.report.render import headline
 from core.safety.untrusted import clean
 from tui.advice import for_the_app
 from tui.screens.problem import describe_error
+from tui.widgets.findings_line import findings_detail
 
 
 def verdict_preface(report: Report) -> Text:
@@ -18,6 +19,10 @@ def verdict_preface(report: Report) -> Text:
     command-line advice said as what to press in the app."""
     text = Text("Reason: ", style="bold")
     text.append(for_the_app(report.reason or "not stated"), style="not bold")
+    findings = findings_detail(report)
+    if findings is not None:
+        text.append("\n")
+        text.append_text(findings)
     if report.recommendations:
         text.append("\nRecommendation", style="bold")
         for line in report.recommendations:

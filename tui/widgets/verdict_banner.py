@@ -1,5 +1,6 @@
 """The verdict banner at the top of the diagnosis screen: the category (or the outcome and what to do next),
-the reason, the recurrence badge and the next action; or the running / failed / cancelled state.
+the infrastructure finding when there is one (its own line, with its owner), the reason, the recurrence badge
+and the next action; or the running / failed / cancelled state.
 
 Its height is fixed (4 rows on short terminals, 6 from 36 rows up) whatever it says, so nothing below it moves
 when the verdict replaces "Diagnosing…". What does not fit is cut with `… v`, and `v` shows it whole.
@@ -19,6 +20,7 @@ from textual.widgets import Static
 from core.models.report import Report
 from core.report.render import headline
 from tui.advice import for_the_app
+from tui.widgets.findings_line import findings_line
 
 # What each category means, in a few words, next to its name.
 CATEGORY_WORDS: dict[str, str] = {
@@ -167,7 +169,8 @@ class VerdictBanner(Static):
         reason = Text("Reason: ", style="bold")
         reason.append(for_the_app(report.reason or "not stated"))
         nxt = report.next_action or (report.recommendations[0] if report.recommendations else None)
-        lines = [(title, 1), (badge, 1), (reason, 2 if nxt else 4)]
+        finding = findings_line(report)  # a fault under the workload, apart from the category
+        lines = [(title, 1), *([(finding, 1)] if finding else []), (badge, 1), (reason, 2 if nxt else 4)]
         if nxt:
             nxt_text = Text("Next: ", style="bold")
             nxt_text.append(for_the_app(nxt))

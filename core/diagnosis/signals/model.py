@@ -46,6 +46,13 @@ class SignalKind(StrEnum):
     START_ERROR = "START_ERROR"
     # Reason "Error" with no exit code: a failed container whose cause still needs status, history or logs.
     CONTAINER_ERROR = "CONTAINER_ERROR"
+    # Faults under the workload (report-format "Infrastructure findings"): they decide no category (the seed's
+    # taxonomy does), they raise a finding for the administrator.
+    GPU_HARDWARE = "GPU_HARDWARE"
+    GPU_DRIVER = "GPU_DRIVER"
+    NETWORK_FABRIC = "NETWORK_FABRIC"
+    ADMISSION_DENIED = "ADMISSION_DENIED"
+    CONTROL_PLANE = "CONTROL_PLANE"
 
 
 class ImagePullKind(StrEnum):
@@ -112,6 +119,11 @@ _RANK: tuple[SignalKind, ...] = (
     SignalKind.SIGKILLED,
     SignalKind.NODE_PRESSURE,
     SignalKind.CONTAINER_ERROR,
+    SignalKind.GPU_HARDWARE,
+    SignalKind.GPU_DRIVER,
+    SignalKind.NETWORK_FABRIC,
+    SignalKind.ADMISSION_DENIED,
+    SignalKind.CONTROL_PLANE,
 )
 _RANK_INDEX: dict[SignalKind, int] = {kind: index for index, kind in enumerate(_RANK)}
 

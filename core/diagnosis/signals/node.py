@@ -1,16 +1,18 @@
-"""The node: eviction, a node lost, NotReady, rebooted, drained or cordoned, under pressure; and a pod's
-DisruptionTarget condition other than preemption (the seed's NODE_FAILURE, "not preemption").
+"""The node: eviction, a node lost, NotReady, rebooted, drained or cordoned; and a pod's DisruptionTarget
+condition other than preemption (the seed's NODE_FAILURE, "not preemption").
 
 Eviction (`The node was low on resource: memory`, ephemeral-storage, emptyDir) names what ran out. Node
-pressure alone (NodeHasInsufficientMemory, the kubelet's "Attempting to reclaim memory") corroborates but
-decides nothing. FailedScheduling texts that mention not-ready nodes are the scheduler's, not a failure.
-`node_signals` reads the same kinds from a Node object: its Ready and pressure conditions, NoExecute taints
-and cordon.
+pressure itself is the node-pressure family's (it decides nothing). FailedScheduling texts that mention
+not-ready nodes are the scheduler's, not a failure. `node_signals` reads a Node object: its Ready condition,
+NoExecute taints and cordon here, its pressure conditions (node_pressure) and the health conditions node problem
+detectors set (node_health).
 """
 
 from __future__ import annotations
 
 from core.diagnosis.signals.model import Family, Signal, SignalKind, example, rank_signals
+from core.diagnosis.signals.node_health import health_conditions
+from core.diagnosis.signals.node_pressure import pressure_conditions
 from core.diagnosis.signals.text import Collector, Text, as_text, canonical_reason, detail, rx
 from core.models.kube import K8sNode
 
@@ -30,13 +32,6 @@ _NODE_NOT_SCHED_RE = rx(r"status is now: nodenotschedulable")
 _DRAIN_RE = rx(
     r"\bcordon(?:ed|ing)?\b|\bnode\b.{0,40}\bdrain(?:ed|ing)?\b|\bdrain(?:ed|ing)?\b.{0,40}\bnode\b|disrupting node"
 )
-_PRESSURE_EVENTS: dict[str, str] = {
-    "nodehasinsufficientmemory": "memory",
-    "nodehasdiskpressure": "ephemeral-storage",
-    "nodehasinsufficientpid": "pids",
-}
-_PRESSURE_STATUS_RE = rx(r"status is now: (nodehasinsufficientmemory|nodehasdiskpressure|nodehasinsufficientpid)")
-_RECLAIM_RESOURCE_RE = rx(r"attempting to reclaim ([a-z][a-z0-9-]{0,63})")
 _DISRUPTION_REASONS = frozenset(
     {
         "terminationbykubelet",
@@ -70,25 +65,15 @@ def match(t: Text, out: Collector) -> None:
         out.add(K.NODE_NOT_READY, reason="Rebooted", note="the node rebooted; its containers restarted")
     if r == "nodenotschedulable" or _NODE_NOT_SCHED_RE.search(m) or _DRAIN_RE.search(m):
         out.add(K.NODE_DRAIN, reason=canonical_reason(r))
-    pressure = _PRESSURE_STATUS_RE.search(m)
-    reclaim = _RECLAIM_RESOURCE_RE.search(m)
-    if r in _PRESSURE_EVENTS:
-        out.add(K.NODE_PRESSURE, reason=canonical_reason(r), resource=_PRESSURE_EVENTS[r])
-    elif pressure is not None:
-        key = pressure.group(1).lower()
-        out.add(K.NODE_PRESSURE, reason=canonical_reason(key), resource=_PRESSURE_EVENTS[key])
-    elif r == "evictionthresholdmet" or reclaim is not None:
-        out.add(K.NODE_PRESSURE, reason=canonical_reason(r), resource=reclaim.group(1) if reclaim else None)
     if r in _DISRUPTION_REASONS:
         out.add(K.DISRUPTION_TARGET, reason=canonical_reason(r))
 
 
 _NODE_TAINTS = {"node.kubernetes.io/not-ready": "NotReady", "node.kubernetes.io/unreachable": "Unreachable"}
-_PRESSURE_RESOURCES = {"MemoryPressure": "memory", "DiskPressure": "ephemeral-storage", "PIDPressure": "pids"}
 
 
 def node_signals(node: K8sNode) -> list[Signal]:
-    """Signals from one Kubernetes node: Ready condition, pressure conditions, NoExecute taints, cordon."""
+    """Signals from one Kubernetes node: Ready, pressure and health conditions, NoExecute taints, cordon."""
     signals: list[Signal] = []
     for condition in (node.status.conditions if node.status else None) or []:
         status = as_text(condition.status)
@@ -102,17 +87,6 @@ def node_signals(node: K8sNode) -> list[Signal]:
                     at=condition.last_transition_time,
                     source="node.status.conditions[Ready]",
                     note="the kubelet stopped reporting" if status == "Unknown" else None,
-                )
-            )
-        elif condition.type in _PRESSURE_RESOURCES and status == "True":
-            signals.append(
-                Signal(
-                    kind=K.NODE_PRESSURE,
-                    detail=text or f"{condition.type}=True",
-                    reason=condition.reason or condition.type,
-                    resource=_PRESSURE_RESOURCES[condition.type],
-                    at=condition.last_transition_time,
-                    source=f"node.status.conditions[{condition.type}]",
                 )
             )
     for taint in (node.spec.taints if node.spec else None) or []:
@@ -136,6 +110,7 @@ def node_signals(node: K8sNode) -> list[Signal]:
                 source="node.spec.unschedulable",
             )
         )
+    signals += pressure_conditions(node) + health_conditions(node)
     return rank_signals(signals)
 
 
@@ -172,13 +147,6 @@ EXAMPLES = (
     example(None, "Node gpu-node-3 cordoned for maintenance and drained", K.NODE_DRAIN),
     example("Rebooted", "Node gpu-node-3 has been rebooted, boot id: 0c4f", K.NODE_NOT_READY, reason="Rebooted"),
     example("RemovingNode", "Node gpu-node-3 event: Removing Node gpu-node-3 from Controller", K.NODE_LOST),
-    example(
-        "NodeHasInsufficientMemory",
-        "Node gpu-node-3 status is now: NodeHasInsufficientMemory",
-        K.NODE_PRESSURE,
-        resource="memory",
-    ),
-    example("EvictionThresholdMet", "Attempting to reclaim memory", K.NODE_PRESSURE, resource="memory"),
     example("DeletionByTaintManager", "Taint manager: deleting due to NoExecute taint", K.DISRUPTION_TARGET),
     example("EvictionByEvictionAPI", "Eviction API: evicting", K.DISRUPTION_TARGET),
     example("DeletionByPodGC", "PodGC: node no longer exists", K.DISRUPTION_TARGET),
@@ -199,7 +167,7 @@ EXAMPLES = (
 
 FAMILY = Family(
     name="node",
-    kinds=frozenset({K.EVICTED, K.NODE_LOST, K.NODE_NOT_READY, K.NODE_DRAIN, K.NODE_PRESSURE, K.DISRUPTION_TARGET}),
+    kinds=frozenset({K.EVICTED, K.NODE_LOST, K.NODE_NOT_READY, K.NODE_DRAIN, K.DISRUPTION_TARGET}),
     match=match,
     examples=EXAMPLES,
     rows={

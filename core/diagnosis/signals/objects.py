@@ -22,6 +22,8 @@ from core.models.kube import ContainerState, ContainerStatus, K8sEvent, K8sPod
 
 K = SignalKind
 _TERMINATED_SOURCE = "containerStatuses"
+# The app's own last words may name a GPU or fabric fault; a "cluster" it could not reach is its own business.
+_FROM_TERMINATION_MESSAGE = frozenset({K.GPU_OOM, K.OOM_KILLED, K.GPU_HARDWARE, K.GPU_DRIVER, K.NETWORK_FABRIC})
 _INIT_SOURCE = "initContainerStatuses"
 
 
@@ -73,9 +75,10 @@ def _terminated_signals(
     elif code is None and lowered and lowered != "completed":
         signals.append(Signal(kind=K.INIT_FAILED if init else K.CONTAINER_ERROR, **base))
     if message.strip() and lowered != "oomkilled":
-        # The termination message may be the app's own last words (terminationMessagePath): classify it too.
+        # The termination message may be the app's own last words (terminationMessagePath), or the runtime's
+        # (a GPU hook that failed at start): classify it too.
         for extra in classify_message(None, message, source=where):
-            if extra.kind in {K.GPU_OOM, K.OOM_KILLED}:
+            if extra.kind in _FROM_TERMINATION_MESSAGE:
                 signals.append(replace(extra, container=status.name, init=init, at=term.finished_at))
     return signals
 

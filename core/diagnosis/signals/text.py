@@ -45,6 +45,8 @@ def for_matching(value: Any) -> str:
     """Text with escape sequences and invisible format characters removed, so they cannot hide a word."""
     text = as_text(value)[:MAX_MATCH_CHARS]
     text = ESCAPE_SEQUENCE_RE.sub("", text)
+    if text.isascii():  # no format character is ASCII: skip the per-character look
+        return text
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf" and ch not in "\u2028\u2029")
 
 
@@ -105,6 +107,13 @@ class Text:
     container: str | None  # the container the message names
     scheduling: bool  # a FailedScheduling text ("0/4 nodes are available")
     init: bool  # about an init container
+    low: str = ""  # reason and message in lower case: a family's cheap test before its patterns run
+
+
+def plain_text(message: str) -> Text:
+    """A message with no reason, source or object, as the matchers see it; the message is used as it is (a log
+    line's body, already stripped of escapes): the cheap way to run a few families over many lines."""
+    return Text("", "", message, f" {message}", None, None, None, None, False, False, message.lower())
 
 
 def prepare(reason: Any, message: Any, source: Any, kind: Any) -> Text:
@@ -127,6 +136,7 @@ def prepare(reason: Any, message: Any, source: Any, kind: Any) -> Text:
         container=container_in(m),
         scheduling=r == "failedscheduling" or bool(_SCHEDULING_TEXT_RE.search(m)),
         init=is_init or init.named_in(m),
+        low=f"{r} {m.lower()}",
     )
 
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis import configuration as config
+from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import in_window
+from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.memory import LIMIT, SeriesSummary, step_of, usage_summary
-from core.diagnosis.observations import Observation
+from core.diagnosis.observations import Observation, quote
 from core.diagnosis.progress import MemoryTrend
 from core.diagnosis.report_builder import ReportInputs, build_report, routed_report
 from core.diagnosis.request import DiagnosisRequest
@@ -27,8 +29,10 @@ from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsR
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
+from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
 from core.models.runai import Workload
+from core.sources.evidence import Missing
+from core.sources.kube_types import NodePods
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,8 @@ class Gathered:
     order: TerminationOrder = NO_ORDER
     pod_metrics: PodMetricsRead = NO_POD_METRICS
     others: OtherSubmissions | None = None  # the name's other submissions inside the lookback
+    cluster: tuple[Observation, ...] = ()  # the Run:ai cluster's status, when it is disconnected or stale
+    node_pods: tuple[str, NodePods | Missing] | None = None  # pods listed on a node with a node-level finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +80,7 @@ class Conclusion:
     findings: Findings
     pods: tuple[PodMemory, ...] = ()  # each pod whose own series was read (a workload of several pods)
     memory_pod: str | None = None  # the pod whose limit and peak `memory` and `usage` are
+    infra: tuple[Finding, ...] = ()  # the report's infrastructure findings
 
 
 def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion:
@@ -92,7 +99,8 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
             found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
     _lookback_notes(g, req, cutoff, found)
     failed_at = failure_time(g.history.current, g.workload)
-    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done())
+    findings = _infra(g, verdict.category, failed_at, cutoff, found)
+    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done(), infra=findings)
 
 
 def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found: Collect) -> None:
@@ -149,7 +157,8 @@ def _conclude_several(
     _lookback_notes(g, req, cutoff, found)
     failed_at = failure_time(g.history.current, g.workload)
     occurrences = _recurrence(g, verdict, failed_at, cutoff)
-    return Conclusion(verdict, memory, usage, occurrences, found.done(), tuple(pods), chosen)
+    findings = _infra(g, verdict.category, failed_at, cutoff, found)
+    return Conclusion(verdict, memory, usage, occurrences, found.done(), tuple(pods), chosen, findings)
 
 
 def _memory_pod(order: TerminationOrder, verdict: Verdict, read: list[str]) -> str | None:
@@ -188,6 +197,59 @@ def _pod_memory_evidence(
         if setting.limit_bytes:
             text += f", {summary.peak / setting.limit_bytes:.1%} of its {format_bytes(setting.limit_bytes)} limit"
         found.evidence(text + f"; {len(summary.samples)} samples of the pod's own series{span}", METRICS, "memory-peak")
+
+
+def failed_place(g: Gathered) -> tuple[str | None, str | None]:
+    """The pod whose failure is diagnosed and its node: the pod Kubernetes described, else the pod that failed
+    first (a workload of several pods), else Run:ai's pods."""
+    first = g.order.first
+    if g.k8s_pod is not None and g.k8s_pod.metadata is not None:
+        pod, node = pod_place(g.k8s_pod)
+        if node is None and first is not None and first.pod == pod:
+            node = first.node
+        return pod, node
+    if first is not None:
+        return first.pod, first.node
+    pods = [p for p in g.pods.pods if p.name]
+    first = infra.first_failed_pod(pods)
+    chosen = next((p for p in pods if quote(p.name, 120) == first), pods[0] if len(pods) == 1 else None)
+    if chosen is None:
+        return None, next((p.node_name for p in pods if p.node_name), None)
+    return quote(chosen.name, 120), chosen.node_name
+
+
+def _infra(
+    g: Gathered, category: str, failed_at: datetime | None, cutoff: datetime, found: Collect
+) -> tuple[Finding, ...]:
+    """The infrastructure findings, with the other pods that failed on a finding's node."""
+    pod, node = failed_place(g)
+    scope = infra.Scope(
+        category=category,
+        failed_pod=pod,
+        failed_node=node,
+        first_failure=g.order.first.pod if g.order.first is not None else infra.first_failed_pod(g.pods.pods),
+        pod_count=max(len(g.pods.pods), 1 if g.k8s_pod is not None else 0),
+        pod_ran=bool(g.pods.pods) or g.k8s_pod is not None or any(o.pod for o in g.observations),
+        failed_at=failed_at,
+    )
+    findings = infra.infra_findings(g.observations + g.cluster, scope)
+    if g.node_pods is None:
+        return tuple(findings)
+    listed_node, answer = g.node_pods
+    own = {p.name for p in g.pods.pods if p.name} | ({pod} if pod else set())
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.kind not in infra.NODE_LEVEL or finding.node != listed_node:
+            out.append(finding)
+            continue
+        if isinstance(answer, Missing):
+            note, gap = same_node.refused(answer, listed_node)
+            found.gap(gap)
+            out.append(finding.model_copy(update={"other_pods_note": note}))
+        else:
+            others, note = same_node.other_failures(answer, own, cutoff)
+            out.append(finding.model_copy(update={"other_pods": others, "other_pods_note": note}))
+    return tuple(out)
 
 
 def _memory_evidence(
@@ -242,12 +304,7 @@ def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutof
 
 def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
     queried = g.metrics.queried or g.pod_metrics.queried
-    node_name = g.k8s_pod.spec.node_name if g.k8s_pod and g.k8s_pod.spec else None
-    first = g.order.first
-    if node_name is None and first is not None:
-        node_name = first.node
-    if node_name is None and not (g.k8s_pod and g.k8s_pod.spec):
-        node_name = next((p.node_name for p in g.pods.pods if p.node_name), None)
+    node_name = failed_place(g)[1]
     if g.pod_metrics.queried:
         read = [s.window for s in g.pod_metrics.series if s.responses and s.pod == c.memory_pod]
     else:
@@ -287,11 +344,12 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             memory_pods=c.pods,
             memory_pod=c.memory_pod,
             other_submissions=g.others,
+            findings=list(c.infra),
         )
     )
 
 
-def routed(route: Route, basis: Basis) -> Report:
+def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) -> Report:
     """The report of a workload routed out: no category, the reason and where to go next."""
     return routed_report(
         outcome=route.outcome,
@@ -304,4 +362,5 @@ def routed(route: Route, basis: Basis) -> Report:
         notes=basis.notes,
         now=basis.now,
         cutoff=basis.cutoff,
+        findings=findings or [],
     )

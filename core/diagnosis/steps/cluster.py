@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.diagnosis.findings import Collect, Findings
+from core.diagnosis.infra import CLUSTERS
 from core.diagnosis.observations import quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
 from core.models.pages import Page
 from core.models.runai import Cluster
 
-LIST_CLUSTERS = "list_clusters"
 SHOWN_CLUSTERS = 20
 
 
@@ -38,7 +38,7 @@ class ClusterCheck:
 
 
 async def read_clusters(reader: Reader, t1: Tier1) -> Page[Cluster] | ReadFailure:
-    return await reader.tier1(1, LIST_CLUSTERS, "clusters", t1.list_clusters_page)
+    return await reader.tier1(1, CLUSTERS, "clusters", t1.list_clusters_page)
 
 
 def _listed(clusters: Sequence[Cluster]) -> str:

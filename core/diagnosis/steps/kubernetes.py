@@ -24,6 +24,7 @@ from core.diagnosis.kube_evidence import (
     events_found,
     events_observations,
     log_finding,
+    log_infra_observations,
     log_line_text,
     log_observation,
     node_found,
@@ -36,7 +37,7 @@ from core.diagnosis.reader import Reader
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.runai import RunaiPod, WorkloadEvent
 from core.sources.evidence import Missing
-from core.sources.kube_types import KubeEvents, LogExcerpt
+from core.sources.kube_types import KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice
 from core.words import plural
 
@@ -51,12 +52,14 @@ NODE_OOM_ATTRIBUTION = timedelta(seconds=60)
 @dataclass(frozen=True, slots=True)
 class Tier2Found:
     """What the Kubernetes reads found: the pod read in full (None when unread), the observations, the
-    explaining log line, and every pod described (its peers too, for a workload of several pods) by name."""
+    explaining log line, every pod described (its peers too, for a workload of several pods) by name, and on a
+    node-level infrastructure finding the pods listed on that node (node name, answer)."""
 
     pod: K8sPod | None
     observations: tuple[Observation, ...]
     log: LogFinding | None = None
     k8s_pods: Mapping[str, K8sPod] = field(default_factory=dict)
+    node_pods: tuple[str, NodePods | Missing] | None = None
 
     @property
     def pod_name(self) -> str | None:
@@ -89,7 +92,8 @@ class EventsTaken:
 @dataclass(frozen=True, slots=True)
 class LogRead:
     finding: LogFinding | None  # the line that explains the failure, when one does
-    observation: Observation | None  # a GPU out-of-memory line is a signal of its own
+    # Signals of their own: a GPU out-of-memory line, and GPU hardware, driver or fabric lines.
+    observations: tuple[Observation, ...]
     findings: Findings
 
 
@@ -203,15 +207,19 @@ async def read_log(reader: Reader, t2: KubeSource, pod: K8sPod) -> LogExcerpt | 
     return await reader.tier2(4, LOGS, "previous container log", lambda: t2.logs(pod))
 
 
-def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod: str | None = None) -> LogRead:
-    """The line that explains the failure, read before `failed_at`; an empty or silent log is said so."""
+def interpret_log(
+    answer: LogExcerpt | Missing, failed_at: datetime | None, pod: str | None = None, node: str | None = None
+) -> LogRead:
+    """The line that explains the failure, read before `failed_at`, and the infrastructure faults the log
+    shows; an empty or silent log is said so."""
     if isinstance(answer, Missing):
-        return LogRead(None, None, gap(answer))
+        return LogRead(None, (), gap(answer))
     found = Collect()
     shown, finding = log_finding(answer, failed_at)
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
+    infra = log_infra_observations(answer, failed_at, pod, node)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
@@ -222,9 +230,12 @@ def interpret_log(answer: LogExcerpt | Missing, failed_at: datetime | None, pod:
             LOGS,
             "log",
         )
-        return LogRead(None, None, found.done())
+        found.observed(infra)
+        return LogRead(None, tuple(infra), found.done())
     found.evidence(log_line_text(answer, finding), LOGS, "log-line")
-    return LogRead(finding, log_observation(answer, finding, failed_at, pod), found.done())
+    found.observed(infra)
+    oom = log_observation(answer, finding, failed_at, pod, node)
+    return LogRead(finding, tuple(infra) + ((oom,) if oom is not None else ()), found.done())
 
 
 async def describe_node(reader: Reader, t2: KubeSource, node_name: str) -> NodeDescribed:

@@ -18,6 +18,7 @@ from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
 from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.route_reasons import pending_route
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.cluster import same_cluster
@@ -278,7 +279,7 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
     observations = _status_observations(workload, kept, cutoff, found)
     route = preemption_route(observations, "a recent event says the workload was preempted", found)
     if route is None:
-        route = _phase_rule(workload, observations, failed, found)
+        route = _phase_rule(workload, observations, failed, found, kept)
     return done(observations, route)
 
 
@@ -323,7 +324,13 @@ def preemption_route(observations: list[Observation], reason: str, found: Collec
     )
 
 
-def _phase_rule(w: Workload, observations: list[Observation], events_failed: bool, found: Collect) -> Route | None:
+def _phase_rule(
+    w: Workload,
+    observations: list[Observation],
+    events_failed: bool,
+    found: Collect,
+    events: tuple[WorkloadEvent, ...] = (),
+) -> Route | None:
     phase = w.phase or ""
     kinds = {o.kind for o in observations}
     if phase in ENDING_PHASES:
@@ -347,11 +354,7 @@ def _phase_rule(w: Workload, observations: list[Observation], events_failed: boo
             found.note(f"{phase} with events unavailable: history and pods decide whether it is in scope")
             return None
         if phase == "Pending":
-            return Route(
-                "pending",
-                "Pending with only scheduling or resource-wait evidence",
-                "Route to Pending-workload diagnosis: nothing shows a pod failing to start.",
-            )
+            return Route("pending", *pending_route(w, events, observations))
         return Route(
             "running",
             f"{phase}, and nothing confirms a crash loop or repeated crashes",
@@ -371,9 +374,10 @@ def scope_from_evidence(w: Workload, events_failed: bool, observations: list[Obs
     if {o.kind for o in observations} & (START_FAILURE_KINDS if w.phase == "Pending" else CRASH_KINDS):
         return None
     if w.phase == "Pending":
+        reason, _ = pending_route(w, (), observations)
         return Route(
             "pending",
-            "Pending; neither pods nor history show a pod failing to start (events unavailable)",
+            f"{reason}; neither pods nor history show a pod failing to start (events unavailable)",
             "Route to Pending-workload diagnosis, or retry when the events endpoint answers.",
         )
     return Route(

@@ -1,8 +1,9 @@
 """The demo tenant: a deterministic `runai-triage/case@1` bundle shipped with the package, and the verdicts a
 correct engine must give for its hand-shaped workloads.
 
-The bundle holds two clusters, seven projects, the hand-shaped stories and about two thousand routine
-workloads that make the picker look like a real tenant. Everything derives from a fixed seed and the fixed
+The bundle holds three clusters (two connected, one that lost its connection to the control plane), eight
+projects, the hand-shaped stories and about two thousand routine workloads that make the picker look like a real
+tenant. Everything derives from a fixed seed and the fixed
 capture instant, so `python -m core.sim.demo` rewrites byte-identical files (`data/`), which a test checks.
 
 Layout:
@@ -30,7 +31,9 @@ clusterId, name, project, intent, outcome, category, why, recurrence):
   single workload (ambiguous, not-found) or where the seed leaves the count open (a live crash loop, whose
   restarts the history does not enumerate);
 - optional `memory` (request/limit as submitted, their byte values or null when unreadable, the measured peak
-  or null) and `detail` (the sub-kind that should steer the recommendation, e.g. "rate-limit", "OnFailure").
+  or null) and `detail` (the sub-kind that should steer the recommendation, e.g. "rate-limit", "OnFailure");
+- optional `findings`: the infrastructure findings the report must hold, each `{kind, node, explains}`
+  (absent: none).
 
 Importing this package loads only the reading side (`files`); the builders load with `core.sim.demo.build`.
 """
@@ -38,11 +41,12 @@ Importing this package loads only the reading side (`files`); the builders load 
 from __future__ import annotations
 
 from core.sim.demo.files import demo_bundle_path, demo_expectations, demo_expectations_path, load_demo_bundle
-from core.sim.demo.world import DEMO_CAPTURED_AT, DEMO_CLUSTERS
+from core.sim.demo.world import DEMO_CAPTURED_AT, DEMO_CLUSTERS, TENANT_CLUSTERS
 
 __all__ = [
     "DEMO_CAPTURED_AT",
     "DEMO_CLUSTERS",
+    "TENANT_CLUSTERS",
     "demo_bundle_path",
     "demo_expectations",
     "demo_expectations_path",

@@ -18,7 +18,7 @@ from core.sim.demo.files import BUNDLE_FILE, EXPECTATIONS_FILE, demo_bundle_path
 from core.sim.demo.routine import SEED, routine_stories
 from core.sim.demo.stories import all_stories, family_expectations
 from core.sim.demo.story import Story
-from core.sim.demo.world import DEMO_CAPTURED_AT, DEMO_CLUSTERS, PROJECTS, Json, project_json
+from core.sim.demo.world import DEMO_CAPTURED_AT, PROJECTS, TENANT_CLUSTERS, Json, project_json
 
 FORMAT = "runai-triage/case@1"
 
@@ -65,7 +65,7 @@ def _build() -> tuple[Json, list[Json]]:
     bundle: Json = {
         "format": FORMAT,
         "capturedAt": DEMO_CAPTURED_AT,
-        "clusters": DEMO_CLUSTERS,
+        "clusters": TENANT_CLUSTERS,
         "projects": [project_json(PROJECTS[name]) for name in sorted(PROJECTS)],
         "workloads": [s.entry() for s in stories] + [s.entry() for s in routine],
         "kubernetes": _kubernetes(stories),

@@ -66,9 +66,12 @@ def node(
     taints: list[Json] | None = None,
     unschedulable: bool = False,
     memory_pressure: bool = False,
+    disk_pressure: bool = False,
     gpu: str = "NVIDIA-H100-80GB-HBM3",
+    extra_conditions: list[Json] | None = None,
 ) -> Json:
-    """A core/v1 Node as `read_node` returns it (the parts a diagnoser reads)."""
+    """A core/v1 Node as `read_node` returns it (the parts a diagnoser reads); `extra_conditions` are the ones
+    node problem detectors add (GPU health, fabric), after the kubelet's."""
     ready_reason = {"True": "KubeletReady", "False": "KubeletNotReady", "Unknown": "NodeStatusUnknown"}[ready]
     ready_msg = {
         "True": "kubelet is posting ready status",
@@ -107,9 +110,11 @@ def node(
                 },
                 {
                     "type": "DiskPressure",
-                    "status": "False" if ready == "True" else "Unknown",
-                    "reason": "KubeletHasNoDiskPressure" if ready == "True" else "NodeStatusUnknown",
-                    "message": "kubelet has no disk pressure"
+                    "status": ("True" if disk_pressure else "False") if ready == "True" else "Unknown",
+                    "reason": ("KubeletHasDiskPressure" if disk_pressure else "KubeletHasNoDiskPressure")
+                    if ready == "True"
+                    else "NodeStatusUnknown",
+                    "message": ("kubelet has disk pressure" if disk_pressure else "kubelet has no disk pressure")
                     if ready == "True"
                     else "Kubelet stopped posting node status.",
                     "lastTransitionTime": ts(ready_since),
@@ -123,6 +128,7 @@ def node(
                     "lastTransitionTime": ts(ready_since),
                     "lastHeartbeatTime": heartbeat,
                 },
+                *(extra_conditions or []),
             ],
             "capacity": {"cpu": "224", "memory": "2113683332Ki", "nvidia.com/gpu": "8"},
             "allocatable": {"cpu": "220", "memory": "2060000000Ki", "nvidia.com/gpu": "8"},
@@ -185,3 +191,40 @@ def kube_event(
         "reportingComponent": component,
         "reportingInstance": host or "",
     }
+
+
+def other_pod(
+    name: str,
+    namespace: str,
+    node_name: str,
+    statuses: list[Json],
+    *,
+    phase: str,
+    created: float,
+    reason: str | None = None,
+    message: str | None = None,
+) -> Json:
+    """A pod of another workload on the same node (a bystander a node-level fault also hit), as the pods list
+    across namespaces returns it."""
+    pod: Json = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "uid": uid("pod", namespace, name),
+            "creationTimestamp": ts(created),
+            "labels": {"app": name.rsplit("-", 1)[0]},
+        },
+        "spec": {
+            "nodeName": node_name,
+            "restartPolicy": "Never",
+            "containers": [{"name": s["name"], "image": s["image"]} for s in statuses],
+        },
+        "status": {"phase": phase, "containerStatuses": statuses},
+    }
+    if reason is not None:
+        pod["status"]["reason"] = reason
+    if message is not None:
+        pod["status"]["message"] = message
+    return pod

@@ -324,7 +324,16 @@ class StoryRecord:
         self.kube_events.append(event)
         return event
 
-    def add_node_event(self, at: float, node_name: str, reason: str, message: str, *, type_: str = "Warning") -> Json:
+    def add_node_event(
+        self,
+        at: float,
+        node_name: str,
+        reason: str,
+        message: str,
+        *,
+        type_: str = "Warning",
+        component: str = "kubelet",
+    ) -> Json:
         event = kube_event(
             self.key,
             at=at,
@@ -335,6 +344,7 @@ class StoryRecord:
             namespace="",
             obj_uid=uid("node", node_name),
             type_=type_,
+            component=component,
             host=node_name,
         )
         self.kube_events.append(event)
@@ -359,6 +369,7 @@ class StoryRecord:
         ask_cluster: str | None = None,
         memory: Json | None = None,
         detail: str | None = None,
+        findings: list[Json] | None = None,
     ) -> Self:
         if recurrence is None and outcome != "diagnosed":
             recurrence = 0
@@ -380,5 +391,7 @@ class StoryRecord:
             exp["memory"] = memory
         if detail is not None:
             exp["detail"] = detail
+        if findings is not None:
+            exp["findings"] = findings
         self.expectations.append(exp)
         return self

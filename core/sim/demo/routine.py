@@ -8,7 +8,7 @@ import random
 from collections.abc import Iterable
 
 from core.sim.demo.story import Story
-from core.sim.demo.world import PROJECTS
+from core.sim.demo.world import ROUTINE_PROJECTS
 
 SEED = 20261130
 ROUTINE_COUNT = 2100
@@ -82,7 +82,7 @@ def routine_stories(rng: random.Random, taken_seconds: set[int]) -> list[Story]:
     pool = [s for s in range(90, WINDOW_SECONDS) if s not in taken_seconds]
     seconds = rng.sample(pool, ROUTINE_COUNT)
     counters: dict[str, int] = {}
-    projects = sorted(PROJECTS)
+    projects = list(ROUTINE_PROJECTS)
     out: list[Story] = []
     for i, age in enumerate(seconds):
         project = projects[i % len(projects)] if i < len(projects) else rng.choice(projects)

@@ -1,5 +1,6 @@
-"""The fixed world every demo story lives in: the capture instant, deterministic ids, the two clusters and
-seven projects, and metric series laid out in minutes before the capture.
+"""The fixed world every demo story lives in: the capture instant, deterministic ids, the clusters (two
+connected, and a third that lost its connection to the control plane) and their projects, and metric series
+laid out in minutes before the capture.
 
 Every timestamp is given in minutes before `DEMO_CAPTURED_AT`, so the whole tenant moves together if the
 capture instant ever changes.
@@ -35,10 +36,21 @@ def ts(minutes_ago: float) -> str:
 
 EAST = uid("cluster", "demo-east")
 WEST = uid("cluster", "demo-west")
+EDGE = uid("cluster", "demo-edge")
 DEMO_CLUSTERS: list[Json] = [
     {"uuid": EAST, "name": "demo-east", "version": "2.24.0"},
     {"uuid": WEST, "name": "demo-west", "version": "2.23.2"},
 ]
+# A cluster whose sync with the control plane stopped three hours before the capture: what Run:ai shows about
+# its workloads is stale. The status object's shape is unverified (runai-api.md): this is one plausible shape.
+EDGE_CLUSTER: Json = {
+    "uuid": EDGE,
+    "name": "demo-edge",
+    "version": "2.24.0",
+    "status": {"state": "Disconnected", "conditions": [{"type": "Connected", "status": "False"}]},
+    "lastLiveness": "2026-11-30T09:02:00Z",
+}
+TENANT_CLUSTERS: list[Json] = [*DEMO_CLUSTERS, EDGE_CLUSTER]
 
 
 @dataclass(frozen=True)
@@ -61,8 +73,11 @@ PROJECTS: dict[str, Project] = {
         Project("robotics", "201", WEST, "runai-robotics", "perception"),
         Project("genai", "202", WEST, "genai-prod", "research"),
         Project("recsys", "203", WEST, "runai-recsys", "ads"),
+        Project("edge-lab", "301", EDGE, "runai-edge-lab", "research"),
     )
 }
+# The routine workloads fill the connected clusters' projects only.
+ROUTINE_PROJECTS: tuple[str, ...] = tuple(sorted(name for name, p in PROJECTS.items() if p.cluster in (EAST, WEST)))
 
 
 def project_json(p: Project) -> Json:

@@ -6,9 +6,13 @@ The order is part of the shipped bytes: a new family goes at the end (see core/s
 from __future__ import annotations
 
 from core.sim.demo.stories import (
+    admission,
+    control_plane,
     crash,
     data_quality,
     distributed,
+    fabric,
+    gpu_faults,
     hostile,
     image_pull,
     init_container,
@@ -17,6 +21,7 @@ from core.sim.demo.stories import (
     many_submissions,
     mount,
     node_failure,
+    node_pressure,
     oom,
     policy,
     preemption,
@@ -46,6 +51,11 @@ FAMILIES: tuple[Family, ...] = (
     distributed.FAMILY,
     serving.FAMILY,
     third_party.FAMILY,
+    gpu_faults.FAMILY,
+    fabric.FAMILY,
+    node_pressure.FAMILY,
+    admission.FAMILY,
+    control_plane.FAMILY,
 )
 
 

@@ -194,6 +194,7 @@ def evicted_memory_pressure() -> Story:
         "pod Evicted by the kubelet for node memory pressure (not OOMKilled, not preemption): a node "
         "eviction; note the container used 61Gi over a 16Gi request",
         recurrence=1,
+        findings=[{"kind": "node-pressure", "node": "gpu-e-12", "explains": True}],
     )
 
 

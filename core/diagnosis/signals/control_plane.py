@@ -1,0 +1,129 @@
+"""The control plane: the Run:ai cluster disconnected from (or out of sync with) its control plane, and the
+Kubernetes API server or its store failing while the workload's objects were made.
+
+Run:ai lists each cluster at `GET /api/v1/clusters` with a `status` (shape UNVERIFIED: a word such as
+"Connected" or "Disconnected", or an object holding one, read tolerantly) and `lastLiveness`, when it last
+reported. Operators' notes say that while a cluster is disconnected its sync service cannot push updates, so what
+the control plane shows about its workloads may be stale: a diagnosis made then must say so. API server words
+(kube-apiserver, etcd): `etcdserver: request timed out`, `the server was unable to return a response in the time
+allotted, but may still be processing the request`, `Internal error occurred: resource quota evaluation timed
+out`. A `control-plane` finding for the administrator; no category.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from core.diagnosis.signals.model import Family, Signal, SignalKind, example
+from core.diagnosis.signals.text import Collector, Text, as_text, rx
+
+K = SignalKind
+
+_API_SERVER_RE = rx(
+    r"etcdserver: [a-z ]{1,60}|the server was unable to return a response in the time allotted"
+    r"|the server is currently unable to handle the request|resource quota evaluation timed out"
+    r"|Timeout: request did not complete within requested timeout|apiserver (?:is )?(?:not ready|unavailable)"
+)
+_CLUSTER_TEXT_RE = rx(r"\bcluster (?:is |was |has been )?(?:disconnected|not connected|out of sync|unreachable)")
+
+# Words of a cluster status that mean the control plane cannot see (or trust) the cluster.
+_BAD_STATUS_RE = rx(r"disconnect|not[\s_-]?connected|out[\s_-]?of[\s_-]?sync|unreachable|offline|lost|unknown|fail")
+_GOOD_STATUS_RE = rx(r"^(?:connected|ready|healthy|ok|online|running)$")
+# A cluster that has not reported for this long is stale whatever its status says; Run:ai's own threshold is
+# not published, so this is ours, and the report says how old the last report was.
+STALE_AFTER = timedelta(minutes=15)
+_STATUS_KEYS = ("state", "status", "phase", "displayedStatus", "displayStatus", "value", "name", "message")
+_MAX_DEPTH = 3
+
+
+def match(t: Text, out: Collector) -> None:
+    if (hit := _API_SERVER_RE.search(t.m)) is not None:
+        out.add(K.CONTROL_PLANE, reason="kube-apiserver", note=f"the Kubernetes API server failed: {hit.group(0)}")
+    elif _CLUSTER_TEXT_RE.search(t.m):
+        out.add(K.CONTROL_PLANE, reason="cluster", note="the cluster lost its connection to the control plane")
+
+
+def _words(value: Any, depth: int = 0) -> Iterable[str]:
+    """The status words inside a tolerant reading of `status`: a string, or an object or list holding them."""
+    if depth > _MAX_DEPTH or value is None:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key in _STATUS_KEYS:
+            if key in value:
+                yield from _words(value[key], depth + 1)
+        conditions = value.get("conditions")
+        for condition in conditions[:20] if isinstance(conditions, list) else ():
+            if isinstance(condition, Mapping) and as_text(condition.get("status")) in {"False", "Unknown"}:
+                label = " ".join(as_text(condition.get(k)) for k in ("type", "reason", "message") if condition.get(k))
+                yield f"{label} (not true)"
+    elif isinstance(value, list):
+        for item in value[:20]:
+            yield from _words(item, depth + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterHealth:
+    """What the clusters list says about one cluster: its status words, when it last reported, and the signal."""
+
+    name: str
+    status: str | None
+    last_liveness: datetime | None
+    signal: Signal | None
+
+
+def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: datetime) -> ClusterHealth:
+    """A CONTROL_PLANE signal when the status says disconnected (or similar) or the last report is stale."""
+    words = [w.strip() for w in _words(status) if w and w.strip()]
+    shown = "; ".join(dict.fromkeys(words))[:200] or None
+    bad = [w for w in words if _BAD_STATUS_RE.search(w) and not _GOOD_STATUS_RE.match(w)]
+    age = now - last_liveness if last_liveness is not None else None
+    stale = age is not None and age > STALE_AFTER
+    if not bad and not stale:
+        return ClusterHealth(name, shown, last_liveness, None)
+    parts = []
+    if bad:
+        parts.append(f"reports status {bad[0][:80]}")
+    if last_liveness is not None and age is not None:
+        minutes = int(age.total_seconds() // 60)
+        parts.append(f"last reported to the control plane at {last_liveness.isoformat()} ({minutes} min before now)")
+    signal = Signal(
+        kind=K.CONTROL_PLANE,
+        detail=f"Run:ai cluster {name} " + " and ".join(parts),
+        reason="cluster",
+        note="what Run:ai shows about its workloads may be out of date",
+        at=last_liveness,
+        source="clusters",
+    )
+    return ClusterHealth(name, shown, last_liveness, signal)
+
+
+EXAMPLES = (
+    example(
+        "FailedCreate",
+        "Error creating: Internal error occurred: resource quota evaluation timed out",
+        K.CONTROL_PLANE,
+        reason="kube-apiserver",
+    ),
+    example("FailedCreate", "Error creating: etcdserver: request timed out", K.CONTROL_PLANE),
+    example(
+        None,
+        "the server was unable to return a response in the time allotted, but may still be processing the request "
+        "(get pods train-0-0)",
+        K.CONTROL_PLANE,
+    ),
+    example(None, "Workload status unknown: the cluster is disconnected from the control plane", K.CONTROL_PLANE),
+    example(None, "Cluster demo-east connected", None),
+    example("Scheduled", "Successfully assigned runai-nlp/train-0-0 to gpu-node-1", None),
+)
+
+FAMILY = Family(
+    name="control-plane",
+    kinds=frozenset({K.CONTROL_PLANE}),
+    match=match,
+    examples=EXAMPLES,
+)
