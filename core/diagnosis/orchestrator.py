@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import cascade, infra, same_node
+from core.diagnosis import infra
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.kube_reads import KubeReads
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
-from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Steps, Tier1
+from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.steps import (
@@ -47,7 +48,7 @@ from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
-from core.models.kube import K8sEvent, K8sPod
+from core.models.kube import K8sPod
 from core.models.pages import Page
 from core.models.report import OtherSubmissions, Report, WorkloadRef
 from core.models.runai import Cluster, Workload
@@ -58,12 +59,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 PREEMPTED_IN_EPISODE = "preemption evidence in the current episode"
 PREEMPTED_IN_POD = "the pod's DisruptionTarget condition says the scheduler preempted it"
-
-
-def _ready(value: T) -> asyncio.Future[T]:
-    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-    future.set_result(value)
-    return future
 
 
 class Orchestrator:
@@ -82,6 +77,7 @@ class Orchestrator:
         self.t2_unavailable = t2_unavailable or (None if t2 else "Tier 2 unavailable: not configured")
         self.now = req.moment()
         self.cutoff = self.now - req.lookback_delta
+        self.span = (self.cutoff, self.now)  # the lookback
         self.started = clock()
         self.reader = Reader(emit, clock)
         self.steps = Steps(emit, clock, self.reader)
@@ -121,23 +117,12 @@ class Orchestrator:
 
     async def diagnose(self) -> Report:
         take = self.journal.take
-        # Step 1: resolve the workload and check its phase. The cluster asked about is checked against the
-        # tenant's list beside the first reads; only a cluster named by its name (or in other letters' case)
-        # makes a lookup by name read its list again, with the tenant's id. The same list gives the cluster's own
-        # status (a disconnected cluster is a finding).
+        # Step 1: resolve the workload and check its phase, the cluster asked about checked against the tenant's
+        # list read beside it (which also gives the cluster's own status: a disconnected cluster is a finding).
         self.steps.start(1)
-        clusters = self.clusters = self.spawn(cluster.read_clusters(self.reader, self.t1))
-        try:
-            resolution = await resolve.resolve(self.reader, self.t1, self.req)
-        except DiagnosisFailed:
-            cluster.check_cluster(self.req.cluster_id, await clusters)  # an unknown cluster is the better answer
-            raise
-        checked = cluster.check_cluster(self.req.cluster_id, await clusters)
-        take(checked.findings)
-        if checked.cluster_id != self.req.cluster_id:
-            self.req = dataclasses.replace(self.req, cluster_id=checked.cluster_id)
-            if self.req.option == "B":
-                resolution = await resolve.resolve(self.reader, self.t1, self.req)
+        self.clusters = self.spawn(cluster.read_clusters(self.reader, self.t1))
+        resolution, self.req, checked = await resolve.resolve_on_cluster(self.reader, self.t1, self.req, self.clusters)
+        take(checked)
         take(resolution.findings)
         if resolution.workload is None:
             assert resolution.route is not None
@@ -155,11 +140,8 @@ class Orchestrator:
         self.steps.finish(1)
         # The name's other submissions (recurrence counts this workload's own failures): a lookup by name has
         # listed them already; for a workload named by id they are listed beside Steps 2 and 3.
-        if resolution.submissions is not None:
-            listed = resolution.submissions
-            self.others = self.spawn(self.counted(listed, w))
-        else:
-            self.others = self.spawn(submissions.count_others(self.reader, self.t1, self.req, w, self.cutoff))
+        listed = resolution.submissions
+        self.others = self.spawn(submissions.count_others(self.reader, self.t1, self.req, w, self.cutoff, listed))
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
         # named; the namespace lookup it may need runs beside Step 2. A workload that runs several pods reads its
@@ -180,7 +162,7 @@ class Orchestrator:
         named = kubernetes.pod_named_by_events(status.events, lambda at: resolve.is_recent(at, w, self.cutoff))
         if t2 is not None and ns_task is not None and named is not None and not hint:
             self.steps.start(4)
-            tier2 = self.spawn(self.tier2(t2, w, *named, ns_task, pods_task))
+            tier2 = self.spawn(self.kube_reads(t2).one_pod(w, *named, ns_task, pods_task))
         spec = await spec_task
         take(spec.findings)
         pods = await pods_task
@@ -196,7 +178,7 @@ class Orchestrator:
         name = kubernetes.pod_to_inspect(pods.pods, self.now) if tier2 is None and not several else None
         if t2 is not None and ns_task is not None and name is not None:
             self.steps.start(4)
-            tier2 = self.spawn(self.tier2(t2, w, name, None, ns_task, pods_task))
+            tier2 = self.spawn(self.kube_reads(t2).one_pod(w, name, None, ns_task, pods_task))
         history = await history_task
         take(history.findings)
         self.steps.finish(3)
@@ -209,7 +191,9 @@ class Orchestrator:
             self.steps.start(4)
             first_pass = multipod.termination_order(w, pods.pods, tier1_obs, window).order
             tier2 = self.spawn(
-                self.tier2_several(t2, w, multipod.to_describe(first_pass, pods.pods), window, ns_task, pods, tier2)
+                self.kube_reads(t2).several(
+                    w, multipod.to_describe(first_pass, pods.pods), window, ns_task, pods, tier2
+                )
             )
         if ns_task is not None:
             self.take_namespace(await ns_task)
@@ -266,21 +250,12 @@ class Orchestrator:
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
             return await self.route_out(route)
-        texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
-        ordered = multipod.termination_order(
-            w, pods.pods, tier1_obs + found.observations, window, k8s_pods=found.k8s_pods, texts=texts, cite=True
+        several = await multipod.evidence_of_several(
+            self.reader, self.t1, w, pods.pods, tier1_obs, found, window, self.now
         )
-        self.journal.take(ordered.findings)
-        everything = ordered.observations
-        cause = tuple(cascade.cause_observations(everything, ordered.order))
-        gate = conditional.needs_metrics(everything)
-        pod_metrics = multipod.NO_POD_METRICS
-        if gate[0]:
-            targets = multipod.metric_targets(ordered.order)
-            pod_metrics = await multipod.read_pod_metrics(
-                self.reader, self.t1, w.id or "", targets, pods.pods, self.now, gate[1]
-            )
-        self.journal.take(pod_metrics.findings)
+        self.journal.take(several.ordered.findings)
+        self.journal.take(several.pod_metrics.findings)
+        ordered, cause, pod_metrics = several.ordered, several.cause, several.pod_metrics
         self.steps.finish(4)
         self.steps.start(5)
         first = ordered.order.first
@@ -291,10 +266,6 @@ class Orchestrator:
             cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
         )  # fmt: skip
         return await self.conclude(gathered)
-
-    async def counted(self, listed: submissions.Submissions, w: Workload) -> OtherSubmissions:
-        now, lookback = self.now, self.req.lookback
-        return submissions.other_submissions(listed, w.id, self.cutoff, now, lookback, None)
 
     async def conclude(self, gathered: classify.Gathered) -> Report:
         if self.others is not None:
@@ -310,157 +281,14 @@ class Orchestrator:
         self.steps.finish(5)
         return report
 
-    async def tier2_several(
-        self,
-        t2: KubeSource,
-        w: Workload,
-        names: list[str],
-        window: tuple[datetime | None, datetime | None],
-        ns_task: asyncio.Task[NamespaceFound],
-        pods: PodsRead,
-        started: asyncio.Task[Tier2Found] | None,
-    ) -> Tier2Found:
-        """The earliest failed pods described side by side; then the pod that failed first read in full."""
-        try:
-            done = await started if started is not None else None
-            ns = (await ns_task).choice
-            if ns.namespace is None:
-                return done or self.no_namespace()
-            have = set(done.k8s_pods) if done is not None else set()
-            described = await multipod.describe_pods(
-                self.reader, t2, ns, [n for n in names if cascade.pod_key(n) not in have]
-            )
-            _, tier1_obs = await self.known
-            k8s = dict(done.k8s_pods) if done is not None else {}
-            observations = list(done.observations) if done is not None else []
-            for item in described:
-                if item.pod is not None and item.pod.metadata is not None and item.pod.metadata.name:
-                    k8s[cascade.pod_key(item.pod.metadata.name)] = item.pod
-                    observations += item.observations
-            order = multipod.termination_order(w, pods.pods, tier1_obs + tuple(observations), window, k8s_pods=k8s)
-            first = order.order.first
-            first_name = first.pod if first is not None else (names[0] if names else None)
-            for item in described:
-                if item.pod is None or item.pod.metadata is None or not item.pod.metadata.name:
-                    self.journal.take(item.findings)  # a failed describe is a stated gap whoever it was for
-                elif cascade.pod_key(item.pod.metadata.name) != first_name:
-                    self.journal.take(multipod.peer_findings(item))
-            if first_name is None or (done is not None and done.pod_name == first_name):
-                return Tier2Found(
-                    done.pod if done else None, tuple(observations), done.log if done else None, k8s,
-                    done.node_pods if done else None,
-                )  # fmt: skip
-            pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
-                        and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
-            raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
-            full = await self.kubernetes(t2, w, raw, None, ns_task, _ready(pods), pre)
-            merged = {**k8s, **full.k8s_pods}
-            peers = tuple(o for o in observations if o.pod != first_name)
-            return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
-        finally:
-            if not self.early.done():
-                self.early.set_result(NO_TIER2)
-
-    async def tier2(
-        self, t2: KubeSource, w: Workload, name: str, uid: str | None,
-        ns_task: asyncio.Task[NamespaceFound], pods_task: asyncio.Task[PodsRead],
-    ) -> Tier2Found:  # fmt: skip
-        """The pod and its events together; its log and its node's events once the pod is read; the node last."""
-        try:
-            return await self.kubernetes(t2, w, name, uid, ns_task, pods_task)
-        finally:  # the metrics gate waits for the first answers, even when there were none
-            if not self.early.done():
-                self.early.set_result(NO_TIER2)
-
-    async def kubernetes(
-        self, t2: KubeSource, w: Workload, name: str, uid: str | None,
-        ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
-        described: kubernetes.PodDescribed | None = None,
-    ) -> Tier2Found:  # fmt: skip
-        """`described`: the pod, already read beside its peers (a workload of several pods)."""
-        take, reader = self.journal.take, self.reader
-        ns = (await ns_task).choice
-        if ns.namespace is None:
-            return self.no_namespace()
-        # These reads start before history is read: the failure time they are told (for "events expired"
-        # reasoning) is the one Step 1 knows, the workload's last phase change.
-        failed_at = w.phase_updated_at
-        pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name)) if described is None else None
-        events_task = self.spawn(kubernetes.pod_events(reader, t2, ns.namespace, name, uid, failed_at, self.now))
-        if pod_task is not None:
-            described = await pod_task
-        assert described is not None
-        take(described.findings)
-        pod = described.pod
-        log_task = self.spawn(kubernetes.read_log(reader, t2, pod)) if pod is not None else None
-        if pod is not None:
-            node = pod.spec.node_name if pod.spec else None
-        else:  # the Run:ai pods read started beside this one: its answer names the node
-            listed = (await pods_task).pods
-            node = next((p.node_name for p in listed if p.name == name and p.node_name), None)
-        node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
-        everything: list[K8sEvent] = []
-        observations = list(described.observations)
-
-        def take_events(read: kubernetes.EventsRead, kept: list[K8sEvent], *, shown_if_none: bool) -> None:
-            if read.missing is not None:
-                take(kubernetes.gap(read.missing))
-            elif kept or shown_if_none:
-                everything.extend(kept)
-                taken = kubernetes.take_events(kept, everything)
-                take(taken.findings)
-                observations.extend(taken.observations)
-
-        pod_events = await events_task  # taken before the node's, whichever answers first
-        take_events(pod_events, list(pod_events.events), shown_if_none=True)
-        if not self.early.done():
-            self.early.set_result(Tier2Found(pod, tuple(observations)))
-        # The log and the node's events are read against the failure's time and window, which history gives.
-        history, tier1_obs = await self.known
-        failed = conditional.failure_time(history.current, w)
-        if node_task is not None:
-            read = await node_task
-            window = conditional.failure_window(history.current, w)
-            ends = kubernetes.termination_times(pod, failed)
-            take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
-        log = None
-        key = cascade.pod_key(name)
-        if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed, key, node)
-            take(explained.findings)
-            log = explained.finding
-            observations += explained.observations
-        # The node is described on node-failure evidence (the seed's gate), on a node-level infrastructure finding,
-        # or when the log's CUDA error is one a failing GPU gives (its health conditions may say); beside it, on a
-        # node-level finding, the other pods on that node (after the node's answer when only it shows one). Only
-        # evidence about this pod or the workload counts, not what its peers showed.
-        own = tuple(o for o in tier1_obs if o.pod is None or o.pod == key) + tuple(observations)
-        on_node = node is not None and infra.node_level_evidence(own, key, node)
-        suspect = log is not None and infra.gpu_suspect(log.text)
-        node_pods = self.spawn(same_node.read_node_pods(reader, t2, node)) if node and on_node else None
-        if node and (conditional.needs_node(own) or on_node or suspect):
-            described_node = await kubernetes.describe_node(reader, t2, node)
-            take(described_node.findings)
-            observations += described_node.observations
-            if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
-                node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
-        listed = (node, await node_pods) if node and node_pods is not None else None
-        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed)
-
-    async def metrics(
-        self, w: Workload, history: HistoryRead, pods: PodsRead, k8s_pod: K8sPod | None, gate: tuple[bool, str]
-    ) -> conditional.MetricsRead:
-        if not gate[0]:
-            return conditional.NOT_READ
-        windows = conditional.run_windows(w, history, pods.pods, k8s_pod, self.cutoff, self.now)
-        return await conditional.read_metrics(self.reader, self.t1, w.id or "", windows, gate[1])
+    def metrics(
+        self, w: Workload, history: HistoryRead, pods: PodsRead, pod: K8sPod | None, gate: tuple[bool, str]
+    ) -> Coroutine[Any, Any, conditional.MetricsRead]:
+        return conditional.metrics_for(self.reader, self.t1, w, history, pods.pods, pod, self.span, gate)
 
     # -- plumbing ------------------------------------------------------------------------------------------------
-    def no_namespace(self) -> Tier2Found:
-        gap = Collect()
-        gap.missing("Kubernetes evidence", "the pod's namespace could not be determined", kubernetes.DESCRIBE_POD)
-        self.journal.take(gap.done())
-        return NO_TIER2
+    def kube_reads(self, t2: KubeSource) -> KubeReads:
+        return KubeReads(t2, self.reader, self.journal, self.spawn, self.known, self.early, self.now)
 
     def no_tier2(self) -> Tier2Found:
         gap = Collect()

@@ -137,6 +137,17 @@ def run_windows(
     return windows
 
 
+async def metrics_for(
+    reader: Reader, t1: Tier1, w: Workload, history: HistoryRead, pods: Sequence[RunaiPod], k8s_pod: K8sPod | None,
+    span: tuple[datetime, datetime], gate: tuple[bool, str],
+) -> MetricsRead:  # fmt: skip
+    """The workload's metrics over each of its runs in the lookback (`span`), when the gate calls for them."""
+    if not gate[0]:
+        return NOT_READ
+    windows = run_windows(w, history, pods, k8s_pod, span[0], span[1])
+    return await read_metrics(reader, t1, w.id or "", windows, gate[1])
+
+
 async def read_metrics(reader: Reader, t1: Tier1, wid: str, windows: Sequence[RunWindow], why: str) -> MetricsRead:
     """The seed's `get_workload_metrics` over each run window, its queries read together."""
     found = Collect()

@@ -18,6 +18,7 @@ from core.diagnosis.cascade import (
     PodTermination,
     TerminationOrder,
     attribute,
+    cause_observations,
     entry_of,
     order_terminations,
     pod_key,
@@ -28,7 +29,8 @@ from core.diagnosis.observations import Observation
 from core.diagnosis.progress import TerminationsFound
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import SignalKind
-from core.diagnosis.steps.kubernetes import PodDescribed, describe_pod
+from core.diagnosis.steps.conditional import needs_metrics
+from core.diagnosis.steps.kubernetes import PodDescribed, Tier2Found, describe_pod
 from core.models.kube import K8sPod
 from core.models.report import MissingItem
 from core.models.runai import MetricsResponse, RunaiPod, Workload
@@ -253,3 +255,29 @@ async def read_pod_metrics(
 def pod_peak(series: PodSeries) -> tuple[int | None, datetime | None, list[tuple[datetime, int]]]:
     summary = usage_summary(series.responses)
     return summary.peak, summary.peak_at, summary.samples
+
+
+@dataclass(frozen=True, slots=True)
+class SeveralRead:
+    ordered: OrderRead  # the pods in the order they ended, with every observation attributed to its pod
+    cause: tuple[Observation, ...]  # the evidence the verdict may rest on: the first failure's and the workload's
+    pod_metrics: PodMetricsRead
+
+
+async def evidence_of_several(
+    reader: Reader, t1: Tier1, w: Workload, pods: Sequence[RunaiPod], tier1_obs: tuple[Observation, ...],
+    found: Tier2Found, window: tuple[datetime | None, datetime | None], now: datetime,
+) -> SeveralRead:  # fmt: skip
+    """Step 4 for a workload of several pods: the order they ended in (which decides the pod whose evidence the
+    verdict rests on), and memory read per pod, never from the workload's sum over its pods."""
+    texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
+    ordered = termination_order(
+        w, pods, tier1_obs + found.observations, window, k8s_pods=found.k8s_pods, texts=texts, cite=True
+    )
+    cause = tuple(cause_observations(ordered.observations, ordered.order))
+    gate = needs_metrics(ordered.observations)
+    pod_metrics = NO_POD_METRICS
+    if gate[0]:
+        targets = metric_targets(ordered.order)
+        pod_metrics = await read_pod_metrics(reader, t1, w.id or "", targets, pods, now, gate[1])
+    return SeveralRead(ordered, cause, pod_metrics)

@@ -10,6 +10,8 @@ read for it. `events: null` (a failed events read) is a stated gap, never "no ev
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -21,11 +23,11 @@ from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.route_reasons import pending_route
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.signals import SignalKind
-from core.diagnosis.steps.cluster import same_cluster
+from core.diagnosis.steps.cluster import check_cluster, same_cluster
 from core.diagnosis.steps.submissions import LIST, PAGE_LIMIT, Submissions, list_submissions
 from core.models.pages import Page
 from core.models.report import WorkloadRef
-from core.models.runai import Workload, WorkloadEvent
+from core.models.runai import Cluster, Workload, WorkloadEvent
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
 from core.words import plural
@@ -108,6 +110,26 @@ async def read_status(reader: Reader, t1: Tier1, workload_id: str) -> tuple[Work
             1, STATUS, "workload events", lambda: t1.get_events(workload_id, limit=PAGE_LIMIT, sort_order="desc")
         ),
     )
+
+
+async def resolve_on_cluster(
+    reader: Reader, t1: Tier1, req: DiagnosisRequest, clusters: Awaitable[Page[Cluster] | ReadFailure]
+) -> tuple[Resolution, DiagnosisRequest, Findings]:
+    """Step 1's resolution with the cluster asked about checked against the tenant's list (read beside it):
+    the request with the tenant's spelling of the cluster id, and what the check found. Only a cluster named by
+    its name (or in other letters' case) makes a lookup by name read its list again, with the tenant's id; an
+    unknown cluster is the better answer than a failed read, so it is raised first."""
+    try:
+        resolution = await resolve(reader, t1, req)
+    except DiagnosisFailed:
+        check_cluster(req.cluster_id, await clusters)
+        raise
+    checked = check_cluster(req.cluster_id, await clusters)
+    if checked.cluster_id != req.cluster_id:
+        req = dataclasses.replace(req, cluster_id=checked.cluster_id)
+        if req.option == "B":
+            resolution = await resolve(reader, t1, req)
+    return resolution, req, checked.findings
 
 
 async def resolve(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> Resolution:

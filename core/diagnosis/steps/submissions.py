@@ -139,10 +139,13 @@ async def list_submissions(
 
 
 async def count_others(
-    reader: Reader, t1: Tier1, req: DiagnosisRequest, w: Workload, cutoff: datetime
+    reader: Reader, t1: Tier1, req: DiagnosisRequest, w: Workload, cutoff: datetime, listed: Submissions | None
 ) -> OtherSubmissions:
-    """For a workload named by id: its name's other submissions inside the lookback (a bounded side read)."""
+    """The name's other submissions inside the lookback: from the list a lookup by name made (`listed`), else,
+    for a workload named by id, from a bounded side read."""
     now, lookback = req.moment(), req.lookback
+    if listed is not None:
+        return other_submissions(listed, w.id, cutoff, now, lookback, None)
     if not (w.name and w.project_name):
         return other_submissions(None, w.id, cutoff, now, lookback, "the workload has no name or project to list")
     by_name = dataclasses.replace(req, workload_id=None, name=w.name, project=w.project_name, active=False)

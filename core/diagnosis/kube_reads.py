@@ -1,0 +1,196 @@
+"""Step 4's Kubernetes reads for one diagnosis: the pod that failed read in full (pod, events, previous log, node
+events, the node and the pods on it when the evidence calls for them), or, for a workload of several pods, the
+earliest failed pods described side by side and then the one that failed first read in full.
+
+It runs as one task beside Steps 2 and 3 (core/diagnosis/orchestrator.py): it waits for their answers (`known`)
+before reading the log and the node's events against the failure's time, and hands its first answers (`early`)
+to the metrics gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from core.diagnosis import cascade, infra, same_node
+from core.diagnosis.findings import Collect, Journal
+from core.diagnosis.observations import Observation
+from core.diagnosis.reader import Reader
+from core.diagnosis.steps import conditional, kubernetes, multipod
+from core.diagnosis.steps.history import HistoryRead
+from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
+from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
+from core.models.kube import K8sEvent
+from core.models.runai import Workload
+
+if TYPE_CHECKING:
+    from core.sources.kube import KubeSource
+
+T = TypeVar("T")
+
+
+def _ready(value: T) -> asyncio.Future[T]:
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    future.set_result(value)
+    return future
+
+
+class KubeReads:
+    """The Kubernetes reads of one diagnosis, sharing its reader, journal and tasks."""
+
+    def __init__(
+        self,
+        t2: KubeSource,
+        reader: Reader,
+        journal: Journal,
+        spawn: Callable[[Coroutine[Any, Any, Any]], asyncio.Task[Any]],
+        known: asyncio.Future[tuple[HistoryRead, tuple[Observation, ...]]],
+        early: asyncio.Future[Tier2Found],
+        now: datetime,
+    ) -> None:
+        self.t2, self.reader, self.journal, self.spawn = t2, reader, journal, spawn
+        self.known, self.early, self.now = known, early, now
+
+    async def several(
+        self,
+        w: Workload,
+        names: list[str],
+        window: tuple[datetime | None, datetime | None],
+        ns_task: asyncio.Task[NamespaceFound],
+        pods: PodsRead,
+        started: asyncio.Task[Tier2Found] | None,
+    ) -> Tier2Found:
+        """The earliest failed pods described side by side; then the pod that failed first read in full."""
+        try:
+            done = await started if started is not None else None
+            ns = (await ns_task).choice
+            if ns.namespace is None:
+                return done or self.no_namespace()
+            have = set(done.k8s_pods) if done is not None else set()
+            described = await multipod.describe_pods(
+                self.reader, self.t2, ns, [n for n in names if cascade.pod_key(n) not in have]
+            )
+            _, tier1_obs = await self.known
+            k8s = dict(done.k8s_pods) if done is not None else {}
+            observations = list(done.observations) if done is not None else []
+            for item in described:
+                if item.pod is not None and item.pod.metadata is not None and item.pod.metadata.name:
+                    k8s[cascade.pod_key(item.pod.metadata.name)] = item.pod
+                    observations += item.observations
+            order = multipod.termination_order(w, pods.pods, tier1_obs + tuple(observations), window, k8s_pods=k8s)
+            first = order.order.first
+            first_name = first.pod if first is not None else (names[0] if names else None)
+            for item in described:
+                if item.pod is None or item.pod.metadata is None or not item.pod.metadata.name:
+                    self.journal.take(item.findings)  # a failed describe is a stated gap whoever it was for
+                elif cascade.pod_key(item.pod.metadata.name) != first_name:
+                    self.journal.take(multipod.peer_findings(item))
+            if first_name is None or (done is not None and done.pod_name == first_name):
+                return Tier2Found(
+                    done.pod if done else None, tuple(observations), done.log if done else None, k8s,
+                    done.node_pods if done else None,
+                )  # fmt: skip
+            pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
+                        and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
+            raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
+            full = await self.pod(w, raw, None, ns_task, _ready(pods), pre)
+            merged = {**k8s, **full.k8s_pods}
+            peers = tuple(o for o in observations if o.pod != first_name)
+            return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
+        finally:
+            if not self.early.done():
+                self.early.set_result(NO_TIER2)
+
+    async def one_pod(
+        self, w: Workload, name: str, uid: str | None,
+        ns_task: asyncio.Task[NamespaceFound], pods_task: asyncio.Task[PodsRead],
+    ) -> Tier2Found:  # fmt: skip
+        """The pod and its events together; its log and its node's events once the pod is read; the node last."""
+        try:
+            return await self.pod(w, name, uid, ns_task, pods_task)
+        finally:  # the metrics gate waits for the first answers, even when there were none
+            if not self.early.done():
+                self.early.set_result(NO_TIER2)
+
+    async def pod(
+        self, w: Workload, name: str, uid: str | None,
+        ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
+        described: kubernetes.PodDescribed | None = None,
+    ) -> Tier2Found:  # fmt: skip
+        """`described`: the pod, already read beside its peers (a workload of several pods)."""
+        take, reader, t2 = self.journal.take, self.reader, self.t2
+        ns = (await ns_task).choice
+        if ns.namespace is None:
+            return self.no_namespace()
+        # These reads start before history is read: the failure time they are told (for "events expired"
+        # reasoning) is the one Step 1 knows, the workload's last phase change.
+        failed_at = w.phase_updated_at
+        pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name)) if described is None else None
+        events_task = self.spawn(kubernetes.pod_events(reader, t2, ns.namespace, name, uid, failed_at, self.now))
+        if pod_task is not None:
+            described = await pod_task
+        assert described is not None
+        take(described.findings)
+        pod = described.pod
+        log_task = self.spawn(kubernetes.read_log(reader, t2, pod)) if pod is not None else None
+        if pod is not None:
+            node = pod.spec.node_name if pod.spec else None
+        else:  # the Run:ai pods read started beside this one: its answer names the node
+            listed = (await pods_task).pods
+            node = next((p.node_name for p in listed if p.name == name and p.node_name), None)
+        node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
+        everything: list[K8sEvent] = []
+        observations = list(described.observations)
+
+        def take_events(read: kubernetes.EventsRead, kept: list[K8sEvent], *, shown_if_none: bool) -> None:
+            if read.missing is not None:
+                take(kubernetes.gap(read.missing))
+            elif kept or shown_if_none:
+                everything.extend(kept)
+                taken = kubernetes.take_events(kept, everything)
+                take(taken.findings)
+                observations.extend(taken.observations)
+
+        pod_events = await events_task  # taken before the node's, whichever answers first
+        take_events(pod_events, list(pod_events.events), shown_if_none=True)
+        if not self.early.done():
+            self.early.set_result(Tier2Found(pod, tuple(observations)))
+        # The log and the node's events are read against the failure's time and window, which history gives.
+        history, tier1_obs = await self.known
+        failed = conditional.failure_time(history.current, w)
+        if node_task is not None:
+            read = await node_task
+            window = conditional.failure_window(history.current, w)
+            ends = kubernetes.termination_times(pod, failed)
+            take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
+        log = None
+        key = cascade.pod_key(name)
+        if log_task is not None:
+            explained = kubernetes.interpret_log(await log_task, failed, key, node)
+            take(explained.findings)
+            log = explained.finding
+            observations += explained.observations
+        # The node is described on node-failure evidence (the seed's gate), on a node-level infrastructure finding,
+        # or when the log's CUDA error is one a failing GPU gives (its health conditions may say); beside it, on a
+        # node-level finding, the other pods on that node (after the node's answer when only it shows one). Only
+        # evidence about this pod or the workload counts, not what its peers showed.
+        own = tuple(o for o in tier1_obs if o.pod is None or o.pod == key) + tuple(observations)
+        on_node = node is not None and infra.node_level_evidence(own, key, node)
+        suspect = log is not None and infra.gpu_suspect(log.text)
+        node_pods = self.spawn(same_node.read_node_pods(reader, t2, node)) if node and on_node else None
+        if node and (conditional.needs_node(own) or on_node or suspect):
+            described_node = await kubernetes.describe_node(reader, t2, node)
+            take(described_node.findings)
+            observations += described_node.observations
+            if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
+                node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
+        listed = (node, await node_pods) if node and node_pods is not None else None
+        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed)
+
+    def no_namespace(self) -> Tier2Found:
+        gap = Collect()
+        gap.missing("Kubernetes evidence", "the pod's namespace could not be determined", kubernetes.DESCRIBE_POD)
+        self.journal.take(gap.done())
+        return NO_TIER2
