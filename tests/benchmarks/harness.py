@@ -142,18 +142,20 @@ class ServedCase:
             self._tmp.cleanup()
 
 
-def python_env() -> dict[str, str]:
-    """The environment for a child Python: this checkout first on the path, no inherited Tier 2 settings."""
+def python_env(root: Path = ROOT) -> dict[str, str]:
+    """The environment for a child Python: `root` (this checkout, or another one to compare with) first on the
+    path, no inherited Tier 2 settings."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("KUBECONFIG", None)
     return env
 
 
-def timed_run(command: list[str], env: Mapping[str, str] | None = None) -> float:
-    """Wall time of one child process from spawn to exit; its output is discarded, a failure raises."""
+def timed_run(command: list[str], root: Path = ROOT) -> float:
+    """Wall time of one child process (run in `root`) from spawn to exit; its output is discarded, a failure
+    raises."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env=dict(env or python_env()), capture_output=True, text=True)
+    done = subprocess.run(command, cwd=root, env=python_env(root), capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-2000:]}")
