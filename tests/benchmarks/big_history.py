@@ -72,6 +72,8 @@ def big_case(*, tier2: bool = False, records: int = RECORDS) -> tuple[dict[str, 
     captured = datetime.fromisoformat(data["capturedAt"].replace("Z", "+00:00")).astimezone(UTC)
     entry = data["workloads"][0]
     entry["history"] = history(captured, entry["pods"][0]["name"], entry["workload"]["namespace"], records)
+    # The workload is as old as its history (the example's own createdAt is the last submission's).
+    entry["workload"]["createdAt"] = min(r["meta"]["creationTimestamp"] for r in entry["history"])
     if not tier2:
         data.pop("kubernetes", None)
     return data, captured
