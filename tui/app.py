@@ -185,9 +185,7 @@ class TriageApp(App[None]):
         # Load the Kubernetes client while the user looks at the first page, so a diagnosis need not wait; a
         # second later, so the import does not compete with fetching that page.
         if self.kube_off is None:
-            self.set_timer(
-                1.0, lambda: self.run_worker(tenant.warm_kube, thread=True, group="kube-warm", exit_on_error=False)
-            )
+            self.set_timer(1.0, tenant.start_opening_kube)  # a daemon thread: quitting never waits for it
         if self.options.wants_diagnosis:
             o = self.options
             self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))

@@ -24,6 +24,7 @@ from core.safety.untrusted import clean
 from core.sources.errors import ApiTimeout, MalformedResponse
 from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
+from core.tenant import KUBE_OFF
 from tui.start import StartOptions, StartProblem, open_tenant
 
 
@@ -199,7 +200,10 @@ async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
                 )
             request = dataclasses.replace(request, now=tenant.captured_at)
         # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
-        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
+        if not options.kube.enabled:  # a demo or case tenant serves Tier 2 whatever the flag: not read here
+            return await run_to_report(request, tenant.runai, None, tier2_unavailable=KUBE_OFF)
+        # Tier 2 opens in its own thread while Step 1 reads, and only a diagnosis that goes on waits for it.
+        return await run_to_report(request, tenant.runai, open_tier2=tenant.open_tier2)
     finally:
         await tenant.aclose()
 

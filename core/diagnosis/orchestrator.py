@@ -16,7 +16,7 @@ Round trips for Option A with Tier 2 and metrics, when the status events name th
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis.findings import Collect, Journal
@@ -54,9 +54,12 @@ class Orchestrator:
         t2_unavailable: str | None,
         clock: Callable[[], float],
         emit: Callable[[ProgressEvent], None],
+        *,
+        open_tier2: Callable[[], Awaitable[tuple[KubeSource | None, str | None]]] | None = None,
     ) -> None:
         self.req, self.t1, self.t2, self.clock, self.emit = req, t1, t2, clock, emit
         self.t2_unavailable = t2_unavailable or (None if t2 else "Tier 2 unavailable: not configured")
+        self.open_tier2 = open_tier2
         self.now = req.moment()
         self.cutoff = self.now - req.lookback_delta
         self.started = clock()
@@ -94,6 +97,8 @@ class Orchestrator:
 
     async def diagnose(self) -> Report:
         take = self.journal.take
+        # Tier 2 opens (in a thread) while Step 1 reads; it is waited for only once Step 1 keeps the workload.
+        opening = self.spawn(self.open_tier2()) if self.open_tier2 is not None else None
         # Step 1: resolve the workload and check its phase.
         self.steps.start(1)
         resolution = await resolve.resolve(self.reader, self.t1, self.req)
@@ -108,6 +113,9 @@ class Orchestrator:
         if status.route is not None:
             return self.route_out(status.route)
         self.steps.finish(1)
+        if opening is not None:
+            self.t2, unavailable = await opening
+            self.t2_unavailable = unavailable or (None if self.t2 else "Tier 2 unavailable: not configured")
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
         # named; the namespace lookup it may need runs beside Step 2.

@@ -11,12 +11,11 @@ The verdict's report is the single source for exports and the clipboard: what is
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -269,15 +268,14 @@ class DiagnosisScreen(PaneActions, ReportActions):
     @work(group="diagnosis", exclusive=True, exit_on_error=False)
     async def _run(self, run_id: int, request: DiagnosisRequest) -> None:
         tenant = self.tenant
-        kwargs = {"clock": self._engine_clock} if self._engine_clock is not None else {}
+        kwargs: dict[str, Any] = {"clock": self._engine_clock} if self._engine_clock is not None else {}
         if self.kube_off is None:
-            # The Kubernetes source opens on first use and its client takes a while to load: not on the UI loop.
-            await asyncio.to_thread(tenant.warm_kube)
-            kube, unavailable = tenant.kube, tenant.kube_unavailable
+            # Tier 2 opens in its own thread (if the app has not opened it yet) while Step 1 reads.
+            kwargs["open_tier2"] = tenant.open_tier2
         else:
-            kube, unavailable = None, self.kube_off
+            kwargs["tier2_unavailable"] = self.kube_off
         try:
-            async for event in diagnose(request, tenant.runai, kube, tier2_unavailable=unavailable, **kwargs):
+            async for event in diagnose(request, tenant.runai, **kwargs):
                 self.post_message(DiagnosisProgress(run_id, event))
         except DiagnosisFailed as exc:
             self.post_message(DiagnosisStopped(run_id, *failure_words(exc)))
@@ -429,9 +427,11 @@ class DiagnosisScreen(PaneActions, ReportActions):
             )
 
     def _settle_tier2(self, routed_why: str | None) -> None:
-        unavailable = self.kube_off or (
-            None if self.tenant.kube is not None else (self.tenant.kube_unavailable or "not configured")
-        )
+        known = self.tenant.tier2_known()
+        if self.kube_off or known is None:  # None: still opening after a route-out at Step 1, not needed anyway
+            unavailable = self.kube_off
+        else:
+            unavailable = None if known[0] is not None else (known[1] or "not configured")
         for key, pane in self._tier2_panes().items():
             if unavailable:
                 pane.set_unavailable(unavailable)
