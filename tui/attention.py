@@ -16,22 +16,31 @@ wrong". No Textual here.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message
-from core.diagnosis.signals import SignalKind
-from core.diagnosis.steps.resolve import CRASH_KINDS, START_FAILURE_KINDS
 from core.models.runai import Workload, WorkloadEvent
 from core.sources.runai import MAX_LIMIT, RunaiClient
 from tui.picker_query import Sort
 
+if TYPE_CHECKING:
+    from core.diagnosis.observations import Observation
+    from core.diagnosis.signals import SignalKind
+
 ALWAYS = frozenset({"Failed", "Crashed", "Stopped"})
-CHECKED: dict[str, frozenset[SignalKind]] = {
-    "Pending": START_FAILURE_KINDS,
-    "Running": CRASH_KINDS,
-    "Degraded": CRASH_KINDS,
-}
+
+
+# The engine's Step 1 signals come from the engine, loaded when this view is first used rather than before the
+# picker's first page (which never needs the engine).
+@functools.cache
+def checked() -> dict[str, frozenset[SignalKind]]:
+    """The signals that keep a Pending, Running or Degraded workload in scope at Step 1, by phase."""
+    from core.diagnosis.steps.resolve import CRASH_KINDS, START_FAILURE_KINDS
+
+    return {"Pending": START_FAILURE_KINDS, "Running": CRASH_KINDS, "Degraded": CRASH_KINDS}
+
 SOURCE = "get_workload_status"
 # Recent events are enough to see a pod failing now; the engine reads more when it diagnoses.
 EVENTS_PER_ROW = 50
@@ -82,9 +91,11 @@ def judge_listed(workload: Workload) -> Judgement | None:
     phase = workload.phase or ""
     if phase in ALWAYS:
         return Judgement(True, f"phase {phase}")
-    wanted = CHECKED.get(phase)
+    wanted = checked().get(phase)
     if wanted is None:
         return Judgement(False, f"phase {phase or '(none)'} does not need a failure diagnosis")
+    from core.diagnosis.observations import from_conditions, from_phase_message
+
     obs = from_phase_message(phase, workload.phase_message, SOURCE, workload.phase_updated_at)
     obs += from_conditions(workload.conditions, SOURCE)
     hit = _wanted(obs, wanted)
@@ -95,7 +106,9 @@ def judge_listed(workload: Workload) -> Judgement | None:
 
 def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgement:
     phase = workload.phase or ""
-    wanted = CHECKED.get(phase, frozenset())
+    wanted = checked().get(phase, frozenset())
+    from core.diagnosis.observations import from_event
+
     obs: list[Observation] = []
     for event in events:
         obs += from_event(event, SOURCE)

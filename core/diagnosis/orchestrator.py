@@ -30,7 +30,7 @@ from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
-from core.models.gc_pause import parsed_kept_frozen
+from core.models.gc_pause import older_collections_postponed
 from core.models.kube import K8sEvent, K8sPod
 from core.models.report import Report, WorkloadRef
 from core.models.runai import Workload
@@ -82,7 +82,7 @@ class Orchestrator:
 
     async def run(self) -> Report:
         try:
-            with parsed_kept_frozen():  # what the reads parse is not walked by the cyclic GC again and again
+            with older_collections_postponed():  # what the reads parse is not walked by the GC again and again
                 report = await self.diagnose()
         finally:  # a route-out or a failure leaves reads in flight: their answers are not wanted
             pending = [task for task in self.tasks if not task.done()]

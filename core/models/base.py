@@ -8,7 +8,6 @@ for the object and every nested model, each prefixed with its wire path (e.g. ``
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import re
 import weakref
@@ -63,21 +62,13 @@ _problem_total: contextvars.ContextVar[list[int] | None] = contextvars.ContextVa
 
 # Set while ``core.models.fast`` validates an item without the problem stack: a problem found then must not be
 # lost, so it aborts that validation and the item is validated again the tolerant way, which records it.
-_fast = contextvars.ContextVar("runai_triage_fast_validation", default=False)
+FAST_VALIDATION = contextvars.ContextVar("runai_triage_fast_validation", default=False)
+_fast = FAST_VALIDATION
 
 
 class NeedsTolerantPath(ValueError):
     """Raised inside a fast validation when a field has a problem to record (pydantic turns it into a
     ValidationError, which sends the item down the tolerant path)."""
-
-
-@contextlib.contextmanager
-def fast_validation() -> Iterator[None]:
-    token = _fast.set(True)
-    try:
-        yield
-    finally:
-        _fast.reset(token)
 
 
 def record_problem(field_name: str, message: str) -> None:
@@ -119,6 +110,9 @@ class ApiModel(BaseModel):
         populate_by_name=True,
         alias_generator=to_camel,
         frozen=False,
+        # Each model's validator is built on its first use, not at import: the app's first page needs a few of
+        # the seventy, and start-up should not wait for the rest.
+        defer_build=True,
     )
 
     @model_validator(mode="wrap")

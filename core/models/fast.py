@@ -18,14 +18,18 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
-from core.models.base import ApiModel, fast_validation, parse_timestamp, timestamp_validator
+from core.models.base import FAST_VALIDATION, ApiModel, parse_timestamp, timestamp_validator
 
 T = TypeVar("T", bound=ApiModel)
 
 _COLLECT = ApiModel.__dict__["_collect_problems"].__func__
 _VALIDATORS: dict[type[ApiModel], SchemaValidator] = {}
 _LOCK = threading.Lock()
-_TIMESTAMP = {"type": "function-plain", "function": {"type": "no-info", "function": parse_timestamp}}
+# null is "not set" for parse_timestamp too: answered without calling it.
+_TIMESTAMP = {
+    "type": "nullable",
+    "schema": {"type": "function-plain", "function": {"type": "no-info", "function": parse_timestamp}},
+}
 
 
 def _strip(node: Any) -> Any:
@@ -53,6 +57,8 @@ def validator(model: type[ApiModel]) -> SchemaValidator:
         with _LOCK:
             found = _VALIDATORS.get(model)
             if found is None:
+                if not model.__pydantic_complete__:
+                    model.model_rebuild()  # its schema is built on first use (defer_build)
                 found = SchemaValidator(_strip(model.__pydantic_core_schema__))
                 _VALIDATORS[model] = found
     return found
@@ -60,8 +66,10 @@ def validator(model: type[ApiModel]) -> SchemaValidator:
 
 def validate_clean(model: type[T], data: dict[str, Any]) -> T | None:
     """``data`` as ``model`` when nothing in it needs the tolerant path, else None (the caller falls back)."""
-    with fast_validation():
-        try:
-            return validator(model).validate_python(data)  # type: ignore[no-any-return]
-        except ValidationError:
-            return None
+    token = FAST_VALIDATION.set(True)  # a problem any validator would record aborts this validation
+    try:
+        return validator(model).validate_python(data)  # type: ignore[no-any-return]
+    except ValidationError:
+        return None
+    finally:
+        FAST_VALIDATION.reset(token)

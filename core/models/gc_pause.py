@@ -2,18 +2,17 @@
 
 Every few hundred new containers CPython runs a collection, and the objects a page parse creates (the decoded
 JSON, then per object a model instance, its field dict and its field set) are all new containers; as they pile
-up (a 20,000-record history), every full collection walks all of them again: on a long history that was a third
-of the diagnosis's CPU. Parsed JSON and the models built from it hold no reference cycles, so the collector has
-nothing to find in them: reference counting frees each the moment it is dropped, whatever the collector does.
+up (a 20,000-record history), every older-generation collection walks all of them again: on a long history
+that was a third of the diagnosis's CPU. Parsed JSON and the models built from it hold no reference cycles, so
+the collector has nothing to find in them: reference counting frees each the moment it is dropped.
 
-- `gc_paused()`: the collector does not run while a page is parsed. Pauses nest and may overlap between
-  threads (the Kubernetes reads parse in worker threads); it runs again when the last one ends, and only if it
-  was running when the first began.
-- `parsed_kept_frozen()`: for as long as it is held (one diagnosis), what a parse made is moved, when the parse
-  ends, to the collector's permanent generation (`gc.freeze()`), which collections never walk; when the last
-  holder lets go, it goes back to the oldest generation (`gc.unfreeze()`). Whatever else sat in the young
-  generations at that moment is frozen with it, so a cycle that became garbage just then is collected once the
-  diagnosis ends rather than during it.
+- `gc_paused()`: the collector does not run while a page is decoded and parsed. Pauses nest and may overlap
+  between threads (the Kubernetes reads parse in worker threads); it runs again when the last one ends, and
+  only if it was running when the first began.
+- `older_collections_postponed()`: for as long as it is held (one diagnosis), only the youngest generation is
+  collected, so what was parsed is walked once, while young; the older generations' collections, which would
+  walk everything parsed so far again and again, wait until the last holder lets go (their thresholds are put
+  back then). A cycle that became garbage meanwhile is collected then, a moment later than it would have been.
 """
 
 from __future__ import annotations
@@ -26,7 +25,9 @@ from collections.abc import Iterator
 _lock = threading.Lock()
 _depth = 0
 _resume = False
-_freezers = 0
+_postponers = 0
+_thresholds: tuple[int, int, int] = (700, 10, 10)
+_NEVER = 1_000_000_000  # collections of the younger generation before an older one's: never, in practice
 
 
 @contextlib.contextmanager
@@ -42,22 +43,22 @@ def gc_paused() -> Iterator[None]:
     finally:
         with _lock:
             _depth -= 1
-            if _depth == 0:
-                if _freezers:
-                    gc.freeze()
-                if _resume:
-                    gc.enable()
+            if _depth == 0 and _resume:
+                gc.enable()
 
 
 @contextlib.contextmanager
-def parsed_kept_frozen() -> Iterator[None]:
-    global _freezers
+def older_collections_postponed() -> Iterator[None]:
+    global _postponers, _thresholds
     with _lock:
-        _freezers += 1
+        if _postponers == 0:
+            _thresholds = gc.get_threshold()  # type: ignore[assignment]
+            gc.set_threshold(_thresholds[0], _NEVER, _NEVER)
+        _postponers += 1
     try:
         yield
     finally:
         with _lock:
-            _freezers -= 1
-            if _freezers == 0:
-                gc.unfreeze()
+            _postponers -= 1
+            if _postponers == 0:
+                gc.set_threshold(*_thresholds)

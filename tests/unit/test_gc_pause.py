@@ -1,5 +1,5 @@
-"""The collector pauses while pages are parsed, resumes as it was, and what a diagnosis parses is kept frozen
-only while the diagnosis runs."""
+"""The collector pauses while pages are parsed and resumes as it was; while a diagnosis runs only the youngest
+generation is collected, and the thresholds come back when it ends."""
 
 from __future__ import annotations
 
@@ -9,16 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.models.gc_pause import gc_paused, parsed_kept_frozen
-from core.models.pages import parse_page
-from core.models.runai import HistoryRecord
+from core.models.gc_pause import gc_paused, older_collections_postponed
 
 
 @pytest.fixture(autouse=True)
 def _collector_restored() -> Iterator[None]:
-    was = gc.isenabled()
+    was, thresholds = gc.isenabled(), gc.get_threshold()
     yield
-    gc.unfreeze()
+    gc.set_threshold(*thresholds)
     if was:
         gc.enable()
     else:
@@ -62,19 +60,15 @@ def test_pauses_overlapping_in_two_threads_resume_when_both_ended() -> None:
     assert gc.isenabled()
 
 
-def _page() -> None:
-    records = [{"meta": {"creationTimestamp": "2026-11-30T12:00:00Z", "type": "Event"}}] * 50
-    parse_page({"records": records}, "records", HistoryRecord)
-
-
-def test_a_parse_freezes_its_objects_only_inside_a_diagnosis_and_they_thaw_when_it_ends() -> None:
-    gc.unfreeze()
-    _page()
-    assert gc.get_freeze_count() == 0
-    with parsed_kept_frozen():
-        _page()
-        assert gc.get_freeze_count() > 0
-        with parsed_kept_frozen():  # a second diagnosis at the same time
-            _page()
-        assert gc.get_freeze_count() > 0
-    assert gc.get_freeze_count() == 0
+def test_older_collections_wait_while_a_diagnosis_runs_and_their_thresholds_come_back() -> None:
+    gc.set_threshold(700, 10, 10)
+    with older_collections_postponed():
+        young, middle, old = gc.get_threshold()
+        assert young == 700 and middle > 10**6 and old > 10**6
+        with older_collections_postponed():  # a second diagnosis at the same time
+            pass
+        assert gc.get_threshold()[1] > 10**6  # the first still runs
+        before = gc.get_count()[1]
+        _ = [[i] for i in range(20_000)]  # enough new containers for many young collections
+        assert gc.get_count()[1] > before  # young collections ran; none of the older ones reset this count
+    assert gc.get_threshold() == (700, 10, 10)

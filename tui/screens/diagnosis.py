@@ -12,7 +12,7 @@ The verdict's report is the single source for exports and the clipboard: what is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -52,6 +52,7 @@ from core.tenant import Tenant
 from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisTarget
+from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
 from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
@@ -97,12 +98,12 @@ class _Resettable(Protocol):
 
 # -- messages ---------------------------------------------------------------------------------------------
 class DiagnosisProgress(Message):
-    """One engine event of run `run_id`."""
+    """Engine events of run `run_id`, one or a batch (tui.progress_batches), in the order they came."""
 
-    def __init__(self, run_id: int, event: ProgressEvent) -> None:
+    def __init__(self, run_id: int, events: ProgressEvent | Sequence[ProgressEvent]) -> None:
         super().__init__()
         self.run_id = run_id
-        self.event = event
+        self.events: tuple[ProgressEvent, ...] = tuple(events) if isinstance(events, Sequence) else (events,)
 
 
 class DiagnosisStopped(Message):
@@ -207,6 +208,8 @@ class DiagnosisScreen(PaneActions, ReportActions):
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The width class set before the panes mount: set once they are, it would restyle every one of them.
+        self.set_class(self.app.size.width >= WIDE_COLUMNS, "-wide")
         yield TopBar(f"{self.tenant.label} · diagnosis")
         with Container(id="diagnosis-summary"):
             yield VerdictBanner(id="verdict")
@@ -274,16 +277,22 @@ class DiagnosisScreen(PaneActions, ReportActions):
             kwargs["open_tier2"] = tenant.open_tier2
         else:
             kwargs["tier2_unavailable"] = self.kube_off
+        batches = ProgressBatches(lambda events: self.post_message(DiagnosisProgress(run_id, events)))
         try:
             async for event in diagnose(request, tenant.runai, **kwargs):
-                self.post_message(DiagnosisProgress(run_id, event))
+                batches.add(event)
+            batches.flush()
         except DiagnosisFailed as exc:
+            batches.flush()
             self.post_message(DiagnosisStopped(run_id, *failure_words(exc)))
         except Exception as exc:  # an engine bug still ends in words on the banner, not a traceback
+            batches.flush()
             title = f"unexpected error ({type(exc).__name__})"
             self.post_message(
                 DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry.")
             )
+        finally:
+            batches.close()  # a cancelled run: what waited is stale
 
     def cancel(self) -> None:
         if self.worker is not None and self.worker.is_running:
@@ -308,7 +317,9 @@ class DiagnosisScreen(PaneActions, ReportActions):
         if message.run_id != self.run_id:
             self.stale_dropped += 1
             return
-        self.apply(message.event)
+        with self.app.batch_update():  # one layout and repaint for the whole batch
+            for event in message.events:
+                self.apply(event)
 
     def on_diagnosis_stopped(self, message: DiagnosisStopped) -> None:
         message.stop()

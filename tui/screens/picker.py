@@ -214,9 +214,12 @@ class PickerScreen(PickerReads):
         bar = self.query_one(FilterBar)
         bar.set_clusters(self._clusters, selected)
         self._load_projects(selected)
-        # Applied after a refresh so the table area has its size (the page is sized to it); the bar's query is
-        # read then, not now, so a choice the user made in between is not overwritten.
-        self.call_after_refresh(self._first_query)
+        if self.query_one("#table-area").content_region.height > 1:
+            self._first_query()  # the table area has its size (the page is sized to it): no frame to wait for
+        else:
+            # Applied after a refresh, once the table area has its size; the bar's query is read then, not now,
+            # so a choice the user made in between is not overwritten.
+            self.call_after_refresh(self._first_query)
 
     def _first_query(self) -> None:
         # Not when the app closed meanwhile (the screen's widgets are gone then).
