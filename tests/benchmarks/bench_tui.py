@@ -48,7 +48,7 @@ from textual_plotext.plot import Plot
 
 from core.sim.demo import demo_expectations, load_demo_bundle
 from tests.benchmarks.harness import ROOT, python_env
-from tests.benchmarks.tui_child import push_empty
+from tests.benchmarks.tui_child import as_the_program, push_empty
 from tui.app import TriageApp
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
@@ -173,7 +173,7 @@ def _verdict(app: App[Any]) -> bool:
 
 
 async def app_round(pages: int, story_id: str) -> dict[str, float]:
-    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, freeze_after_open=True)  # as run_tui does
+    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, **as_the_program())
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: bool(_rows(app)), "the picker's first rows")
@@ -208,7 +208,10 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
         key(app, "escape", "\x1b")
         await until(lambda: _picker(app) is not None, "the picker again")
         assert app.tenant is not None
-        await asyncio.wrap_future(app.tenant.start_opening_kube())
+        if hasattr(app.tenant, "start_opening_kube"):
+            await asyncio.wrap_future(app.tenant.start_opening_kube())
+        else:  # a checkout from before Tier 2 opened in its own thread
+            await asyncio.to_thread(app.tenant.warm_kube)
         await app.workers.wait_for_complete()
         await pilot.pause()
         empty = await push_empty(app)

@@ -92,7 +92,7 @@ async def triage(empty: bool) -> tuple[float, float]:
     from tui.widgets.workload_table import WorkloadTable
 
     story = {c["key"]: c for c in demo_expectations()}[STORY]["workloadId"]
-    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, freeze_after_open=True)  # as run_tui does
+    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, **as_the_program())
     app.animation_level = "none"
 
     def rows() -> bool:
@@ -113,6 +113,15 @@ async def triage(empty: bool) -> tuple[float, float]:
         key(app, "enter", "\r")
         await _until(lambda: verdict_shown(app), "the verdict")
         return painted, time.perf_counter() - start
+
+
+def as_the_program() -> dict[str, bool]:
+    """The options `run_tui` gives the app (none in a checkout from before they existed)."""
+    import inspect
+
+    from tui.app import TriageApp
+
+    return {"freeze_after_open": True} if "freeze_after_open" in inspect.signature(TriageApp).parameters else {}
 
 
 def verdict_shown(app) -> bool:  # type: ignore[no-untyped-def]

@@ -159,3 +159,23 @@ def test_the_shortcut_gives_utc_and_leaves_other_shapes_to_the_general_parser() 
     assert value is not None and value.tzinfo is UTC
     for raw in ("2026-11-30T12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.5Z", "٢٠٢٦-11-30T12:00:00Z"):
         assert _outcome(parse_timestamp, raw) == _outcome(parse_timestamp_general, raw)
+
+
+def _functions(node: Any) -> Iterator[Any]:
+    if isinstance(node, dict):
+        if "function" in node and isinstance(node["function"], dict):
+            yield node["function"].get("function")
+        for value in node.values():
+            yield from _functions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _functions(value)
+
+
+def test_the_fast_schema_has_no_problem_hook_left_and_reads_timestamps_plainly() -> None:
+    fast.validator(Workload)  # builds the model's schema on first use
+    tolerant = list(_functions(Workload.__pydantic_core_schema__))
+    quick = list(_functions(fast._strip(Workload.__pydantic_core_schema__)))
+    assert any(getattr(f, "__name__", "") == "_collect_problems" for f in tolerant)
+    assert not any(getattr(f, "__name__", "") in ("_collect_problems", "timestamp_validator") for f in quick)
+    assert parse_timestamp in quick
