@@ -195,9 +195,11 @@ _ISO_RE = re.compile(
     r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?"
 )
 _MAX_TIMESTAMP_CHARS = 64
-# What the APIs send almost always (whole seconds, UTC): read by fromisoformat directly, which gives exactly what
-# the general path below gives for it, without building a new string first.
-_COMMON_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+# What the APIs send almost always (UTC; whole seconds, or milliseconds or microseconds as metrics samples are):
+# read by fromisoformat directly, which gives exactly what the general path below gives for it, without building
+# a new string first.
+_COMMON_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?Z")
+_COMMON_LENGTHS = frozenset({20, 24, 27})
 # A history repeats its timestamps (an event's record and the event carry the same one): the common ones read
 # lately, kept (datetimes are immutable, so sharing one is safe) until there are this many.
 _common_seen: dict[str, datetime] = {}
@@ -211,7 +213,7 @@ def parse_timestamp(raw: Any) -> datetime | None:
     """
     if raw is None:
         return None
-    if type(raw) is str and len(raw) == 20:
+    if type(raw) is str and len(raw) in _COMMON_LENGTHS:
         known = _common_seen.get(raw)
         if known is not None:
             return known

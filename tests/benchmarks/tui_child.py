@@ -3,8 +3,9 @@
 `python -m tests.benchmarks.tui_child MODE` prints two numbers and exits: the wall-clock time (`time.time()`) at
 which the first rows of its table were painted (the parent subtracts the moment it started this process), and
 the seconds from an action taken right then to what it opens, cold (nothing warmed up yet):
-- `app` (`runai-triage --demo`): `enter` on a failed demo story, to the diagnosis screen holding its report;
-- `app-empty`: the same app pushing an empty screen (one Static), to that screen's mount;
+- `app` (`runai-triage --demo`): `enter` on a failed demo story, to the diagnosis screen holding its report,
+  painted;
+- `app-empty`: the same app pushing an empty screen (one Static), to that screen's first paint;
 - `baseline`: a minimal Textual app showing a 40-row DataTable; then it pushes the same empty screen.
 All run through `App.run_test` (the same headless driver) at the same size, and count "painted" the same way:
 rows in the table, then one screen refresh after.
@@ -28,7 +29,8 @@ async def _until(ready, what: str) -> None:  # type: ignore[no-untyped-def]
         await asyncio.sleep(0.001)
 
 
-async def _painted(app) -> None:  # type: ignore[no-untyped-def]
+async def painted(app) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the screen's next refresh: what is on it now has been painted."""
     done = asyncio.Event()
     app.screen.call_after_refresh(done.set)
     await asyncio.wait_for(done.wait(), DEADLINE_S)
@@ -44,7 +46,7 @@ def key(app, name: str, character: str) -> None:  # type: ignore[no-untyped-def]
 
 
 async def push_empty(app) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from pushing an empty screen (one Static) to its mount."""
+    """Seconds from pushing an empty screen (one Static) to its first paint."""
     from textual.app import ComposeResult
     from textual.screen import Screen
     from textual.widgets import Static
@@ -61,7 +63,8 @@ async def push_empty(app) -> float:  # type: ignore[no-untyped-def]
     start = time.perf_counter()
     app.push_screen(Empty())
     await _until(lambda: bool(mounted), "the empty screen")
-    return mounted[0] - start
+    await painted(app)
+    return time.perf_counter() - start
 
 
 async def baseline() -> tuple[float, float]:
@@ -80,7 +83,7 @@ async def baseline() -> tuple[float, float]:
     app = Table()
     async with app.run_test(size=SIZE):
         await _until(lambda: app.query_one(DataTable).row_count == 40, "the baseline's rows")
-        await _painted(app)
+        await painted(app)
         return time.time(), await push_empty(app)
 
 
@@ -103,16 +106,17 @@ async def triage(empty: bool) -> tuple[float, float]:
 
     async with app.run_test(size=SIZE):
         await _until(rows, "the picker's first rows")
-        await _painted(app)
-        painted = time.time()
+        await painted(app)
+        shown = time.time()
         if empty:
-            return painted, await push_empty(app)
+            return shown, await push_empty(app)
         table = app.screen.query_one(WorkloadTable)
         table.move_cursor(row=[w.id for w in table.workloads].index(story))
         start = time.perf_counter()
         key(app, "enter", "\r")
         await _until(lambda: verdict_shown(app), "the verdict")
-        return painted, time.perf_counter() - start
+        await painted(app)
+        return shown, time.perf_counter() - start
 
 
 def as_the_program() -> dict[str, bool]:

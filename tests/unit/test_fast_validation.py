@@ -132,10 +132,11 @@ def test_a_problem_recorded_by_any_validator_is_never_lost_on_the_fast_path() ->
 
 
 _digits = st.integers(min_value=0, max_value=99).map(lambda n: f"{n:02d}")
+_fraction = st.sampled_from(["", ".000", ".415", ".999999", ".123456"])
 _common = st.builds(
-    lambda y, mo, d, h, mi, s: f"{y:04d}-{mo}-{d}T{h}:{mi}:{s}Z",
+    lambda y, mo, d, h, mi, s, f: f"{y:04d}-{mo}-{d}T{h}:{mi}:{s}{f}Z",
     st.integers(min_value=0, max_value=9999),
-    _digits, _digits, _digits, _digits, _digits,
+    _digits, _digits, _digits, _digits, _digits, _fraction,
 )  # fmt: skip
 
 
@@ -157,7 +158,8 @@ def test_the_common_timestamp_shortcut_answers_as_the_general_parser(raw: str) -
 def test_the_shortcut_gives_utc_and_leaves_other_shapes_to_the_general_parser() -> None:
     value = parse_timestamp("2026-11-30T12:00:00Z")
     assert value is not None and value.tzinfo is UTC
-    for raw in ("2026-11-30T12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.5Z", "٢٠٢٦-11-30T12:00:00Z"):
+    for raw in ("2026-11-30T12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.5Z", "٢٠٢٦-11-30T12:00:00Z",
+                "2026-11-30T12:00:00.4150Z", "2026-11-30T12:00:00.415+00:00"):  # fmt: skip
         assert _outcome(parse_timestamp, raw) == _outcome(parse_timestamp_general, raw)
 
 
