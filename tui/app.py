@@ -241,7 +241,12 @@ class TriageApp(App[None]):
 
 
 def _load_diagnosis() -> None:
+    """What the first diagnosis would otherwise load when `enter` is pressed: its screen and the engine, and the
+    validators of the models it reads."""
     import tui.screens.diagnosis  # noqa: F401 - loaded for its side effect: the modules are ready on first use
+    from core.models.fast import prepare_all
+
+    prepare_all()
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -73,3 +73,14 @@ def validate_clean(model: type[T], data: dict[str, Any]) -> T | None:
         return None
     finally:
         FAST_VALIDATION.reset(token)
+
+
+def prepare_all() -> None:
+    """Build every API model's validators now (the app does it in a warm-up thread, so the first diagnosis does
+    not pay for the seventy of them); each model is built under the same lock its first use would take."""
+    pending: list[type[ApiModel]] = [ApiModel]
+    while pending:
+        for model in pending.pop().__subclasses__():
+            pending.append(model)
+            if model.__module__.startswith("core."):
+                validator(model)

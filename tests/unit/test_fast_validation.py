@@ -181,3 +181,10 @@ def test_the_fast_schema_has_no_problem_hook_left_and_reads_timestamps_plainly()
     assert any(getattr(f, "__name__", "") == "_collect_problems" for f in tolerant)
     assert not any(getattr(f, "__name__", "") in ("_collect_problems", "timestamp_validator") for f in quick)
     assert parse_timestamp in quick
+
+
+def test_prepare_all_builds_every_api_model_both_ways() -> None:
+    fast.prepare_all()
+    models = [K8sEvent, K8sNode, K8sPod, Cluster, HistoryRecord, MetricsResponse, Project, RunaiPod, Workload]
+    for model in models:
+        assert model.__pydantic_complete__ and model in fast._VALIDATORS
