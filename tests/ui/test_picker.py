@@ -90,6 +90,9 @@ async def test_first_page_is_newest_first_and_sized_to_the_table(
         expected = listed(demo_bundle, first_cluster(demo_bundle))
         shown = rows(screen)
         table = screen.query_one(WorkloadTable)
+        # The page can land before the table it fills is laid out (it is asked for as soon as the clusters are
+        # known); its size is read once it is.
+        await settle(pilot, lambda: table.size.height > 0)
         # The page is exactly what the table can show: every row visible, none fetched for nothing.
         assert len(shown) == screen.page_size == table.size.height - 1
         assert [w.phase_updated_at for w in shown] == [
