@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from core.models.runai import Cluster, Workload
-from tui.attention import AttentionPage
+from core.triage.attention import AttentionPage
 from tui.start import OpenedTenant, StartProblem
 
 

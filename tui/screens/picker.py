@@ -6,7 +6,7 @@ Page requests are numbered (`seq`) and count requests carry the filter generatio
 answer that arrives after the filters moved on is dropped instead of shown. Pages are fetched server-side,
 sized to the rows the table can show, in the chosen server-side order (newest phase change first by default).
 Page keys go through `PageNav` (tui.paging): every press counts, and presses made while a page is on its way
-are coalesced into one request. The needs-attention view reads its pages through tui.attention.
+are coalesced into one request. The needs-attention view reads its pages through core.triage.attention.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from textual.widgets import DataTable, Footer, Input, Select
 from core.models.runai import Cluster
 from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
-from tui.attention import AttentionCache
+from core.triage.attention import AttentionCache
 from tui.clock import Clock
 from tui.messages import (
     ClustersFailed,
