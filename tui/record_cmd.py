@@ -72,7 +72,8 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     if done is None:
         return 1
     assert done.now is not None  # pinned
-    bundle, notes = recorded_bundle(tap, captured_at=done.now, secrets=done.secrets)
+    answers = tap.snapshot()
+    bundle, notes = recorded_bundle(answers, kube=tap.kube_seen, captured_at=done.now, secrets=done.secrets)
     try:
         parse_bundle(bundle, str(path))  # a recording that cannot be replayed is a bug, not a file to hand on
         _write(path, bundle, args.force)
@@ -81,7 +82,7 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
         return 1
     write_out(out, RENDERERS[args.format](done.report))
     faults = len(bundle.get("faults", []))
-    held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(tap.snapshot()), "answer read"),
+    held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer read"),
                       plural(faults, "failed read") + " kept as faults"))
     say(err, f"{PROG}: wrote {path}: {held}, redacted. Replay: runai-triage diagnose --case {path} "
              f"--cluster-id {request.cluster_id} ...")

@@ -33,15 +33,16 @@ def _scrub(value: Any, secrets: tuple[str, ...]) -> Any:
 
 
 def recorded_bundle(
-    tap: RecordingTap, *, captured_at: datetime, secrets: Iterable[str] = ()
+    exchanges: list[Exchange], *, kube: bool, captured_at: datetime, secrets: Iterable[str] = ()
 ) -> tuple[dict[str, Any], list[str]]:
-    """The redacted bundle of everything `tap` saw, and notes on anything that could not be kept.
+    """The redacted bundle of `exchanges` (what a tap saw), and notes on anything that could not be kept.
+    `kube`: whether Tier 2 was there to be read (a bundle without a kubernetes section means it was not).
 
     `secrets` are the session's own credentials (the bearer token, the access key's secret): removed wherever
     they appear, whatever the redactor's rules make of them. Only values of 8 characters or more are taken,
     so a short value cannot eat ordinary words.
     """
-    bundle, notes = build_bundle(tap.snapshot(), captured_at=captured_at, kube=tap.kube_seen)
+    bundle, notes = build_bundle(exchanges, captured_at=captured_at, kube=kube)
     clean = redact_tree(bundle)
     live = tuple(sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True))
     return (_scrub(clean, live) if live else clean), [redact_tree(note) for note in notes]

@@ -67,6 +67,12 @@ class RecordingTap:
         with self._lock:
             return list(self.exchanges)
 
+    def drain(self) -> list[Exchange]:
+        """What was seen so far, forgotten here: one tenant can then record several diagnoses apart."""
+        with self._lock:
+            taken, self.exchanges = self.exchanges, []
+            return taken
+
     # -- Run:ai ------------------------------------------------------------------------------------------
     def runai_transport(self, transport: httpx.AsyncBaseTransport, base_path: str) -> httpx.AsyncBaseTransport:
         return _RecordingTransport(transport, self, base_path)
