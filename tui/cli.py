@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from core import __version__
 from tui.diagnose_cmd import add_diagnose_parser
+from tui.mcp_cmd import add_mcp_parser
 from tui.record_cmd import add_record_parser
 from tui.scan_cmd import add_scan_parser
 from tui.serve import add_serve_parser
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diagnose_parser(subparsers)
     add_record_parser(subparsers)
     add_scan_parser(subparsers)
+    add_mcp_parser(subparsers)
     add_serve_parser(subparsers)
     return parser
 

@@ -66,6 +66,7 @@ PLANTED: dict[str, tuple[str, str, str]] = {
         "core.report._planted_textual -> textual",
     ),
     "headless-commands-without-textual": ("tui/serve.py", "import tui.app", "tui.serve -> tui.app"),
+    "mcp-for-its-server-only": ("core/report/_planted_mcp.py", "import mcp.server", "core.report._planted_mcp -> mcp"),
     # The circle this contract was written for: start importing the app that imports start.
     "no-import-circles": ("tui/start.py", "import tui.app", ".start -> .app"),
 }
@@ -99,7 +100,8 @@ def test_a_planted_import_breaks_its_contract(planted_tree: Path, contract_id: s
 
 def test_the_headless_commands_do_not_load_textual() -> None:
     code = (
-        "import sys, tui.cli, tui.diagnose_cmd, tui.serve; tui.cli.build_parser(); "
+        "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.mcp_server; "
+        "tui.cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
