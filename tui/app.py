@@ -23,6 +23,7 @@ from textual.theme import Theme
 from textual.widgets import Footer, Static
 
 import styles
+from core.diagnosis.progress import ProgressEvent
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from tui.clock import Clock, frozen_clock, system_clock
@@ -209,14 +210,15 @@ class TriageApp(App[None]):
     # -- diagnosis seam -----------------------------------------------------------------------------------
     def on_workload_chosen(self, message: WorkloadChosen) -> None:
         self.open_diagnosis(
-            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project)
+            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project), message.replay
         )
 
-    def open_diagnosis(self, target: DiagnosisTarget) -> None:
-        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now"."""
+    def open_diagnosis(self, target: DiagnosisTarget, replay: tuple[ProgressEvent, ...] = ()) -> None:
+        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now" (or, with `replay`,
+        the picker's background diagnosis of it, at once)."""
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
-            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off)
+            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:

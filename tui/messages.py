@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
+from core.diagnosis.progress import ProgressEvent
 from core.models.runai import Cluster, Workload
 from core.triage.attention import AttentionPage
+from core.triage.batch import Verdict
 from tui.start import OpenedTenant, StartProblem
 
 
@@ -39,16 +41,32 @@ class StartFailed(Message):
 
 
 class WorkloadChosen(Message):
-    """The user asked to diagnose a workload from the picker."""
+    """The user asked to diagnose a workload from the picker (`replay`: its background diagnosis, if done)."""
 
     def __init__(
-        self, workload_id: str, cluster_id: str | None, name: str | None, project: str | None
+        self,
+        workload_id: str,
+        cluster_id: str | None,
+        name: str | None,
+        project: str | None,
+        replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         super().__init__()
         self.workload_id = workload_id
         self.cluster_id = cluster_id
         self.name = name
         self.project = project
+        self.replay = replay
+
+
+class VerdictArrived(Message):
+    """A background diagnosis of a picker row finished (`seq`: the page it was started for)."""
+
+    def __init__(self, seq: int, workload: Workload, verdict: Verdict) -> None:
+        super().__init__()
+        self.seq = seq
+        self.workload = workload
+        self.verdict = verdict
 
 
 class ClustersLoaded(Message):

@@ -12,8 +12,8 @@ import pytest
 
 from core.models.report import HistoryEntry
 from core.models.runai import Workload, WorkloadEvent
-from tui.advice import for_the_app
 from core.triage.attention import judge_events, judge_listed
+from tui.advice import for_the_app
 from tui.paging import Go, PageNav, Stay
 from tui.picker_query import QUIET_PHASES, NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.settings import Settings, config_dir, load_settings, save_settings
