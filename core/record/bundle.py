@@ -26,9 +26,14 @@ FORMAT = "runai-triage/case@1"
 REQUIRED_WORKLOAD_KEYS = ("id", "name", "clusterId", "projectName", "phase", "phaseUpdatedAt")
 
 _SPEC_KINDS = "trainings|workspaces|distributed|inferences|distributed-inferences"
-_RUNAI: list[tuple[str, re.Pattern[str]]] = [
-    (name, re.compile(pattern))
-    for name, pattern in (
+Table = list[tuple[str, re.Pattern[str]]]
+
+
+def _table(*rows: tuple[str, str]) -> Table:
+    return [(name, re.compile(pattern)) for name, pattern in rows]
+
+
+_RUNAI = _table(
         ("clusters", r"/api/v1/clusters"),
         ("projects", r"/api/v1/org-unit/projects"),
         ("list", r"/api/v1/workloads"),
@@ -40,23 +45,19 @@ _RUNAI: list[tuple[str, re.Pattern[str]]] = [
         ("workload", r"/api/v1/workloads/(?P<id>[^/]+)"),
         ("part", r"/api/v1/workloads/(?P<id>[^/]+)/(?P<part>events|pods|history|metrics)"),
         ("podMetrics", r"/api/v1/workloads/(?P<id>[^/]+)/pods/(?P<pod>[^/]+)/metrics"),
-    )
-]
-_KUBE: list[tuple[str, re.Pattern[str]]] = [
-    (name, re.compile(pattern))
-    for name, pattern in (
+)
+_KUBE = _table(
         ("pods", r"/api/v1/namespaces/(?P<ns>[^/]+)/pods/(?P<name>[^/]+)"),
         ("pods/log", r"/api/v1/namespaces/(?P<ns>[^/]+)/pods/(?P<name>[^/]+)/log"),
         ("events", r"/api/v1/namespaces/(?P<ns>[^/]+)/events"),
         ("events", r"/api/v1/events"),
         ("nodes", r"/api/v1/nodes/(?P<name>[^/]+)"),
-    )
-]
+)
 # Where a list endpoint's items are in its body.
 _ITEMS = {"events": "events", "pods": "pods", "history": "records", "projects": "projects", "list": "workloads"}
 
 
-def _route(table: list[tuple[str, re.Pattern[str]]], path: str) -> tuple[str, dict[str, str]] | None:
+def _route(table: Table, path: str) -> tuple[str, dict[str, str]] | None:
     for name, pattern in table:
         match = pattern.fullmatch(path)
         if match:

@@ -26,6 +26,7 @@ from core.sim.bundle import CaseBundle, load_bundle, parse_bundle
 from core.sim.demo import demo_expectations, load_demo_bundle
 from core.sources.errors import ReadOnlyViolation
 from core.tenant import Tenant, open_bundle_tenant
+from tests.engine.test_report_format import EXAMPLE_CLUSTER, EXAMPLES
 from tests.paths import CASES
 from tests.redaction.corpus import CREDENTIALS
 from tests.redaction.leaks import readable, shown
@@ -33,12 +34,6 @@ from tests.redaction.planting import MARKERS, credentials_bundle
 from tui.cli import main as cli_main
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
-EXAMPLE_CLUSTER = "05664dde-1ea7-5931-81c6-fcd52b6608e7"
-EXAMPLES = {
-    "example-oom.json": "9c272e2c-4cbd-59c9-ad76-2b982958772c",
-    "example-image-pull.json": "36c57368-2cfe-5aea-8a36-3f60c4934bca",
-    "example-preempted.json": "95df3412-1827-5728-b3ea-5d68230d4c25",
-}
 
 
 def verdict(report: Report) -> tuple[Any, ...]:
@@ -106,11 +101,11 @@ async def test_every_demo_story_replays_to_the_same_verdict(demo_bundle: CaseBun
 @module_loop
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 async def test_every_shared_example_replays_to_the_same_verdict(name: str) -> None:
-    bundle = load_bundle(CASES / name)
+    bundle = load_bundle(CASES / f"{name}.json")
     request = DiagnosisRequest(cluster_id=EXAMPLE_CLUSTER, workload_id=EXAMPLES[name], now=bundle.captured_at)
     [(original, again, recorded)] = await record_and_replay(bundle, [request])
     assert verdict(again) == verdict(original)
-    if name == "example-image-pull.json":
+    if name == "example-image-pull":
         # The pods read failed once with 503 and was retried: the recording keeps that failure as a fault.
         assert [f["status"] for f in recorded["faults"]] == [503]
         assert recorded["faults"][0]["match"].endswith("/pods")

@@ -52,12 +52,17 @@ def verdicts_done(screen: PickerScreen) -> bool:
     return bool(rows) and not screen.loading and all(screen.verdicts.get(w) is not None for w in rows)
 
 
+async def with_verdicts(pilot: Pilot[Any]) -> tuple[PickerScreen, WorkloadTable]:
+    """The picker once its first page and every verdict of it are on screen."""
+    screen = await loaded_picker(pilot)
+    await settle(pilot, lambda: verdicts_done(screen))
+    return screen, screen.query_one(WorkloadTable)
+
+
 async def test_verdicts_arrive_for_the_failed_rows_and_equal_the_single_diagnosis(demo_tenant: Tenant) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded_picker(pilot)
-        await settle(pilot, lambda: verdicts_done(screen))
-        table = screen.query_one(WorkloadTable)
+        screen, table = await with_verdicts(pilot)
         rows = eligible(screen)
         assert len(rows) >= 3 and "verdict" in table.column_keys
         labels = [table.verdict_text(w.id or "") for w in rows]
@@ -77,8 +82,7 @@ async def test_verdicts_arrive_for_the_failed_rows_and_equal_the_single_diagnosi
 async def test_verdicts_add_no_page_fetch_and_a_seen_page_comes_from_the_cache(demo_tenant: Tenant) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded_picker(pilot)
-        await settle(pilot, lambda: verdicts_done(screen))
+        screen, table = await with_verdicts(pilot)
         first = [w.id for w in eligible(screen)]
         assert page_lists(_requests(demo_tenant)) == 1  # the page itself, and nothing for its verdicts
         await pilot.press("right_square_bracket")
@@ -88,7 +92,6 @@ async def test_verdicts_add_no_page_fetch_and_a_seen_page_comes_from_the_cache(d
         await pilot.press("left_square_bracket")
         await settle(pilot, lambda: screen.offset == 0 and not screen.loading)
         # Back on the first page: every verdict is on screen at once, from the cache; no diagnosis read again.
-        table = screen.query_one(WorkloadTable)
         assert all(table.verdict_text(i or "") not in (None, "…") for i in first)
         again = _requests(demo_tenant)[before:]
         assert page_lists(again) == 1 and not set(status_reads(again)) & set(first)
@@ -127,9 +130,7 @@ async def test_a_page_change_cancels_the_diagnoses_of_the_page_left(demo_bundle:
 async def test_a_row_with_a_cached_verdict_opens_at_once(demo_tenant: Tenant) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded_picker(pilot)
-        await settle(pilot, lambda: verdicts_done(screen))
-        table = screen.query_one(WorkloadTable)
+        screen, table = await with_verdicts(pilot)
         target = eligible(screen)[0]
         table.move_cursor(row=table.workloads.index(target))
         before = len(_requests(demo_tenant))
