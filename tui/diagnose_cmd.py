@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TextIO
 
 from core.diagnosis.engine import run_to_report
@@ -19,7 +17,6 @@ from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.runai_params import invalid_workload_id
-from core.sources.tap import Tap
 from tui.headless import (
     add_now_argument,
     add_tenant_arguments,
@@ -109,29 +106,15 @@ def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
     )
 
 
-@dataclass(frozen=True)
-class Diagnosed:
-    """A report, the moment it was made at, and the session's own secrets (for `record` to keep out)."""
-
-    report: Report
-    now: datetime | None
-    secrets: tuple[str, ...]
-
-
-async def diagnose_with(
-    options: StartOptions, request: DiagnosisRequest, tap: Tap | None = None, *, pin_now: bool = False
-) -> Diagnosed:
-    """One diagnosis on the tenant `options` describe. `pin_now` fixes "now" when neither `--now` nor a bundle
-    does, so a recording knows the exact moment it was made at."""
-    opened = open_tenant(options, tap=tap)
+async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Report:
+    """One diagnosis on the tenant `options` describe."""
+    opened = open_tenant(options)
     tenant = opened.tenant
     try:
         # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
-        now = tenant_now(tenant, request.now)
-        request = dataclasses.replace(request, now=now or (datetime.now(UTC) if pin_now else None))
+        request = dataclasses.replace(request, now=tenant_now(tenant, request.now))
         # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
-        report = await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
-        return Diagnosed(report, request.now, tenant.runai.tokens.secrets())
+        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
     finally:
         await tenant.aclose()
 
@@ -144,8 +127,8 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
         request = request_from_args(args)
     except UsageError as exc:
         return usage_failed(PROG, err, exc)
-    done = run_or_explain(PROG, err, lambda: diagnose_with(start_options(args), request))
-    if done is None:
+    report = run_or_explain(PROG, err, lambda: diagnose_with(start_options(args), request))
+    if report is None:
         return 1
-    write_out(out, RENDERERS[args.format](done.report))
+    write_out(out, RENDERERS[args.format](report))
     return 0

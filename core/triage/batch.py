@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +64,7 @@ class Gated:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
-        if name.startswith("_") or not asyncio.iscoroutinefunction(attr):
+        if name.startswith("_") or not inspect.iscoroutinefunction(attr):
             return attr
         return self._gated(attr)
 

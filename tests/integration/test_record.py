@@ -224,3 +224,21 @@ def test_record_needs_what_diagnose_needs(tmp_path: Path) -> None:
     code, _, err = _cli(["record", "--demo", "--out", str(tmp_path / "x.json")])
     assert code == 2 and "cluster id" in err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_a_diagnosis_that_cannot_report_is_still_recorded_and_replays_the_failure(tmp_path: Path) -> None:
+    raw = json.loads((CASES / "rules" / "failed-app-exit.json").read_text(encoding="utf-8"))
+    request = raw["request"]
+    # The workload's own read never gets an answer: no report, exit status 1; what was read is still kept.
+    raw["faults"] = [{"match": f"GET /api/v1/workloads/{request['workload_id']}", "status": 0, "times": 100}]
+    source = tmp_path / "source.json"
+    source.write_text(json.dumps(raw), encoding="utf-8")
+    target = tmp_path / "failure.json"
+    ids = ["--cluster-id", request["cluster_id"], "--workload-id", request["workload_id"]]
+    code, out, err = _cli(["record", "--case", str(source), *ids, "--out", str(target)])
+    assert code == 1 and out == ""
+    assert "no report could be produced" in err and f"wrote {target}" in err and "Traceback" not in err
+    recorded = json.loads(target.read_text(encoding="utf-8"))
+    assert [(f["status"], f["times"] >= 1) for f in recorded["faults"]] == [(0, True)]
+    code, _, replay_err = _cli(["diagnose", "--case", str(target), *ids])
+    assert code == 1 and "no report could be produced" in replay_err
