@@ -119,6 +119,7 @@ class PickerScreen(PickerVerdicts):
         self.verdicts = VerdictCache()
         self._verdict_seq = -1
         self._verdict_rows: list[Workload] = []
+        self._verdict_timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:

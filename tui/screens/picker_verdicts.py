@@ -1,11 +1,12 @@
 """The picker's verdict column: background diagnoses of the failed and needs-attention rows on screen.
 
-When a page lands, its eligible rows (core.triage.verdicts) that have a cached verdict show it at once; the
-rest are diagnosed in one worker (group `picker-verdicts`, exclusive) through `core.triage.batch` within the
-background politeness budget (two diagnoses, four reads in flight), each verdict posted as it arrives. Any
-new page request cancels that worker first, so background reads never hold up paging and never continue for a
-page that is gone. Verdicts are cached by workload id and phaseUpdatedAt; a late one is still cached, but only
-drawn if its page is the one on screen. Opening a row with a cached report replays its events: no read.
+When a page lands, its eligible rows (core.triage.verdicts) that have a cached verdict show it at once. The rest
+are diagnosed once the page has been on screen for START_DELAY_S, in one worker (group `picker-verdicts`,
+exclusive) through `core.triage.batch` within the background politeness budget (two diagnoses, four reads in
+flight), each verdict posted as it arrives. Any new page request stops the timer and cancels that worker first,
+so background reads never hold up paging and never continue for a page that is gone. Verdicts are cached by
+workload id and phaseUpdatedAt; a late one is still cached, but only drawn if its page is the one on screen.
+Opening a row with a cached report replays its events: no read.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 
 from rich.text import Text
 from textual import work
+from textual.timer import Timer
 
 from core.diagnosis.progress import ProgressEvent
 from core.diagnosis.request import DiagnosisRequest
@@ -28,6 +30,9 @@ from tui.widgets.verdict_line import WAITING, VerdictLine, verdict_cell
 from tui.widgets.workload_table import WorkloadTable
 
 GROUP = "picker-verdicts"
+# A page is painted, and can be left, before any background diagnosis starts: paging through pages faster than
+# this starts none at all, so they never compete with the page reads and repaints the user is waiting for.
+START_DELAY_S = 0.3
 
 
 class PickerVerdicts(PickerReads):
@@ -35,8 +40,12 @@ class PickerVerdicts(PickerReads):
     verdicts: VerdictCache
     _verdict_seq: int
     _verdict_rows: list[Workload]
+    _verdict_timer: Timer | None
 
     def _stop_verdicts(self) -> None:
+        if self._verdict_timer is not None:
+            self._verdict_timer.stop()
+            self._verdict_timer = None
         self.workers.cancel_group(self, GROUP)
 
     def _verdicts_for_page(self, seq: int, shown: list[Workload], cluster: str | None, attention: bool) -> dict[
@@ -54,9 +63,14 @@ class PickerVerdicts(PickerReads):
                 pending.append(w)
         self._verdict_rows = eligible
         if pending:
-            self._diagnose_rows(seq, pending, cluster)
+            self._verdict_timer = self.set_timer(START_DELAY_S, lambda: self._start_rows(seq, pending, cluster))
         self._show_verdict_line()
         return cells
+
+    def _start_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
+        self._verdict_timer = None
+        if seq == self._verdict_seq and self.is_attached:
+            self._diagnose_rows(seq, rows, cluster)
 
     @property
     def verdicts_settled(self) -> bool:
