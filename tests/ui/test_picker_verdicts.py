@@ -21,6 +21,7 @@ from core.triage.verdicts import VerdictCache, page_line, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
+from tui.screens.picker_verdicts import GROUP
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
@@ -114,6 +115,13 @@ async def test_a_page_change_cancels_the_diagnoses_of_the_page_left(demo_bundle:
         async with app.run_test(size=SIZE) as pilot:
             screen = await _rows_shown(pilot)
             first = eligible(screen)
+            ids = {w.id for w in first}
+            # Once the first diagnoses are under way (they start after a short delay), the page is left.
+            for _ in range(1500):
+                if set(status_reads(_requests(tenant))) & ids:
+                    break
+                await pilot.pause(0.02)
+            assert any(w.group == GROUP and w.is_running for w in app.workers)
             await pilot.press("right_square_bracket")
             await pilot.pause(0.05)  # reads sent before the press have reached the server by now
             turned = len(_requests(tenant))
