@@ -25,6 +25,7 @@ from core.sources.credentials import BearerToken, Credentials
 from core.sources.errors import clean_text
 from core.sources.kube_types import KubeSettings, KubeUnavailable
 from core.sources.runai import RunaiClient
+from core.sources.tap import Tap
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -165,13 +166,14 @@ def open_bundle_tenant(
     label: str,
     latency_ms: float = 0.0,
     timeout: httpx.Timeout | float | None = None,
+    tap: Tap | None = None,
 ) -> Tenant:
-    """Serve `bundle` on loopback and connect both clients to it over real HTTP."""
+    """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers)."""
     control_plane = ControlPlane(bundle, latency_ms=latency_ms)
     server = LoopbackServer(control_plane)
     url = server.start()
     kwargs = {"timeout": timeout} if timeout is not None else {}
-    runai = RunaiClient(url, BearerToken(control_plane.issue_token()), **kwargs)
+    runai = RunaiClient(url, BearerToken(control_plane.issue_token()), tap=tap, **kwargs)
     if bundle.kubernetes is None:
         return Tenant(
             label,
@@ -188,7 +190,7 @@ def open_bundle_tenant(
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={})
+        return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={}, tap=tap)
 
     return Tenant(
         label,
@@ -219,15 +221,16 @@ def open_real_tenant(
     kube_settings: KubeSettings,
     *,
     timeout: httpx.Timeout | float | None = None,
+    tap: Tap | None = None,
 ) -> Tenant:
     kwargs = {"timeout": timeout} if timeout is not None else {}
-    runai = RunaiClient(base_url, credentials, **kwargs)
+    runai = RunaiClient(base_url, credentials, tap=tap, **kwargs)
     if not kube_settings.enabled:
         return Tenant(runai.base_url, runai, kube_unavailable=KUBE_OFF)
 
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        return open_kube_source(kube_settings)
+        return open_kube_source(kube_settings, tap=tap)
 
     return Tenant(runai.base_url, runai, kube_opener=open_kube)

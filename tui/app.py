@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -44,6 +44,9 @@ from tui.start import (
     options_from_args,
 )
 from tui.widgets.top_bar import TopBar
+
+if TYPE_CHECKING:  # the engine loads after the first page (see _warm_up)
+    from core.diagnosis.progress import ProgressEvent
 
 STYLES_DIR = Path(styles.__file__).parent
 ATTENTION_NOTE = (
@@ -220,17 +223,18 @@ class TriageApp(App[None]):
     # -- diagnosis seam -----------------------------------------------------------------------------------
     def on_workload_chosen(self, message: WorkloadChosen) -> None:
         self.open_diagnosis(
-            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project)
+            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project), message.replay
         )
 
-    def open_diagnosis(self, target: DiagnosisTarget) -> None:
-        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now"."""
+    def open_diagnosis(self, target: DiagnosisTarget, replay: tuple[ProgressEvent, ...] = ()) -> None:
+        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now" (or, with `replay`,
+        the picker's background diagnosis of it, at once)."""
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
             # Loaded on first use (or by the warm-up below, if it came first): the first page need not wait.
             from tui.screens.diagnosis import show_diagnosis
 
-            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off)
+            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -9,6 +9,9 @@ from collections.abc import Sequence
 
 from core import __version__
 from tui.diagnose_cmd import add_diagnose_parser
+from tui.mcp_cmd import add_mcp_parser
+from tui.record_cmd import add_record_parser
+from tui.scan_cmd import add_scan_parser
 from tui.serve import add_serve_parser
 from tui.start import add_tui_arguments
 
@@ -25,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_tui_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_diagnose_parser(subparsers)
+    add_record_parser(subparsers)
+    add_scan_parser(subparsers)
+    add_mcp_parser(subparsers)
     add_serve_parser(subparsers)
     return parser
 

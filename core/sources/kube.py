@@ -40,6 +40,7 @@ from core.sources.kube_guard import read_only_api_client
 from core.sources.kube_reads import CoreReads
 from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt
 from core.sources.namespace import NamespaceChoice, is_namespace_name
+from core.sources.tap import Tap
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"
@@ -75,11 +76,13 @@ _RBAC_DENIAL = re.compile(
 class KubeSource:
     """Read-only Tier 2 reads. Build with a ``KubeConnection``; close when done."""
 
-    def __init__(self, connection: KubeConnection) -> None:
+    def __init__(self, connection: KubeConnection, tap: Tap | None = None) -> None:
         self._connection = connection
         self._timeout = connection.timeout
         self._deadline_s = connection.deadline
         self._api_client = read_only_api_client(connection.configuration)
+        if tap is not None:
+            tap.kube_client(self._api_client)
         self._api = CoreReads(self._api_client)
 
     @property
@@ -351,13 +354,13 @@ class KubeSource:
         )
 
 def open_kube_source(
-    settings: KubeSettings, env: Mapping[str, str] | None = None
+    settings: KubeSettings, env: Mapping[str, str] | None = None, tap: Tap | None = None
 ) -> KubeSource | KubeUnavailable:
     """Build the connection from settings (see ``build_configuration``) and a source on it."""
     connection = build_configuration(settings) if env is None else build_configuration(settings, env)
     if isinstance(connection, KubeUnavailable):
         return connection
-    return KubeSource(connection)
+    return KubeSource(connection, tap)
 
 
 # -- helpers -----------------------------------------------------------------------------------

@@ -131,15 +131,22 @@ def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACK
 
 
 def show_diagnosis(
-    app: App[object], tenant: Tenant, target: DiagnosisTarget, clock: Clock, *, kube_off: str | None = None
+    app: App[object],
+    tenant: Tenant,
+    target: DiagnosisTarget,
+    clock: Clock,
+    *,
+    kube_off: str | None = None,
+    replay: tuple[ProgressEvent, ...] = (),
 ) -> bool:
-    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification."""
+    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification.
+    `replay`: the events of a diagnosis already made (the picker's verdict column), shown at once."""
     try:
         request = request_for(target, clock())
     except UsageError as exc:
         app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
         return False
-    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off))
+    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off, replay=replay))
     return True
 
 
@@ -182,11 +189,14 @@ class DiagnosisScreen(PaneActions, ReportActions):
         export_to: Path | None = None,
         env: Mapping[str, str] | None = None,
         kube_off: str | None = None,
+        replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
         `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd;
-        `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`)."""
+        `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`); `replay` holds
+        the events of a diagnosis of this request already made, shown as the first run instead of reading."""
         super().__init__()
+        self._replay = replay
         self.tenant = tenant
         self.kube_off = kube_off
         self.base_request = request
@@ -266,6 +276,11 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.query_one(StepList).reset()
         self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
         self._label_tabs()
+        replay, self._replay = self._replay, ()
+        if replay:  # made in the background a moment ago for this request: no read, no wait
+            for event in replay:
+                self.apply(event)
+            return
         self.worker = self._run(self.run_id, self.current_request())
 
     @work(group="diagnosis", exclusive=True, exit_on_error=False)
