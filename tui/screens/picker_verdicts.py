@@ -12,6 +12,7 @@ Opening a row with a cached report replays its events: no read.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -90,7 +91,9 @@ class PickerVerdicts(PickerReads):
 
     @work(group=GROUP, exclusive=True, exit_on_error=False)
     async def _diagnose_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
-        # The engine loads here, after the page has been on screen for START_DELAY_S, never before a first page.
+        # The engine loads here, after the page has been on screen for START_DELAY_S (never before a first page),
+        # in a thread: the UI loop keeps painting while its modules import.
+        await asyncio.to_thread(importlib.import_module, "core.triage.batch")
         from core.diagnosis.request import DiagnosisRequest
         from core.triage.batch import BACKGROUND, diagnose_many
 
