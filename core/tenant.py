@@ -6,6 +6,8 @@ at it, so nothing downstream can tell a simulated tenant from a real one except 
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import tempfile
 import threading
 from collections.abc import Callable
@@ -23,20 +25,25 @@ from core.sources.credentials import BearerToken, Credentials
 from core.sources.errors import clean_text
 from core.sources.kube_types import KubeSettings, KubeUnavailable
 from core.sources.runai import RunaiClient
+from core.sources.tap import Tap
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
 
 
 KubeOpener = Callable[[], "KubeSource | KubeUnavailable"]
+KUBE_OFF = "Tier 2 unavailable: disabled with --no-kube"
 
 
 class Tenant:
     """A Run:ai client and, opened on first use, the Kubernetes source.
 
-    Tier 2 is opened lazily: the kubernetes client takes most of a second to load and the workload list never
-    needs it, so the app shows its first page without waiting. `warm_kube()` opens it ahead of time (the app
-    calls it from a thread once the first page is on screen).
+    Tier 2 is opened lazily: loading and configuring the kubernetes client takes a few hundred milliseconds,
+    the workload list never needs it, and a diagnosis needs it only a round trip in (Step 2). `open_tier2()`
+    opens it in a thread of its own, started at once, and waits for it without holding up the event loop; a
+    diagnosis starts it with Step 1 and waits only when Step 1 confirms an in-scope failure. The thread is a
+    daemon: a diagnosis routed out at Step 1 leaves it behind, and the process exits without waiting for a
+    client it does not need. `kube` and `kube_unavailable` open it in the calling thread when it was not yet.
     """
 
     def __init__(
@@ -60,14 +67,18 @@ class Tenant:
         self._kube = kube
         self._kube_unavailable = kube_unavailable
         self._kube_opener = kube_opener
-        self._kube_lock = threading.Lock()
+        self._kube_lock = threading.Lock()  # held while opening: a second caller waits for the first
+        self._state_lock = threading.Lock()  # held only to read or change the fields below, never while opening
+        self._closed = False
+        self._opened: concurrent.futures.Future[None] | None = None
         self._server = server
         self._tempdir = tempdir
 
     def warm_kube(self) -> None:
         """Open the Kubernetes source now if it was not yet (safe from any thread, opens once)."""
         with self._kube_lock:
-            opener, self._kube_opener = self._kube_opener, None
+            with self._state_lock:
+                opener, self._kube_opener = self._kube_opener, None
             if opener is None:
                 return
             try:
@@ -77,10 +88,47 @@ class Tenant:
                     f"Tier 2 unavailable: the Kubernetes client could not be set up ({type(exc).__name__}: "
                     f"{clean_text(str(exc), 200)})"
                 )
-            if isinstance(opened, KubeUnavailable):
-                self._kube_unavailable = opened.reason
-            else:
-                self._kube = opened
+            with self._state_lock:
+                if self._closed:  # closed while this was opening: nobody will use it
+                    if not isinstance(opened, KubeUnavailable):
+                        opened.close()
+                elif isinstance(opened, KubeUnavailable):
+                    self._kube_unavailable = opened.reason
+                else:
+                    self._kube = opened
+
+    def start_opening_kube(self) -> concurrent.futures.Future[None]:
+        """Start opening Tier 2 in a daemon thread (once); the future is done when it is open or refused."""
+        with self._state_lock:
+            if self._opened is None:
+                self._opened = concurrent.futures.Future()
+                # Running from the start, so a waiter that gives up (a cancelled diagnosis) cannot cancel it
+                # for the others.
+                self._opened.set_running_or_notify_cancel()
+                if self._kube_opener is None:
+                    self._opened.set_result(None)
+                else:
+                    threading.Thread(target=self._open_in_thread, name="kube-open", daemon=True).start()
+            return self._opened
+
+    def _open_in_thread(self) -> None:
+        try:
+            self.warm_kube()
+        finally:
+            assert self._opened is not None
+            self._opened.set_result(None)
+
+    async def open_tier2(self) -> tuple[KubeSource | None, str | None]:
+        """The Kubernetes source, or why there is none; opened in its own thread, the event loop kept free."""
+        await asyncio.wrap_future(self.start_opening_kube())
+        return self._kube, self._kube_unavailable
+
+    def tier2_known(self) -> tuple[KubeSource | None, str | None] | None:
+        """The Kubernetes source, or why there is none, when that is known by now; None while still opening."""
+        with self._state_lock:
+            if self._kube_opener is not None or (self._opened is not None and not self._opened.done()):
+                return None
+            return self._kube, self._kube_unavailable
 
     @property
     def kube(self) -> KubeSource | None:
@@ -94,10 +142,12 @@ class Tenant:
 
     async def aclose(self) -> None:
         await self.runai.aclose()
-        with self._kube_lock:
-            self._kube_opener = None  # never opened: nothing to close
-        if self._kube is not None:
-            self._kube.close()
+        with self._state_lock:
+            self._closed = True
+            self._kube_opener = None  # never opened: nothing to close (one being opened closes itself)
+            kube = self._kube
+        if kube is not None:
+            kube.close()
         if self._server is not None:
             self._server.stop()
         if self._tempdir is not None:
@@ -116,13 +166,14 @@ def open_bundle_tenant(
     label: str,
     latency_ms: float = 0.0,
     timeout: httpx.Timeout | float | None = None,
+    tap: Tap | None = None,
 ) -> Tenant:
-    """Serve `bundle` on loopback and connect both clients to it over real HTTP."""
+    """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers)."""
     control_plane = ControlPlane(bundle, latency_ms=latency_ms)
     server = LoopbackServer(control_plane)
     url = server.start()
     kwargs = {"timeout": timeout} if timeout is not None else {}
-    runai = RunaiClient(url, BearerToken(control_plane.issue_token()), **kwargs)
+    runai = RunaiClient(url, BearerToken(control_plane.issue_token()), tap=tap, **kwargs)
     if bundle.kubernetes is None:
         return Tenant(
             label,
@@ -139,7 +190,7 @@ def open_bundle_tenant(
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={})
+        return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={}, tap=tap)
 
     return Tenant(
         label,
@@ -170,15 +221,16 @@ def open_real_tenant(
     kube_settings: KubeSettings,
     *,
     timeout: httpx.Timeout | float | None = None,
+    tap: Tap | None = None,
 ) -> Tenant:
     kwargs = {"timeout": timeout} if timeout is not None else {}
-    runai = RunaiClient(base_url, credentials, **kwargs)
+    runai = RunaiClient(base_url, credentials, tap=tap, **kwargs)
     if not kube_settings.enabled:
-        return Tenant(runai.base_url, runai, kube_unavailable="Tier 2 unavailable: disabled with --no-kube")
+        return Tenant(runai.base_url, runai, kube_unavailable=KUBE_OFF)
 
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
-        return open_kube_source(kube_settings)
+        return open_kube_source(kube_settings, tap=tap)
 
     return Tenant(runai.base_url, runai, kube_opener=open_kube)

@@ -22,6 +22,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from core.diagnosis.progress import ProgressEvent
 from core.sim.bundle import CaseBundle
 from core.sim.demo import demo_expectations, load_demo_bundle
 from core.tenant import open_bundle_tenant
@@ -45,12 +46,12 @@ Prepare = Callable[[Pilot[Any]], Awaitable[None]]
 class ScreenshotApp(TriageApp):
     """The app with the engine's read timings frozen, so the step list shows the same numbers every run."""
 
-    def open_diagnosis(self, target: DiagnosisTarget) -> None:
+    def open_diagnosis(self, target: DiagnosisTarget, replay: tuple[ProgressEvent, ...] = ()) -> None:
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
             request = request_for(target, self.clock())
             self.push_screen(
-                DiagnosisScreen(request, self.tenant, clock=self.clock, engine_clock=lambda: 0.0)
+                DiagnosisScreen(request, self.tenant, clock=self.clock, engine_clock=lambda: 0.0, replay=replay)
             )
 
 
@@ -79,7 +80,8 @@ async def _until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> Non
 
 def _picker_settled(pilot: Pilot[Any], attention: bool = False) -> bool:
     screen = pilot.app.screen
-    if not (isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading):
+    if not (isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading
+            and screen.verdicts_settled):
         return False
     # The total arrives in its own read; "…" stands in for it until then.
     indicator = screen.query_one(PageIndicator).plain
@@ -131,7 +133,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot(
         "picker.svg",
         "The picker on the demo tenant: newest first, phases in words and colour, one server-side page "
-        "sized to the screen.",
+        "sized to the screen. The Verdict column fills in as the failed rows on screen are diagnosed in the "
+        "background, and the line under the table counts the page's verdicts.",
         None,
         picker_loaded,
     ),

@@ -8,11 +8,13 @@ for `--workload-id` / `--name --project` at start-up; the diagnosis screen plugs
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -27,7 +29,6 @@ from core.safety.untrusted import clean
 from core.tenant import Tenant
 from tui.clock import Clock, frozen_clock, system_clock
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
-from tui.screens.diagnosis import show_diagnosis
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
@@ -43,6 +44,9 @@ from tui.start import (
     options_from_args,
 )
 from tui.widgets.top_bar import TopBar
+
+if TYPE_CHECKING:  # the engine loads after the first page (see _warm_up)
+    from core.diagnosis.progress import ProgressEvent
 
 STYLES_DIR = Path(styles.__file__).parent
 ATTENTION_NOTE = (
@@ -79,11 +83,15 @@ class TriageApp(App[None]):
         debounce_s: float = 0.4,
         cursor_blink: bool = True,
         config_dir: Path | None = None,
+        freeze_after_open: bool = False,
     ) -> None:
         """`tenant`: use this one (the caller closes it). `opener`: how to open one (the app closes it).
         Neither: open what `options` describe. `clock` overrides "now" (default: the bundle's capture time
         for demo and case tenants, the wall clock for a real one). `config_dir` holds the user's settings
-        (default: the platform's config directory, `$XDG_CONFIG_HOME/runai-triage` when that is set)."""
+        (default: the platform's config directory, `$XDG_CONFIG_HOME/runai-triage` when that is set).
+        `freeze_after_open` (the program sets it; tests, which open many apps in one process, do not): once the
+        tenant is open, what start-up loaded (modules, a demo or case bundle) goes to the collector's permanent
+        generation, so no later collection walks it again."""
         super().__init__()
         self.options = options or StartOptions()
         self._given = tenant
@@ -99,6 +107,7 @@ class TriageApp(App[None]):
         self.config_dir = config_dir if config_dir is not None else settings_dir(self._env)
         self.settings_problem: str | None = None
         self._no_colour_filters = (NoColor(), Monochrome())
+        self._freeze_after_open = freeze_after_open
 
     @property
     def kube_off(self) -> str | None:
@@ -160,6 +169,8 @@ class TriageApp(App[None]):
             detail = clean(f"{type(exc).__name__}: {exc}", max_len=600)
             self.post_message(StartFailed(StartProblem("Start-up failed", detail, CONNECT_HINTS)))
             return
+        if self._freeze_after_open:
+            gc.freeze()  # the demo bundle alone is ~600,000 objects, freshly made: never worth walking
         self.post_message(TenantOpened(opened))
 
     def on_tenant_opened(self, message: TenantOpened) -> None:
@@ -182,15 +193,18 @@ class TriageApp(App[None]):
             cursor_blink=self._cursor_blink,
         )
         self._show(picker)
-        # Load the Kubernetes client while the user looks at the first page, so a diagnosis need not wait; a
-        # second later, so the import does not compete with fetching that page.
-        if self.kube_off is None:
-            self.set_timer(
-                1.0, lambda: self.run_worker(tenant.warm_kube, thread=True, group="kube-warm", exit_on_error=False)
-            )
+        # While the user looks at the first page, load what a diagnosis needs (the diagnosis screen and the
+        # engine, then the Kubernetes client), so the first diagnosis need not wait; a second later, so it does
+        # not compete with fetching and showing that page. Daemon threads: quitting never waits for them.
+        self.set_timer(1.0, self._warm_up)
         if self.options.wants_diagnosis:
             o = self.options
             self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))
+
+    def _warm_up(self) -> None:
+        threading.Thread(target=_load_diagnosis, name="diagnosis-warm-up", daemon=True).start()
+        if self.kube_off is None and self.tenant is not None:
+            self.tenant.start_opening_kube()
 
     def on_start_failed(self, message: StartFailed) -> None:
         self._show(ProblemScreen(message.problem, f"not connected · {self.options.describe()}"))
@@ -209,14 +223,18 @@ class TriageApp(App[None]):
     # -- diagnosis seam -----------------------------------------------------------------------------------
     def on_workload_chosen(self, message: WorkloadChosen) -> None:
         self.open_diagnosis(
-            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project)
+            DiagnosisTarget(message.cluster_id, message.workload_id, message.name, message.project), message.replay
         )
 
-    def open_diagnosis(self, target: DiagnosisTarget) -> None:
-        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now"."""
+    def open_diagnosis(self, target: DiagnosisTarget, replay: tuple[ProgressEvent, ...] = ()) -> None:
+        """Push the live diagnosis of `target` on `self.tenant`, with `self.clock` as "now" (or, with `replay`,
+        the picker's background diagnosis of it, at once)."""
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
-            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off)
+            # Loaded on first use (or by the warm-up below, if it came first): the first page need not wait.
+            from tui.screens.diagnosis import show_diagnosis
+
+            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -226,6 +244,15 @@ class TriageApp(App[None]):
         self.push_screen(HelpScreen(key_entries(self.screen, self), extra))
 
 
+def _load_diagnosis() -> None:
+    """What the first diagnosis would otherwise load when `enter` is pressed: its screen and the engine, and the
+    validators of the models it reads."""
+    import tui.screens.diagnosis  # noqa: F401 - loaded for its side effect: the modules are ready on first use
+    from core.models.fast import prepare_all
+
+    prepare_all()
+
+
 def run_tui(args: argparse.Namespace) -> int:
     """Run the interactive app for parsed arguments; returns the process exit status."""
     try:
@@ -233,6 +260,6 @@ def run_tui(args: argparse.Namespace) -> int:
     except UsageError as exc:
         print(f"runai-triage: error: {exc}", file=sys.stderr)
         return 2
-    app = TriageApp(options)
+    app = TriageApp(options, freeze_after_open=True)
     app.run()
     return int(app.return_code or 0)

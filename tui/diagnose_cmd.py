@@ -7,38 +7,33 @@ Exit status (report-format.md): 0 when a report was produced, whatever its outco
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
 import dataclasses
 import sys
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import TextIO
 
-from core.diagnosis.engine import DiagnosisFailed, UnknownCluster, run_to_report
+from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
-from core.models.base import out_of_range
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
-from core.sources.errors import ApiTimeout, MalformedResponse
-from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
-from tui.start import StartOptions, StartProblem, open_tenant
+from core.tenant import KUBE_OFF
+from tui.headless import (
+    add_now_argument,
+    add_tenant_arguments,
+    parse_now,
+    run_or_explain,
+    start_options,
+    tenant_now,
+    usage_failed,
+    write_out,
+)
+from tui.start import StartOptions, open_tenant
 
 
-def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "diagnose",
-        help="diagnose one workload and print the report (text, markdown or json)",
-        description="Diagnose one failed Run:ai workload, read-only, and print the report.",
-    )
-    source = parser.add_mutually_exclusive_group()
-    source.add_argument("--case", metavar="FILE", help="diagnose from a runai-triage/case@1 bundle")
-    source.add_argument("--demo", action="store_true", help="diagnose from the built-in demo tenant")
-    source.add_argument(
-        "--base-url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL or CLI session)"
-    )
+def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnose") -> None:
+    """Every option of `diagnose` (`record` takes the same ones)."""
+    add_tenant_arguments(parser, verb)
     parser.add_argument(
         "--cluster-id",
         metavar="UUID",
@@ -55,31 +50,20 @@ def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.Argument
     parser.add_argument(
         "--lookback", default=DEFAULT_LOOKBACK, help="history window: 90m, 24h, 7d, 2w (default 24h)"
     )
-    parser.add_argument(
-        "--now", metavar="ISO8601", help="the moment to diagnose at (default: a bundle's capturedAt)"
-    )
+    add_now_argument(parser)
     parser.add_argument(
         "--format", choices=sorted(RENDERERS), default="text", help="output format (default text)"
     )
-    parser.add_argument("--kubeconfig", metavar="FILE", help="kubeconfig for Tier 2 (default: $KUBECONFIG)")
-    parser.add_argument("--kube-context", metavar="NAME", help="kubeconfig context for Tier 2")
-    parser.add_argument("--no-kube", action="store_true", help="do not read Kubernetes (Tier 1 only)")
+
+
+def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "diagnose",
+        help="diagnose one workload and print the report (text, markdown or json)",
+        description="Diagnose one failed Run:ai workload, read-only, and print the report.",
+    )
+    add_diagnose_arguments(parser)
     parser.set_defaults(handler=run_diagnose)
-
-
-def _parse_now(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    shown = clean(text, max_len=80)
-    try:
-        value = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"--now '{shown}' is not an ISO-8601 time (for example 2026-11-30T12:00:00Z)") from None
-    value = value if value.tzinfo else value.replace(tzinfo=UTC)
-    problem = out_of_range(value)
-    if problem:
-        raise UsageError(f"--now '{shown}' cannot be the time of a diagnosis: {problem}")
-    return value
 
 
 # Names and projects are Kubernetes-style names; anything near this long, or holding control characters, is not
@@ -110,18 +94,35 @@ def _check_identifiers(args: argparse.Namespace) -> None:
 PROG = "runai-triage diagnose"
 
 
-def _say(err: TextIO, text: object) -> None:
-    # Messages can quote a server's answer or a file's content: cleaned like any other cluster text.
-    print(clean(text, max_len=4000), file=err)
+def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
+    """The engine request the options describe; raises UsageError naming what is missing or wrong."""
+    now = parse_now(args.now)
+    _check_identifiers(args)
+    return DiagnosisRequest(
+        cluster_id=(args.cluster_id or "").strip(),
+        workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
+        name=args.name,
+        project=args.project,
+        lookback=args.lookback,
+        active=args.active,
+        now=now,
+    )
 
 
-def _tolerant(stream: TextIO) -> None:
-    # A terminal that cannot show some character gets a visible \uXXXX instead of a UnicodeEncodeError;
-    # in JSON output that is still a valid escape of the same character.
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        with contextlib.suppress(ValueError, OSError):
-            reconfigure(errors="backslashreplace")
+async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Report:
+    """One diagnosis on the tenant `options` describe."""
+    opened = open_tenant(options)
+    tenant = opened.tenant
+    try:
+        # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
+        request = dataclasses.replace(request, now=tenant_now(tenant, request.now))
+        # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
+        if not options.kube.enabled:  # a demo or case tenant serves Tier 2 whatever the flag: not read here
+            return await run_to_report(request, tenant.runai, None, tier2_unavailable=KUBE_OFF)
+        # Tier 2 opens in its own thread while Step 1 reads, and only a diagnosis that goes on waits for it.
+        return await run_to_report(request, tenant.runai, open_tier2=tenant.open_tier2)
+    finally:
+        await tenant.aclose()
 
 
 def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -129,97 +130,11 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
-        now = _parse_now(args.now)
-        _check_identifiers(args)
-        request = DiagnosisRequest(
-            cluster_id=(args.cluster_id or "").strip(),
-            workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
-            name=args.name,
-            project=args.project,
-            lookback=args.lookback,
-            active=args.active,
-            now=now,
-        )
+        request = request_from_args(args)
     except UsageError as exc:
-        _say(err, f"{PROG}: error: {exc}")
-        _say(err, f"  See `{PROG} --help` for the options.")
-        return 2
-    options = StartOptions(
-        mode="demo" if args.demo else "case" if args.case else "env",
-        case_path=Path(args.case).expanduser() if args.case else None,
-        base_url=args.base_url,
-        kube=KubeSettings(
-            kubeconfig=Path(args.kubeconfig).expanduser() if args.kubeconfig else None,
-            context=args.kube_context,
-            enabled=not args.no_kube,
-        ),
-    )
-    try:
-        report = asyncio.run(_diagnose(options, request))
-    except StartProblem as exc:
-        _say(err, f"{PROG}: {exc.title}: {exc.detail}")
-        for hint in exc.hints:
-            # The start-up hints are written for the app; here the demo is a diagnose option.
-            _say(err, f"  {hint.replace('runai-triage --demo', 'runai-triage diagnose --demo ...')}")
+        return usage_failed(PROG, err, exc)
+    report = run_or_explain(PROG, err, lambda: diagnose_with(start_options(args), request))
+    if report is None:
         return 1
-    except DiagnosisFailed as exc:
-        _say(err, f"{PROG}: no report could be produced: {exc}")
-        _say(err, f"  {_advice(exc)}")
-        return 1
-    except CapturedAtUnusable as exc:
-        _say(err, f"{PROG}: {exc}")
-        _say(err, "  Pass --now with the moment the bundle describes (for example 2026-11-30T12:00:00Z).")
-        return 1
-    except KeyboardInterrupt:
-        _say(err, f"{PROG}: interrupted; no report was produced.")
-        return 1
-    except Exception as exc:  # the contract: a clear message and status 1, never a traceback
-        _say(err, f"{PROG}: internal error, no report could be produced: {type(exc).__name__}: {exc}")
-        _say(err, "  Please report this, with the case bundle or the command line that caused it.")
-        return 1
-    _tolerant(out)
-    try:
-        out.write(RENDERERS[args.format](report))
-        out.flush()
-    except BrokenPipeError:
-        # The reader (`| head`) went away; the report was produced, and nothing is left to say.
-        return 0
+    write_out(out, RENDERERS[args.format](report))
     return 0
-
-
-async def _diagnose(options: StartOptions, request: DiagnosisRequest) -> Report:
-    opened = open_tenant(options)
-    tenant = opened.tenant
-    try:
-        if request.now is None and tenant.captured_at is not None:
-            # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
-            problem = out_of_range(tenant.captured_at)
-            if problem:
-                raise CapturedAtUnusable(
-                    f"the case bundle's capturedAt ({tenant.captured_at.isoformat()}) cannot be the time of a "
-                    f"diagnosis: {problem}"
-                )
-            request = dataclasses.replace(request, now=tenant.captured_at)
-        # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
-        return await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
-    finally:
-        await tenant.aclose()
-
-
-def _advice(failure: DiagnosisFailed) -> str:
-    """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
-    if isinstance(failure, UnknownCluster):
-        return "Run it again with one of the cluster ids (or names) above in --cluster-id."
-    cause: BaseException | None = failure.__cause__
-    if isinstance(cause, MalformedResponse):  # also BrokenAnswer and BodyTooLarge
-        return (
-            "The tenant was reached but its answer could not be used. If a proxy or gateway sits in between, "
-            "check it; otherwise tell the Run:ai administrator, with this message."
-        )
-    if isinstance(cause, ApiTimeout):
-        return "The tenant answered too slowly. Try again later; if it persists, tell the Run:ai administrator."
-    return "Check the tenant URL, the credentials and the network, then try again."
-
-
-class CapturedAtUnusable(Exception):
-    """A bundle whose capturedAt cannot serve as the time of a diagnosis."""

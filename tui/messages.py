@@ -8,12 +8,17 @@ answer for filters it no longer shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from core.models.runai import Cluster, Workload
-from tui.attention import AttentionPage
+from core.triage.attention import AttentionPage
 from tui.start import OpenedTenant, StartProblem
+
+if TYPE_CHECKING:  # both load the engine, which the picker's first page never needs
+    from core.diagnosis.progress import ProgressEvent
+    from core.triage.batch import Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,16 +44,32 @@ class StartFailed(Message):
 
 
 class WorkloadChosen(Message):
-    """The user asked to diagnose a workload from the picker."""
+    """The user asked to diagnose a workload from the picker (`replay`: its background diagnosis, if done)."""
 
     def __init__(
-        self, workload_id: str, cluster_id: str | None, name: str | None, project: str | None
+        self,
+        workload_id: str,
+        cluster_id: str | None,
+        name: str | None,
+        project: str | None,
+        replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         super().__init__()
         self.workload_id = workload_id
         self.cluster_id = cluster_id
         self.name = name
         self.project = project
+        self.replay = replay
+
+
+class VerdictArrived(Message):
+    """A background diagnosis of a picker row finished (`seq`: the page it was started for)."""
+
+    def __init__(self, seq: int, workload: Workload, verdict: Verdict) -> None:
+        super().__init__()
+        self.seq = seq
+        self.workload = workload
+        self.verdict = verdict
 
 
 class ClustersLoaded(Message):

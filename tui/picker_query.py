@@ -10,23 +10,9 @@ from dataclasses import dataclass
 
 from core.safety.untrusted import clean
 from core.sources.runai import filter_item
+from core.triage.attention import QUIET_PHASES, attention_filters
 
-# Every phase of the API's enum that can never need a failure diagnosis. Needs-attention sends one `phase!=`
-# per phase (filterBy items are ANDed and there is no OR), so the server drops them and still pages and
-# counts exactly; a phase outside the enum is kept and judged on the client.
-QUIET_PHASES: tuple[str, ...] = (
-    "Completed",
-    "Succeeded",
-    "Creating",
-    "Initializing",
-    "Resuming",
-    "Updating",
-    "Stopping",
-    "Deleting",
-    "Terminating",
-    "Unknown",
-)
-
+__all__ = ["QUIET_PHASES", "NameFilterError", "PickerQuery", "Sort", "next_sort", "sort_for_column"]
 
 class NameFilterError(ValueError):
     """A name the list endpoint cannot be sent; the message is for the user and says what to type instead."""
@@ -129,7 +115,7 @@ class PickerQuery:
                 )
             items.append(filter_item("name", "=@", self.server_name()))
         if self.attention:
-            items += [filter_item("phase", "!=", phase) for phase in QUIET_PHASES]
+            items += attention_filters()
         return items
 
     def matches(self, name: str | None, project: str | None, cluster_id: str | None, phase: str | None) -> bool:

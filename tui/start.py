@@ -26,6 +26,7 @@ from core.sources.credentials import (
 )
 from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
+from core.sources.tap import Tap
 from core.tenant import Tenant, open_case_tenant, open_demo_tenant, open_real_tenant
 
 Mode = Literal["env", "demo", "case"]
@@ -201,19 +202,22 @@ def _real_connection(
     return base_url, credentials, session
 
 
-def open_tenant(options: StartOptions, env: Mapping[str, str] = os.environ) -> OpenedTenant:
-    """Open the tenant the options describe. Raises StartProblem (never anything else for bad input)."""
+def open_tenant(
+    options: StartOptions, env: Mapping[str, str] = os.environ, *, tap: Tap | None = None
+) -> OpenedTenant:
+    """Open the tenant the options describe (`tap`, for `record`, sees every answer its clients read).
+    Raises StartProblem (never anything else for bad input)."""
     if options.mode == "demo":
-        return OpenedTenant(open_demo_tenant(), options.cluster_id)
+        return OpenedTenant(open_demo_tenant(tap=tap), options.cluster_id)
     if options.mode == "case":
         assert options.case_path is not None
         try:
-            return OpenedTenant(open_case_tenant(options.case_path), options.cluster_id)
+            return OpenedTenant(open_case_tenant(options.case_path, tap=tap), options.cluster_id)
         except BundleError as exc:
             raise StartProblem("The case bundle cannot be used", str(exc), BUNDLE_HINTS) from None
     base_url, credentials, session = _real_connection(options, env)
     try:
-        tenant = open_real_tenant(base_url, credentials, options.kube)
+        tenant = open_real_tenant(base_url, credentials, options.kube, tap=tap)
     except ValueError as exc:
         raise StartProblem("The Run:ai tenant URL is not usable", str(exc), CONNECT_HINTS) from None
     cluster = options.cluster_id or (session.cluster_uuid if session is not None else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from core.diagnosis.orchestrator import Orchestrator
@@ -24,7 +24,10 @@ from core.sources.budget import DIAGNOSIS_BUDGET_S, time_budget
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
 
-__all__ = ["DiagnosisFailed", "Tier1", "UnknownCluster", "diagnose", "run_to_report"]
+__all__ = ["DiagnosisFailed", "OpenTier2", "Tier1", "UnknownCluster", "diagnose", "run_to_report"]
+
+# How to open Tier 2 when the diagnosis needs it: its source, or why there is none (core.tenant.Tenant.open_tier2).
+OpenTier2 = Callable[[], Awaitable[tuple["KubeSource | None", str | None]]]
 
 _DONE = object()
 
@@ -35,6 +38,7 @@ async def diagnose(
     tier2: KubeSource | None = None,
     *,
     tier2_unavailable: str | None = None,
+    open_tier2: OpenTier2 | None = None,
     clock: Callable[[], float] = time.perf_counter,
     budget_s: float = DIAGNOSIS_BUDGET_S,
 ) -> AsyncIterator[ProgressEvent]:
@@ -43,13 +47,17 @@ async def diagnose(
     Raises DiagnosisFailed when no report can be produced at all (the API unreachable, credentials refused,
     the workload itself unreadable). Closing the iterator early cancels the reads still in flight. Every read
     made on its behalf shares one time budget (`budget_s`), whoever drives it: the app, a script or a scan.
+    Tier 2 is either given (`tier2`, or why not: `tier2_unavailable`) or opened with `open_tier2`, which starts
+    with Step 1 and is waited for only when Step 1 confirms an in-scope failure.
     """
     queue: asyncio.Queue[object] = asyncio.Queue()
 
     async def work() -> None:
         try:
             with time_budget(budget_s):  # set inside the task, so its reads (and their threads) see it
-                await Orchestrator(request, tier1, tier2, tier2_unavailable, clock, queue.put_nowait).run()
+                await Orchestrator(
+                    request, tier1, tier2, tier2_unavailable, clock, queue.put_nowait, open_tier2=open_tier2
+                ).run()
         finally:
             queue.put_nowait(_DONE)
 
@@ -69,11 +77,16 @@ async def diagnose(
 
 
 async def run_to_report(
-    request: DiagnosisRequest, tier1: Tier1, tier2: KubeSource | None = None, *, tier2_unavailable: str | None = None
+    request: DiagnosisRequest,
+    tier1: Tier1,
+    tier2: KubeSource | None = None,
+    *,
+    tier2_unavailable: str | None = None,
+    open_tier2: OpenTier2 | None = None,
 ) -> Report:
     """Drain a diagnosis and return its report (for the headless command and tests)."""
     report: Report | None = None
-    async for event in diagnose(request, tier1, tier2, tier2_unavailable=tier2_unavailable):
+    async for event in diagnose(request, tier1, tier2, tier2_unavailable=tier2_unavailable, open_tier2=open_tier2):
         if isinstance(event, VerdictReady):
             report = event.report
     assert report is not None

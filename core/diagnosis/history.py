@@ -8,15 +8,14 @@ a minute after) belongs to that one occurrence, so it counts once.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from core.diagnosis.observations import Observation, from_event_with_text, from_phase_message, quote
 from core.diagnosis.signals import SignalKind
+from core.models.gc_pause import gc_paused
 from core.models.report import HistoryEntry
 from core.models.runai import HistoryRecord
 from core.words import plural
@@ -139,27 +138,12 @@ def _stamped(records: Iterable[HistoryRecord]) -> tuple[list[tuple[datetime, His
     return kept, problems
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while the timeline is built.
-
-    A long history is tens of thousands of parsed records; building its timeline allocates as many small
-    objects again, which sets off full collections that walk every record (over 200 ms for 20,000). Nothing
-    built here forms a reference cycle, so reference counting frees all of it; the pause only skips the walks.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def analyse_history(
     records: Sequence[HistoryRecord], *, cutoff: datetime, current_phase: str | None
 ) -> HistoryAnalysis:
-    with _collector_paused():
+    # Building the timeline of a long history allocates as many small objects again as its records, none of
+    # them in a reference cycle: the collector would only walk every record, again and again.
+    with gc_paused():
         return _analyse(records, cutoff=cutoff, current_phase=current_phase)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -48,6 +48,7 @@ from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
+from core.models.gc_pause import older_collections_postponed
 from core.models.kube import K8sPod
 from core.models.pages import Page
 from core.models.report import OtherSubmissions, Report, WorkloadRef
@@ -72,9 +73,12 @@ class Orchestrator:
         t2_unavailable: str | None,
         clock: Callable[[], float],
         emit: Callable[[ProgressEvent], None],
+        *,
+        open_tier2: Callable[[], Awaitable[tuple[KubeSource | None, str | None]]] | None = None,
     ) -> None:
         self.req, self.t1, self.t2, self.clock, self.emit = req, t1, t2, clock, emit
         self.t2_unavailable = t2_unavailable or (None if t2 else "Tier 2 unavailable: not configured")
+        self.open_tier2 = open_tier2
         self.now = req.moment()
         self.cutoff = self.now - req.lookback_delta
         self.span = (self.cutoff, self.now)  # the lookback
@@ -103,7 +107,8 @@ class Orchestrator:
 
     async def run(self) -> Report:
         try:
-            report = await self.diagnose()
+            with older_collections_postponed():  # what the reads parse is not walked by the GC again and again
+                report = await self.diagnose()
         finally:  # a route-out or a failure leaves reads in flight: their answers are not wanted
             pending = [task for task in self.tasks if not task.done()]
             for task in pending:
@@ -117,6 +122,8 @@ class Orchestrator:
 
     async def diagnose(self) -> Report:
         take = self.journal.take
+        # Tier 2 opens (in a thread) while Step 1 reads; it is waited for only once Step 1 keeps the workload.
+        opening = self.spawn(self.open_tier2()) if self.open_tier2 is not None else None
         # Step 1: resolve the workload and check its phase, the cluster asked about checked against the tenant's
         # list read beside it (which also gives the cluster's own status: a disconnected cluster is a finding).
         self.steps.start(1)
@@ -142,6 +149,9 @@ class Orchestrator:
         # listed them already; for a workload named by id they are listed beside Steps 2 and 3.
         listed = resolution.submissions
         self.others = self.spawn(submissions.count_others(self.reader, self.t1, self.req, w, self.cutoff, listed))
+        if opening is not None:
+            self.t2, unavailable = await opening
+            self.t2_unavailable = unavailable or (None if self.t2 else "Tier 2 unavailable: not configured")
 
         # Steps 2 and 3: spec, pods and history, read together. Tier 2 (Step 4) starts as soon as a pod is
         # named; the namespace lookup it may need runs beside Step 2. A workload that runs several pods reads its

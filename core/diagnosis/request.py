@@ -46,6 +46,9 @@ class DiagnosisRequest:
     lookback: str = DEFAULT_LOOKBACK
     active: bool = False
     now: datetime | None = None
+    # The name's other submissions cost one list read per workload named by id: a verdict among many (the
+    # picker's column, a scan) skips it, so the picker's own page reads stay the only workload lists.
+    count_others: bool = True
 
     def __post_init__(self) -> None:
         missing: list[str] = []

@@ -60,8 +60,21 @@ _problem_total: contextvars.ContextVar[list[int] | None] = contextvars.ContextVa
 )
 
 
+# Set while ``core.models.fast`` validates an item without the problem stack: a problem found then must not be
+# lost, so it aborts that validation and the item is validated again the tolerant way, which records it.
+FAST_VALIDATION = contextvars.ContextVar("runai_triage_fast_validation", default=False)
+_fast = FAST_VALIDATION
+
+
+class NeedsTolerantPath(ValueError):
+    """Raised inside a fast validation when a field has a problem to record (pydantic turns it into a
+    ValidationError, which sends the item down the tolerant path)."""
+
+
 def record_problem(field_name: str, message: str) -> None:
     """Attach a problem about one field to the ApiModel being validated (no-op outside validation)."""
+    if _fast.get():
+        raise NeedsTolerantPath(f"{field_name}: {message}")
     stack = _problem_stack.get()
     if stack:
         stack[-1].append((field_name, message))
@@ -97,6 +110,9 @@ class ApiModel(BaseModel):
         populate_by_name=True,
         alias_generator=to_camel,
         frozen=False,
+        # Each model's validator is built on its first use, not at import: the app's first page needs a few of
+        # the seventy, and start-up should not wait for the rest.
+        defer_build=True,
     )
 
     @model_validator(mode="wrap")
@@ -179,6 +195,15 @@ _ISO_RE = re.compile(
     r"(?P<tz>[Zz]|[+-][0-9]{2}:?[0-9]{2})?"
 )
 _MAX_TIMESTAMP_CHARS = 64
+# What the APIs send almost always (UTC; whole seconds, or milliseconds or microseconds as metrics samples are):
+# read by fromisoformat directly, which gives exactly what the general path below gives for it, without building
+# a new string first.
+_COMMON_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?Z")
+_COMMON_LENGTHS = frozenset({20, 24, 27})
+# A history repeats its timestamps (an event's record and the event carry the same one): the common ones read
+# lately, kept (datetimes are immutable, so sharing one is safe) until there are this many.
+_common_seen: dict[str, datetime] = {}
+_COMMON_SEEN_MAX = 4096
 
 
 def parse_timestamp(raw: Any) -> datetime | None:
@@ -186,6 +211,27 @@ def parse_timestamp(raw: Any) -> datetime | None:
 
     None and "" mean "not set" and give None.
     """
+    if raw is None:
+        return None
+    if type(raw) is str and len(raw) in _COMMON_LENGTHS:
+        known = _common_seen.get(raw)
+        if known is not None:
+            return known
+        if _COMMON_TIMESTAMP.fullmatch(raw):
+            try:
+                common: datetime | None = datetime.fromisoformat(raw)
+            except ValueError:  # a month 13: the general path below says so in its own words
+                common = None
+            if common is not None and EARLIEST.year < common.year < LATEST.year - 1:
+                if len(_common_seen) >= _COMMON_SEEN_MAX:
+                    _common_seen.clear()
+                _common_seen[raw] = common
+                return common
+    return parse_timestamp_general(raw)
+
+
+def parse_timestamp_general(raw: Any) -> datetime | None:
+    """`parse_timestamp` without its shortcut for the common shape (the tests hold the two to the same answers)."""
     if raw is None:
         return None
     if isinstance(raw, datetime):
@@ -233,7 +279,7 @@ def out_of_range(value: datetime) -> str | None:
     return None
 
 
-def _timestamp_validator(raw: Any, handler: Any, info: ValidationInfo) -> datetime | None:
+def timestamp_validator(raw: Any, handler: Any, info: ValidationInfo) -> datetime | None:
     try:
         return parse_timestamp(raw)
     except ValueError as exc:
@@ -241,7 +287,7 @@ def _timestamp_validator(raw: Any, handler: Any, info: ValidationInfo) -> dateti
         return None
 
 
-Timestamp = Annotated[datetime | None, WrapValidator(_timestamp_validator)]
+Timestamp = Annotated[datetime | None, WrapValidator(timestamp_validator)]
 """An aware datetime or None; an unparsable value becomes None plus a parse problem on the owning model."""
 
 

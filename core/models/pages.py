@@ -18,8 +18,9 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
-from core.models import safe_json
+from core.models import fast, safe_json
 from core.models.base import ApiModel, preview
+from core.models.gc_pause import gc_paused
 
 T = TypeVar("T", bound=ApiModel)
 
@@ -76,7 +77,8 @@ def parse_json(raw: bytes | str, what: str) -> Any:
     markers (see ``safe_json``) that the tolerant parsers below drop and report like any wrong value.
     """
     try:
-        return safe_json.loads(raw)
+        with gc_paused():
+            return safe_json.loads(raw)
     except UnicodeDecodeError as exc:
         raise ShapeError(f"{what}: body is not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -98,6 +100,9 @@ def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list
     """
     if not isinstance(data, dict):
         return None, [f"{path}: expected an object, got {json_type(data)}"]
+    clean = fast.validate_clean(model, data)
+    if clean is not None:
+        return clean, []
     working: Any = data
     dropped: list[str] = []
     for _ in range(_MAX_REPAIR_ROUNDS):
@@ -199,11 +204,12 @@ def _parse_items(
     if max_items is not None and len(raw_items) > max_items:
         cut = len(raw_items) - max_items
         raw_items = raw_items[:max_items]
-    for index, raw in enumerate(raw_items):
-        obj, messages = parse_tolerant(model, raw, f"{key}[{index}]")
-        problems.extend(ItemProblem(index, message) for message in messages)
-        if obj is not None:
-            items.append(obj)
+    with gc_paused():
+        for index, raw in enumerate(raw_items):
+            obj, messages = parse_tolerant(model, raw, f"{key}[{index}]")
+            problems.extend(ItemProblem(index, message) for message in messages)
+            if obj is not None:
+                items.append(obj)
     if cut:
         problems.append(
             ItemProblem(

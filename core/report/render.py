@@ -51,8 +51,13 @@ def _safe_tree(value: Any) -> Any:
     return value
 
 
+def json_dict(report: Report) -> dict[str, Any]:
+    """The report@1 object, every string cleaned once more (what `to_json` prints; batches embed it)."""
+    return _safe_tree(report.to_json_dict())
+
+
 def to_json(report: Report) -> str:
-    return json.dumps(_safe_tree(report.to_json_dict()), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(json_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 
 def headline(report: Report) -> str:

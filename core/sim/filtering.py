@@ -63,6 +63,16 @@ def query_bool(query: Query, name: str) -> bool:
     raise QueryError(f"{name}: expected true or false, got '{show(value)}'")
 
 
+def comparable(raw: object, *, as_date: bool) -> str | datetime | None:
+    """What a condition compares a field's raw value as: its text, or its instant for a date field; None when
+    the value is missing or cannot be compared (an object, a list, an unreadable date)."""
+    if raw is None or isinstance(raw, dict | list):
+        return None
+    if as_date:
+        return parse_instant(raw)
+    return str(raw).lower() if isinstance(raw, bool) else str(raw)
+
+
 @dataclass(frozen=True)
 class Condition:
     field: str
@@ -71,14 +81,17 @@ class Condition:
     instant: datetime | None  # set for date fields
 
     def test(self, item: dict[str, Any]) -> bool:
-        raw = item.get(self.field)
+        return self.holds(comparable(item.get(self.field), as_date=self.instant is not None))
+
+    def holds(self, value: str | datetime | None) -> bool:
+        """The condition on a value made by `comparable` (which the simulator's index keeps per workload)."""
         negative = self.op in ("!=", "!@")
-        if raw is None or isinstance(raw, dict | list):
+        if value is None:
             return negative
         if self.instant is not None:
-            when = parse_instant(raw)
-            if when is None:
+            if not isinstance(value, datetime):
                 return negative
+            when = value
             if self.op == "==":
                 return when == self.instant
             if self.op == "!=":
@@ -86,7 +99,9 @@ class Condition:
             if self.op == "<=":
                 return when <= self.instant
             return when >= self.instant
-        text = str(raw).lower() if isinstance(raw, bool) else str(raw)
+        if not isinstance(value, str):
+            return negative
+        text = value
         if self.op == "==":
             return text == self.value
         if self.op == "!=":

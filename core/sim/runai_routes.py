@@ -21,10 +21,10 @@ from core.sim.filtering import (
     query_bool,
     query_get,
     query_values,
-    sort_items,
     sort_order,
 )
 from core.sim.sampling import DEFAULT_SAMPLES, MAX_SAMPLES, sample_series
+from core.sim.workload_index import index_of
 
 # Kind path segment -> the lower-cased workload `type` it serves.
 SPEC_KINDS: dict[str, str] = {
@@ -57,45 +57,47 @@ def _paged(key: str, items: list[Any], offset: int, limit: int) -> SimResponse:
 
 
 # -- workloads list ------------------------------------------------------------------------------------------
-def _selected_workloads(ctx: RouteContext) -> list[dict[str, Any]]:
-    """Workloads after deleted/search/filterBy (QueryError on bad parameters), in bundle order."""
+def _workload_query(ctx: RouteContext, *, sorted_as_asked: bool) -> dict[str, Any]:
+    """A workload list query from deleted/search/filterBy, and sortBy/sortOrder when `sorted_as_asked` (else
+    bundle order); QueryError on bad parameters, checked in that order."""
     deleted = query_bool(ctx.query, "deleted")
     conditions = parse_filter_by(
         query_values(ctx.query, "filterBy"), WORKLOAD_STRING_FIELDS, WORKLOAD_DATE_FIELDS
     )
     search = (query_get(ctx.query, "search") or "").lower()
-    out: list[dict[str, Any]] = []
-    for entry in ctx.bundle.workloads:
-        wl = entry["workload"]
-        if bool(wl.get("deletedAt")) != deleted:
-            continue
-        if search and search not in str(wl.get("name", "")).lower():
-            continue
-        out.append(wl)
-    return apply_conditions(out, conditions)
+    sort_by: str | None = None
+    descending = False
+    if sorted_as_asked:
+        sort_by = query_get(ctx.query, "sortBy") or None
+        descending = sort_order(ctx.query) == "desc"
+        if sort_by and sort_by not in WORKLOAD_SORT_FIELDS:
+            raise QueryError(f"sortBy: unknown field '{show(sort_by)}'")
+    return {
+        "deleted": deleted, "search": search, "conditions": conditions, "sort_by": sort_by,
+        "descending": descending, "as_date": sort_by in DATE_SORT_FIELDS,
+    }  # fmt: skip
 
 
 def list_workloads(ctx: RouteContext) -> SimResponse:
     try:
-        items = _selected_workloads(ctx)
-        sort_by = query_get(ctx.query, "sortBy")
-        order = sort_order(ctx.query)
-        if sort_by:
-            if sort_by not in WORKLOAD_SORT_FIELDS:
-                raise QueryError(f"sortBy: unknown field '{show(sort_by)}'")
-            items = sort_items(items, sort_by, order == "desc", as_date=sort_by in DATE_SORT_FIELDS)
+        query = _workload_query(ctx, sorted_as_asked=True)
         offset, limit = parse_paging(ctx.query)
     except QueryError as exc:
         return _bad(exc)
-    return _paged("workloads", items, offset, limit)
+    # Served from the bundle's index: the same page as filtering and sorting the whole list would give.
+    chunk, nxt = index_of(ctx.bundle).page(offset, limit, **query)
+    body: dict[str, Any] = {"workloads": chunk}
+    if nxt is not None:
+        body["next"] = nxt
+    return json_response(200, body)
 
 
 def count_workloads(ctx: RouteContext) -> SimResponse:
     try:
-        items = _selected_workloads(ctx)
+        query = _workload_query(ctx, sorted_as_asked=False)
     except QueryError as exc:
         return _bad(exc)
-    return json_response(200, {"count": len(items)})
+    return json_response(200, {"count": index_of(ctx.bundle).count(**query)})
 
 
 def get_workload(ctx: RouteContext) -> SimResponse:

@@ -1,9 +1,10 @@
 """Tier 2: Kubernetes evidence (pod, previous logs, events, node) through the official ``kubernetes`` client.
 
-Every read goes through ``CoreV1Api`` read methods only, with ``_preload_content=False`` so the raw bytes are
-parsed by our own tolerant models (unknown fields kept, bad fields reported, nothing lost), and with an
-explicit ``(connect, read)`` timeout. Every failure the API or the network can produce comes back as a
-``Missing`` whose ``why`` a user can act on; nothing here raises for them.
+Every read goes through the six GET reads of ``CoreReads`` (``kube_reads``: the requests ``CoreV1Api`` sends,
+without loading its 250 models) and comes back unread, so the raw bytes are parsed by our own tolerant models
+(unknown fields kept, bad fields reported, nothing lost), with an explicit ``(connect, read)`` timeout. Every
+failure the API or the network can produce comes back as a ``Missing`` whose ``why`` a user can act on; nothing
+here raises for them.
 
 The client is synchronous; the ``async`` methods run it in a worker thread so the engine can issue reads
 concurrently.
@@ -23,7 +24,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import urllib3
-from kubernetes.client import CoreV1Api
 from kubernetes.client.exceptions import ApiException
 
 from core.models.base import preview
@@ -37,8 +37,10 @@ from core.sources.kube_containers import choose_log_container, terminated_withou
 from core.sources.kube_deadline import ReadDeadline
 from core.sources.kube_explain import BodyTooLarge, ReadTooSlow, explain, host_of, log_400, status_message
 from core.sources.kube_guard import read_only_api_client
+from core.sources.kube_reads import CoreReads
 from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice, is_namespace_name
+from core.sources.tap import Tap
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"
@@ -77,12 +79,14 @@ _RBAC_DENIAL = re.compile(
 class KubeSource:
     """Read-only Tier 2 reads. Build with a ``KubeConnection``; close when done."""
 
-    def __init__(self, connection: KubeConnection) -> None:
+    def __init__(self, connection: KubeConnection, tap: Tap | None = None) -> None:
         self._connection = connection
         self._timeout = connection.timeout
         self._deadline_s = connection.deadline
         self._api_client = read_only_api_client(connection.configuration)
-        self._api = CoreV1Api(self._api_client)
+        if tap is not None:
+            tap.kube_client(self._api_client)
+        self._api = CoreReads(self._api_client)
 
     @property
     def origin(self) -> str:
@@ -152,7 +156,7 @@ class KubeSource:
         try:
             raw = self._body(
                 lambda: self._api.read_namespaced_pod(
-                    name, ns, _preload_content=False, _request_timeout=self._timeout
+                    name, ns, _request_timeout=self._timeout
                 ),
                 MAX_JSON_BYTES,
             )
@@ -230,7 +234,7 @@ class KubeSource:
         try:
             raw = self._body(
                 lambda: self._api.list_namespaced_event(
-                    namespace, field_selector=selector, _preload_content=False, _request_timeout=self._timeout
+                    namespace, field_selector=selector, _request_timeout=self._timeout
                 ),
                 MAX_JSON_BYTES,
             )
@@ -257,7 +261,7 @@ class KubeSource:
         try:
             raw = self._body(
                 lambda: self._api.list_event_for_all_namespaces(
-                    field_selector=selector, _preload_content=False, _request_timeout=self._timeout
+                    field_selector=selector, _request_timeout=self._timeout
                 ),
                 MAX_JSON_BYTES,
             )
@@ -274,7 +278,7 @@ class KubeSource:
         what = f"node {name}"
         try:
             raw = self._body(
-                lambda: self._api.read_node(name, _preload_content=False, _request_timeout=self._timeout),
+                lambda: self._api.read_node(name, _request_timeout=self._timeout),
                 MAX_JSON_BYTES,
             )
             return parse_object(parse_json(raw, "node"), K8sNode, "node")
@@ -291,7 +295,7 @@ class KubeSource:
         try:
             raw = self._body(
                 lambda: self._api.list_pod_for_all_namespaces(
-                    field_selector=selector, limit=limit, _preload_content=False, _request_timeout=self._timeout
+                    field_selector=selector, limit=limit, _request_timeout=self._timeout
                 ),
                 MAX_JSON_BYTES,
             )
@@ -313,7 +317,6 @@ class KubeSource:
                 previous=previous,
                 tail_lines=LOG_TAIL_LINES,
                 limit_bytes=LOG_LIMIT_BYTES,
-                _preload_content=False,
                 _request_timeout=self._timeout,
             ),
             _LOG_READ_CAP,
@@ -380,13 +383,13 @@ class KubeSource:
         )
 
 def open_kube_source(
-    settings: KubeSettings, env: Mapping[str, str] | None = None
+    settings: KubeSettings, env: Mapping[str, str] | None = None, tap: Tap | None = None
 ) -> KubeSource | KubeUnavailable:
     """Build the connection from settings (see ``build_configuration``) and a source on it."""
     connection = build_configuration(settings) if env is None else build_configuration(settings, env)
     if isinstance(connection, KubeUnavailable):
         return connection
-    return KubeSource(connection)
+    return KubeSource(connection, tap)
 
 
 # -- helpers -----------------------------------------------------------------------------------

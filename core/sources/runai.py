@@ -65,6 +65,7 @@ from core.sources.runai_params import (
     segment,
     spec_path,
 )
+from core.sources.tap import Tap
 from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens, StaticTokens, token_source
 
 M = TypeVar("M", bound=ApiModel)
@@ -129,6 +130,7 @@ class RunaiClient:
         max_body_bytes: int = MAX_BODY_BYTES,
         request_deadline_s: float = DEFAULT_REQUEST_DEADLINE_S,
         call_deadline_s: float = DEFAULT_CALL_DEADLINE_S,
+        tap: Tap | None = None,
     ) -> None:
         url = base_url_of(base_url)
         self.base_url = str(url).rstrip("/")
@@ -144,9 +146,13 @@ class RunaiClient:
         # The guard sits right above the network, where the bytes leave, so nothing above it (the deadline and
         # body cap, the client, code reaching past the client) can send a write.
         guarded = ReadOnlyTransport(inner, allowed_posts=token_paths(url.path))
+        bounded: httpx.AsyncBaseTransport = BoundedTransport(
+            guarded, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s
+        )
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
-            transport=BoundedTransport(guarded, max_body_bytes=max_body_bytes, deadline_s=request_deadline_s),
+            # A tap (`record`) sees the bounded answers the client reads; the guard stays below it, at the network.
+            transport=tap.runai_transport(bounded, url.path) if tap is not None else bounded,
             timeout=self._timeout,
             follow_redirects=False,
             headers={"User-Agent": USER_AGENT, "Accept": "application/json", "Accept-Encoding": SUPPORTED_ENCODINGS},

@@ -1,61 +1,63 @@
-"""Effective sequential round trips of one diagnosis, against the simulated control plane with injected latency.
+"""Effective sequential round trips of one diagnosis, against the simulator (in a process of its own) with latency.
 
-Run: `.venv/bin/python -m tests.benchmarks.bench_round_trips [--runs N] [--latencies 0,50,100]`
+Run: `.venv/bin/python -m tests.benchmarks.bench_round_trips [--reps N] [--latencies 0,50,100] [--timeline]`
 
-For each case the engine runs over real HTTP (the Run:ai client and, when the case has Kubernetes data, the
-kubernetes client) against a loopback simulator whose every answer is delayed by L ms. With T(L) the best of N
-wall times, (T(L) - T(0)) / L is how many round trips the diagnosis waited for one after another; the number of
-requests is what it would wait for if it made them one at a time. Target: <= 3 for Option A with metrics and
-Tier 2 (example-oom). Prints only; it asserts nothing about time. `--timeline` also prints when each read
-started and ended at the largest L, which shows the chain of reads that waited for one another.
+For each case the engine runs with the real clients (Run:ai over httpx and, when the case has Kubernetes data,
+the kubernetes client) against `runai-triage serve --latency-ms L`, one server process per latency, whose every
+answer is delayed by L ms. With T(L) the median of N wall times (the latencies alternate, repetition after
+repetition), (T(L) - T(0)) / L is how many round trips the diagnosis waited for one after another; the number
+of requests is what it would wait for if it made them one at a time. Targets: <= 3 for Option A with metrics and
+Tier 2 (example-oom), <= 8 for a workload with 20,000 history records. Prints only; asserts nothing about time.
+`--timeline` also prints when each read started and ended at the largest L.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.diagnosis.engine import diagnose, run_to_report
 from core.diagnosis.progress import ReadFinished
 from core.diagnosis.request import DiagnosisRequest
-from core.sim.bundle import CaseBundle, load_bundle
+from core.sim.bundle import load_bundle
 from core.sim.demo import demo_expectations, load_demo_bundle
-from core.tenant import open_bundle_tenant
+from core.sources.credentials import BearerToken
+from core.sources.kube_types import KubeSettings
+from core.tenant import Tenant, open_real_tenant
+from tests.benchmarks import big_history
+from tests.benchmarks.harness import ServedCase, alternate, median, spread
 from tests.paths import CASES
-
-TARGET_OPTION_A = 3.0
 
 
 @dataclass(frozen=True)
 class Case:
     label: str
-    bundle: CaseBundle
+    bundle: Path | None  # None: the demo tenant
     request: DiagnosisRequest
     target: float | None = None
 
 
-def _cases() -> list[Case]:
+def _cases(tmp: Path) -> list[Case]:
     oom = load_bundle(CASES / "example-oom.json")
     demo = load_demo_bundle()
     stories = {e["key"]: e for e in demo_expectations()}
-    by_name = stories["llama-ft-7b-by-name"]
-    pull = stories["pull-rate-limit"]
+    by_name, pull = stories["llama-ft-7b-by-name"], stories["pull-rate-limit"]
+    big, captured = big_history.write_big_case(tmp, tier2=True)
     return [
         Case(
             "A example-oom (OOM, metrics, Tier 2)",
-            oom,
-            DiagnosisRequest(
-                cluster_id="05664dde-1ea7-5931-81c6-fcd52b6608e7",
-                workload_id="9c272e2c-4cbd-59c9-ad76-2b982958772c",
-                now=oom.captured_at,
-            ),
-            TARGET_OPTION_A,
+            CASES / "example-oom.json",
+            DiagnosisRequest(cluster_id=big_history.CLUSTER, workload_id=big_history.WORKLOAD, now=oom.captured_at),
+            3.0,
         ),
         Case(
             "B demo llama-ft-7b by name (OOM, metrics, Tier 2)",
-            demo,
+            None,
             DiagnosisRequest(
                 cluster_id=by_name["clusterId"],
                 name=by_name["name"],
@@ -65,67 +67,38 @@ def _cases() -> list[Case]:
             ),
         ),
         Case(
-            "A demo pull-rate-limit (image pull, Tier 2)",
-            demo,
-            DiagnosisRequest(
-                cluster_id=pull["clusterId"], workload_id=pull["workloadId"], now=demo.captured_at
-            ),
+            "C demo pull-rate-limit (image pull, Tier 2)",
+            None,
+            DiagnosisRequest(cluster_id=pull["clusterId"], workload_id=pull["workloadId"], now=demo.captured_at),
         ),
+        Case(f"D {big_history.RECORDS:,} history records (Tier 2)", big, big_history.request(captured), 8.0),
     ]
 
 
-async def _run_once(case: Case, latency_ms: float) -> tuple[float, int, str]:
-    tenant = open_bundle_tenant(case.bundle, label=case.label, latency_ms=latency_ms)
+def _tenant(served: ServedCase) -> Tenant:
+    settings = KubeSettings(kubeconfig=served.kubeconfig, in_cluster=False)
+    return open_real_tenant(served.url, BearerToken(served.token), settings)
+
+
+async def _run_once(served: ServedCase, request: DiagnosisRequest) -> tuple[float, str]:
+    tenant = _tenant(served)
     try:
-        assert tenant.control_plane is not None
-        before = len(tenant.control_plane.requests)
+        kube, unavailable = tenant.kube, tenant.kube_unavailable  # opened before the clock starts
         start = time.perf_counter()
-        report = await run_to_report(
-            case.request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
-        )
-        elapsed = time.perf_counter() - start
-        requests = len(tenant.control_plane.requests) - before
-        return elapsed, requests, f"{report.outcome}/{report.category}"
+        report = await run_to_report(request, tenant.runai, kube, tier2_unavailable=unavailable)
+        return time.perf_counter() - start, f"{report.outcome}/{report.category}"
     finally:
         await tenant.aclose()
 
 
-async def _measure(case: Case, latencies: list[float], runs: int) -> None:
-    best: dict[float, float] = {}
-    requests = 0
-    verdict = ""
-    for latency in latencies:
-        times = []
-        for _ in range(runs):
-            elapsed, requests, verdict = await _run_once(case, latency)
-            times.append(elapsed)
-        best[latency] = min(times)
-    print(
-        f"\n{case.label}: verdict {verdict}, {requests} requests (= sequential round trips if one at a time)"
-    )
-    base = best[latencies[0]]
-    print(f"  T({latencies[0]:g} ms) = {base * 1000:8.1f} ms (best of {runs})")
-    for latency in latencies[1:]:
-        effective = (best[latency] - base) / (latency / 1000)
-        target = ""
-        if case.target is not None:
-            verdict_mark = "meets" if effective <= case.target else "MISSES"
-            target = f"   target <= {case.target:g}: {verdict_mark}"
-        print(
-            f"  T({latency:g} ms) = {best[latency] * 1000:8.1f} ms  effective sequential round trips "
-            f"{effective:5.2f} of {requests} requests{target}"
-        )
-
-
-async def _timeline(case: Case, latency_ms: float) -> None:
+async def _timeline(served: ServedCase, request: DiagnosisRequest, latency_ms: float) -> None:
     """When each read started and ended, in units of L: reads on one row of the chain overlap."""
-    tenant = open_bundle_tenant(case.bundle, label=case.label, latency_ms=latency_ms)
+    tenant = _tenant(served)
     rows: list[tuple[float, float, str]] = []
     try:
+        kube, unavailable = tenant.kube, tenant.kube_unavailable
         start = time.perf_counter()
-        async for event in diagnose(
-            case.request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
-        ):
+        async for event in diagnose(request, tenant.runai, kube, tier2_unavailable=unavailable):
             if isinstance(event, ReadFinished):
                 end = time.perf_counter() - start
                 rows.append((end - event.seconds, end, f"{event.source}: {event.what}"))
@@ -137,24 +110,50 @@ async def _timeline(case: Case, latency_ms: float) -> None:
         print(f"    {begin / unit:5.2f} .. {end / unit:5.2f}  {what}")
 
 
-async def main_async(latencies: list[float], runs: int, timeline: bool) -> None:
-    print(f"latencies {', '.join(f'{x:g}' for x in latencies)} ms, best of {runs} runs per latency")
-    for case in _cases():
-        await _measure(case, latencies, runs)
+def _measure(case: Case, latencies: list[float], reps: int, timeline: bool) -> None:
+    with ExitStack() as stack:
+        servers = {lat: stack.enter_context(ServedCase(case.bundle, latency_ms=lat)) for lat in latencies}
+        verdicts: set[str] = set()
+
+        def run(latency: float) -> float:
+            elapsed, verdict = asyncio.run(_run_once(servers[latency], case.request))
+            verdicts.add(verdict)
+            return elapsed
+
+        samples = alternate({f"{lat:g}": (lambda lat=lat: run(lat)) for lat in latencies}, reps)
+        log = servers[latencies[0]].requests()
+        runs = reps + 1  # the warm-up round included
+        requests = sum(1 for r in log if r["method"] == "GET") // runs
+        print(f"\n{case.label}: verdict {', '.join(sorted(verdicts))}, {requests} requests")
+        base = median(samples[f"{latencies[0]:g}"])
+        print(f"  T({latencies[0]:g} ms) = {base * 1000:8.1f} ms {spread(samples[f'{latencies[0]:g}'])}")
+        for latency in latencies[1:]:
+            values = samples[f"{latency:g}"]
+            effective = (median(values) - base) / (latency / 1000)
+            target = ""
+            if case.target is not None:
+                target = f"   target <= {case.target:g}: {'meets' if effective <= case.target else 'MISSES'}"
+            print(f"  T({latency:g} ms) = {median(values) * 1000:8.1f} ms {spread(values)}  effective sequential "
+                  f"round trips {effective:5.2f} of {requests} requests{target}")  # fmt: skip
         if timeline:
-            await _timeline(case, latencies[-1])
+            asyncio.run(_timeline(servers[latencies[-1]], case.request, latencies[-1]))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="runs per latency; the best is kept (default 3)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="repetitions per latency (median kept; default 5)")
     parser.add_argument("--latencies", default="0,50,100", help="comma-separated latencies in ms, 0 first")
     parser.add_argument("--timeline", action="store_true", help="also print each read's start and end")
+    parser.add_argument("--only", help="run only the cases whose label starts with this letter (A, B, C, D)")
     args = parser.parse_args()
     latencies = [float(x) for x in args.latencies.split(",")]
     if latencies[0] != 0:
         latencies.insert(0, 0.0)
-    asyncio.run(main_async(latencies, max(1, args.runs), args.timeline))
+    print(f"latencies {', '.join(f'{x:g}' for x in latencies)} ms, median of {args.reps} alternating runs each")
+    with tempfile.TemporaryDirectory(prefix="runai-bench-") as tmp:
+        for case in _cases(Path(tmp)):
+            if args.only is None or case.label.startswith(args.only):
+                _measure(case, latencies, max(1, args.reps), args.timeline)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,19 @@
-"""How fast the terminal app answers on the demo tenant, against a minimal Textual app timed in this process.
+"""How fast the terminal app answers on the demo tenant, against a minimal Textual app timed in the same run.
 
 Run: `.venv/bin/python -m tests.benchmarks.bench_tui [--rounds N] [--pages N]`
 
-Measured headless (`App.run_test`), with `time.perf_counter`, best of N rounds:
-- first rows: from creating the app (`--demo`: the bundle is read and served on loopback) to the picker
-  showing its first page of rows; baseline: a one-Static app from creation to that Static's mount;
-- verdict: from `enter` on a failed demo story's row to the diagnosis screen holding its report (a full
-  engine run over real HTTP); baseline: a key that pushes a one-Static screen, to that screen's mount;
+Every figure is a median of N rounds, the app's and the baseline's alternating (a slow moment of the shared
+machine hits both alike):
+- first rows, from process start: `runai-triage --demo` in a fresh process until the picker's first rows are
+  painted; baseline: a fresh process running a minimal Textual app until its 40-row DataTable is painted (both
+  through the same headless driver, `tests/benchmarks/tui_child.py`). Target <= 2x;
+- enter -> verdict, cold: in a fresh app, `enter` on a failed demo story as soon as the first rows show
+  (nothing warmed up yet: what the first diagnosis needs loads on first use), to the diagnosis screen holding its
+  report, painted (a full engine run over real HTTP, Tier 2 included); baseline: a fresh app pushing an empty
+  screen (one Static) as soon as its first rows show, to that screen's first paint;
+- enter -> verdict, warm: the same again in an app whose every background warm-up has finished (waited for,
+  so the timing never races one); baseline: that app pushing the empty screen. Target <= 5x, cold or warm.
+  (The minimal app's push of the same empty screen is printed beside: the app's own cost of a screen);
 - page switch: from `]` to the table showing different rows, with the 2,160-workload demo tenant; baseline:
   a key that updates a label, to the label showing the new text;
 - needs attention: from `a` to the first page of that view (one events read per Pending / Running candidate,
@@ -21,6 +28,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +47,8 @@ from textual.widgets import Static
 from textual_plotext.plot import Plot
 
 from core.sim.demo import demo_expectations, load_demo_bundle
+from tests.benchmarks.harness import ROOT, python_env
+from tests.benchmarks.tui_child import as_the_program, painted, push_empty
 from tui.app import TriageApp
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
@@ -108,13 +120,10 @@ def _label(app: App[Any]) -> str:
 
 
 async def baseline_round() -> dict[str, float]:
-    start = time.perf_counter()
     app = MinimalApp()
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: app.mounted_at is not None, "the minimal app's mount")
-        assert app.mounted_at is not None
-        first = app.mounted_at - start
         await pilot.pause()
 
         switches: list[float] = []
@@ -127,8 +136,22 @@ async def baseline_round() -> dict[str, float]:
         t0 = time.perf_counter()
         key(app, "enter", "\r")
         await until(lambda: app.pushed_at is not None, "the pushed screen")
+        await painted(app)
         push = time.perf_counter() - t0
-    return {"first": first, "verdict": push, "page": min(switches), "attention": min(switches)}
+    return {"verdict": push, "page": min(switches), "attention": min(switches)}
+
+
+def launch_round(mode: str) -> dict[str, float]:
+    """One fresh process (tui_child): its first rows from process start, then a key pressed at once."""
+    start = time.time()
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.tui_child", mode],
+        cwd=ROOT, env=python_env(), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"tui_child {mode} exited {done.returncode}: {done.stderr[-2000:]}")
+    painted, opened = (float(x) for x in done.stdout.split())
+    return {"first": painted - start, "cold": opened}
 
 
 # -- the app ----------------------------------------------------------------------------------------------
@@ -145,13 +168,16 @@ def _rows(app: App[Any]) -> list[str]:
     return [w.id or "" for w in picker.query_one(WorkloadTable).workloads]
 
 
+def _verdict(app: App[Any]) -> bool:
+    screen = app.screen
+    return isinstance(screen, DiagnosisScreen) and screen.report is not None and not screen.running
+
+
 async def app_round(pages: int, story_id: str) -> dict[str, float]:
-    start = time.perf_counter()
-    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False)
+    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, **as_the_program())
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: bool(_rows(app)), "the picker's first rows")
-        first = time.perf_counter() - start
         # Let the total count land so it does not compete with what is timed next.
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -176,15 +202,28 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
             raise RuntimeError(f"{STORY} is not on the first page of the demo picker")
         table.focus()
         table.move_cursor(row=ids.index(story_id))
+        # Warm: the first diagnosis has run, and every warm-up the app starts has finished (waited for here, so
+        # the timing below never races one).
+        key(app, "enter", "\r")
+        await until(lambda: _verdict(app), "the first verdict")
+        key(app, "escape", "\x1b")
+        await until(lambda: _picker(app) is not None, "the picker again")
+        assert app.tenant is not None
+        if hasattr(app.tenant, "start_opening_kube"):
+            await asyncio.wrap_future(app.tenant.start_opening_kube())
+        else:  # a checkout from before Tier 2 opened in its own thread
+            await asyncio.to_thread(app.tenant.warm_kube)
+        await app.workers.wait_for_complete()
         await pilot.pause()
-
-        def done() -> bool:
-            screen = app.screen
-            return isinstance(screen, DiagnosisScreen) and screen.report is not None and not screen.running
+        empty = await push_empty(app)
+        app.pop_screen()
+        await until(lambda: _picker(app) is not None, "the picker again")
+        await pilot.pause()
 
         t0 = time.perf_counter()
         key(app, "enter", "\r")
-        await until(done, "the verdict")
+        await until(lambda: _verdict(app), "the verdict")
+        await painted(app)
         verdict = time.perf_counter() - t0
         key(app, "escape", "\x1b")
         await until(lambda: _picker(app) is not None, "the picker again")
@@ -196,7 +235,7 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
         attention = time.perf_counter() - t0
         page = picker._page
         reads = page.attention.event_reads if page is not None and page.attention is not None else 0
-    return {"first": first, "verdict": verdict, "page": min(switches), "attention": attention, "reads": reads}
+    return {"verdict": verdict, "empty": empty, "page": min(switches), "attention": attention, "reads": reads}
 
 
 def chart_round() -> dict[str, float]:
@@ -233,53 +272,64 @@ class Row:
     key: str
     what: str
     baseline: str
+    target: float | None = None
 
 
 ROWS = (
-    Row("first", "first picker rows (--demo)", "minimal app mounted"),
-    Row("verdict", "enter -> verdict (demo story)", "key -> screen pushed"),
+    Row("first", "first picker rows (--demo)", "40-row DataTable shown", 2.0),
+    Row("cold", "enter -> verdict, cold", "app: empty screen push", 5.0),
+    Row("verdict", "enter -> verdict, warm", "app: empty screen push", 5.0),
     Row("page", "] -> next page rows (2,160 wl)", "key -> label updated"),
     Row("attention", "a -> needs-attention rows", "key -> label updated"),
 )
 
 
-def best(rounds: list[dict[str, float]]) -> dict[str, float]:
-    # Every number is a time except the app's event-read count, which is the same in every round.
-    return {name: min(r[name] for r in rounds) for name in rounds[0]}
+def medians(rounds: list[dict[str, float]]) -> dict[str, float]:
+    return {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of each app (best is reported)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of each app (median is reported)")
     parser.add_argument("--pages", type=int, default=3, help="page switches timed per round")
     args = parser.parse_args()
     story = {c["key"]: c for c in demo_expectations()}[STORY]
+    rounds = max(1, args.rounds)
 
+    launches: dict[str, list[dict[str, float]]] = {"app": [], "app-empty": [], "baseline": []}
     base_rounds: list[dict[str, float]] = []
     app_rounds: list[dict[str, float]] = []
-    for _ in range(max(1, args.rounds)):
+    for _ in range(rounds):
         # Interleaved so a slow moment of the shared machine hits both sides alike.
+        for mode, launched in launches.items():
+            launched.append(launch_round(mode))
         base_rounds.append(asyncio.run(baseline_round()))
         app_rounds.append(asyncio.run(app_round(max(1, args.pages), story["workloadId"])))
-    base, ours = best(base_rounds), best(app_rounds)
-    loads: list[float] = []
-    for _ in range(max(1, args.rounds)):
-        t0 = time.perf_counter()
-        load_demo_bundle()
-        loads.append(time.perf_counter() - t0)
+    minimal, ours = medians(base_rounds), medians(app_rounds)
+    first_app, first_base = medians(launches["app"]), medians(launches["baseline"])
+    ours |= {"first": first_app["first"], "cold": first_app["cold"]}
+    base = minimal | {
+        "first": first_base["first"], "cold": medians(launches["app-empty"])["cold"], "verdict": ours["empty"],
+    }  # fmt: skip
 
-    print(f"terminal app vs a minimal Textual app, headless {SIZE[0]}x{SIZE[1]}, best of {args.rounds}")
+    print(f"terminal app vs a minimal Textual app, headless {SIZE[0]}x{SIZE[1]}, median of {rounds}")
     print(f"{'measure':32s} {'app':>9s}   {'baseline':22s} {'baseline':>9s} {'ratio':>7s}")
     for row in ROWS:
         ratio = ours[row.key] / base[row.key] if base[row.key] > 0 else float("nan")
+        target = "" if row.target is None else f"  target <= {row.target:g}x: " + (
+            "meets" if ratio <= row.target else "MISSES"
+        )
         print(
             f"{row.what:32s} {ours[row.key] * 1000:7.1f}ms   {row.baseline:22s} "
-            f"{base[row.key] * 1000:7.1f}ms {ratio:6.1f}x"
+            f"{base[row.key] * 1000:7.1f}ms {ratio:6.1f}x{target}"
         )
-    print(f"(first rows include reading and validating the demo bundle: {min(loads) * 1000:.1f} ms alone)")
+    print("(first rows: from process start, in a fresh process each; cold verdict: in that same process)")
+    print(f"(the minimal app pushes the same empty screen in {first_base['cold'] * 1000:.1f} ms cold, "
+          f"{minimal['verdict'] * 1000:.1f} ms warm)")  # fmt: skip
     print(f"(the needs-attention page made {int(app_rounds[-1]['reads'])} events reads)")
-    charts = [chart_round() for _ in range(max(1, args.rounds))]
-    plotext, spark = min(c["chart"] for c in charts), min(c["spark"] for c in charts)
+    charts = [chart_round() for _ in range(rounds)]
+    plotext = statistics.median(c["chart"] for c in charts)
+    spark = statistics.median(c["spark"] for c in charts)
     print(
         f"{'memory chart, 983 samples 120x30':32s} {plotext * 1000:7.1f}ms   {'Sparkline, same data':22s} "
         f"{spark * 1000:7.1f}ms {plotext / spark:6.1f}x"

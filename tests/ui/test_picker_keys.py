@@ -218,7 +218,8 @@ async def test_wide_terminal_gives_the_message_a_column(demo_tenant: Tenant) -> 
         table = screen.query_one(WorkloadTable)
         assert "message" in table.column_keys
         widths = {str(c.key.value): c.width for c in table.ordered_columns}
-        assert widths["name"] <= 48 and widths["message"] >= 60
+        # The Verdict column (23) takes its share; the message still gets a column of its own.
+        assert widths["name"] <= 48 and widths["message"] >= 40
 
 
 async def test_a_long_cluster_name_keeps_the_cluster_box_whole(bundle_tenant: Any) -> None:

@@ -39,7 +39,9 @@ def _app(bundle: CaseBundle, **tenant_kwargs: Any) -> TriageApp:
 
 def _answered(pilot: Pilot[Any]) -> bool:
     screen = pilot.app.screen
-    return isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading
+    # The Verdict column fills in the background: a snapshot waits for all of it.
+    return isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading \
+        and screen.verdicts_settled
 
 
 async def _loaded(pilot: Pilot[Any]) -> None:

@@ -1,5 +1,5 @@
 """The app's logic that needs no terminal: page keys (tui.paging), the picker's query (tui.picker_query), the
-needs-attention judgement (tui.attention), the memory chart's arithmetic (tui.widgets.memory_plot), advice in
+needs-attention judgement (core.triage.attention), the memory chart's arithmetic (tui.widgets.memory_plot), advice in
 the app's terms (tui.advice), settings (tui.settings) and counted words (tui.words)."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from core.models.report import HistoryEntry
 from core.models.runai import Workload, WorkloadEvent
+from core.triage.attention import judge_events, judge_listed
 from tui.advice import for_the_app
-from tui.attention import judge_events, judge_listed
 from tui.paging import Go, PageNav, Stay
 from tui.picker_query import QUIET_PHASES, NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.settings import Settings, config_dir, load_settings, save_settings

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from kubernetes.client import ApiClient, Configuration, CoreV1Api
+from kubernetes.client.exceptions import ApiException
 
 from core.sim.bundle import parse_bundle
 from core.sim.control_plane import ControlPlane
@@ -15,8 +16,13 @@ from core.sim.loopback import LoopbackServer
 from core.sources.kube import KubeSource
 from core.sources.kube_config import KubeConnection, bounded_retry
 from core.sources.kube_guard import ReadOnlyViolation, guard_api_client, is_guarded, read_only_api_client
+from core.sources.kube_reads import CoreReads
 
-KUBE_SOURCE = pathlib.Path(__file__).resolve().parents[2] / "core" / "sources" / "kube.py"
+SOURCES = pathlib.Path(__file__).resolve().parents[2] / "core" / "sources"
+KUBE_SOURCE = SOURCES / "kube.py"
+KUBE_READS = SOURCES / "kube_reads.py"
+# The classes whose instance the source sends its reads through: the generated one, or ours that sends the same.
+API_CLASSES = {"CoreV1Api", "CoreReads"}
 ALLOWED = {
     "read_namespaced_pod",
     "read_namespaced_pod_log",
@@ -29,13 +35,13 @@ WRITE_PREFIXES = ("create", "patch", "replace", "delete", "connect")
 
 
 def _core_api_attributes(tree: ast.AST) -> set[str]:
-    """Attribute names under which a CoreV1Api(...) instance is stored (``self._api = CoreV1Api(...)``)."""
+    """Attribute names under which the API object is stored (``self._api = CoreReads(...)``)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             func = node.value.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if called == "CoreV1Api":
+            if called in API_CLASSES:
                 for target in node.targets:
                     if isinstance(target, ast.Attribute):
                         names.add(target.attr)
@@ -53,10 +59,10 @@ def _receiver_name(node: ast.expr) -> str | None:
 
 
 def api_calls(source: str) -> list[ast.Call]:
-    """Every call made on the CoreV1Api object in ``source``."""
+    """Every call made on the API object in ``source``."""
     tree = ast.parse(source)
     holders = _core_api_attributes(tree)
-    assert holders, "no CoreV1Api(...) assignment found"
+    assert holders, "no CoreReads(...) or CoreV1Api(...) assignment found"
     return [
         node
         for node in ast.walk(tree)
@@ -84,7 +90,7 @@ def write_like(names: set[str]) -> set[str]:
     return {n for n in names if n.startswith(WRITE_PREFIXES) or "evict" in n}
 
 
-def test_kube_source_calls_only_the_five_read_methods() -> None:
+def test_kube_source_calls_only_the_six_read_methods() -> None:
     source = KUBE_SOURCE.read_text(encoding="utf-8")
     called = {call.func.attr for call in api_calls(source)}  # type: ignore[union-attr]
     assert write_like(called) == set()
@@ -92,12 +98,24 @@ def test_kube_source_calls_only_the_five_read_methods() -> None:
     assert dynamic_access(source) == []
 
 
-def test_every_api_call_reads_raw_bytes_with_an_explicit_timeout() -> None:
+def test_every_api_call_has_an_explicit_timeout() -> None:
     for call in api_calls(KUBE_SOURCE.read_text(encoding="utf-8")):
         keywords = {kw.arg: kw.value for kw in call.keywords}
-        preload = keywords.get("_preload_content")
-        assert isinstance(preload, ast.Constant) and preload.value is False, ast.unparse(call)
         assert "_request_timeout" in keywords, ast.unparse(call)
+
+
+def test_the_reads_module_offers_the_five_reads_and_serialises_only_get() -> None:
+    tree = ast.parse(KUBE_READS.read_text(encoding="utf-8"))
+    reads = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "CoreReads")
+    public = {f.name for f in reads.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")}
+    assert public == ALLOWED
+    serialised = [
+        n for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "param_serialize"
+    ]  # fmt: skip
+    assert len(serialised) == 1
+    method = {kw.arg: kw.value for kw in serialised[0].keywords}["method"]
+    assert isinstance(method, ast.Constant) and method.value == "GET"
 
 
 def test_the_ast_check_flags_a_write_and_a_getattr() -> None:
@@ -174,9 +192,51 @@ def test_guard_refuses_raw_rest_and_pool_manager_writes(server: tuple[ControlPla
 def test_guard_lets_gets_through_so_the_log_above_is_meaningful(server: tuple[ControlPlane, str]) -> None:
     plane, url = server
     client = read_only_api_client(_configuration(url, plane.kube_token))
-    pod = CoreV1Api(client).read_namespaced_pod("p", "ns", _preload_content=False, _request_timeout=(1, 2))
+    pod = CoreReads(client).read_namespaced_pod("p", "ns", _request_timeout=(1, 2))
     assert pod.status == 200
     assert [(r.method, r.path) for r in plane.requests] == [("GET", "/api/v1/namespaces/ns/pods/p")]
+    client.close()
+
+
+# The six reads, as the source calls them, with what the generated client takes for each.
+_READS = [
+    ("read_namespaced_pod", ("p", "ns"), {}),
+    ("read_namespaced_pod_log", ("p", "ns"), {"container": "main", "previous": True, "tail_lines": 500,
+                                              "limit_bytes": 1048576}),
+    ("read_namespaced_pod_log", ("p", "ns"), {"container": "main", "previous": False}),
+    ("list_namespaced_event", ("ns",), {"field_selector": "involvedObject.name=p,involvedObject.namespace=ns"}),
+    ("list_event_for_all_namespaces", (), {"field_selector": "involvedObject.kind=Node,involvedObject.name=n"}),
+    ("read_node", ("n",), {}),
+    ("list_pod_for_all_namespaces", (), {"field_selector": "spec.nodeName=n", "limit": 200}),
+]
+
+
+def test_the_reads_send_exactly_what_the_generated_client_sends(server: tuple[ControlPlane, str]) -> None:
+    plane, url = server
+    client = read_only_api_client(_configuration(url, plane.kube_token))
+    ours, theirs = CoreReads(client), CoreV1Api(client)
+    for name, args, kwargs in _READS:
+        plane.clear_requests()
+        answers = []
+        for api, extra in ((theirs, {"_preload_content": False}), (ours, {})):
+            try:
+                answers.append(getattr(api, name)(*args, **kwargs, **extra, _request_timeout=(1, 2)).status)
+            except ApiException as exc:  # a 404 for the node: both must raise it alike
+                answers.append(exc.status)
+        sent = [(r.method, r.path, r.query) for r in plane.requests]
+        assert len(sent) == 2 and sent[0] == sent[1], name
+        assert answers[0] == answers[1], name
+    client.close()
+
+
+def test_a_read_returns_the_body_unread_and_raises_for_a_failed_status(server: tuple[ControlPlane, str]) -> None:
+    plane, url = server
+    client = read_only_api_client(_configuration(url, plane.kube_token))
+    answer = CoreReads(client).read_namespaced_pod("p", "ns", _request_timeout=(1, 2))
+    assert b'"name":"p"' in answer.read().replace(b" ", b"")
+    with pytest.raises(ApiException) as missing:
+        CoreReads(client).read_namespaced_pod("ghost", "ns", _request_timeout=(1, 2))
+    assert missing.value.status == 404 and "NotFound" in str(missing.value.body)
     client.close()
 
 

@@ -66,6 +66,7 @@ PLANTED: dict[str, tuple[str, str, str]] = {
         "core.report._planted_textual -> textual",
     ),
     "headless-commands-without-textual": ("tui/serve.py", "import tui.app", "tui.serve -> tui.app"),
+    "mcp-for-its-server-only": ("core/report/_planted_mcp.py", "import mcp.server", "core.report._planted_mcp -> mcp"),
     # The circle this contract was written for: start importing the app that imports start.
     "no-import-circles": ("tui/start.py", "import tui.app", ".start -> .app"),
 }
@@ -99,8 +100,20 @@ def test_a_planted_import_breaks_its_contract(planted_tree: Path, contract_id: s
 
 def test_the_headless_commands_do_not_load_textual() -> None:
     code = (
-        "import sys, tui.cli, tui.diagnose_cmd, tui.serve; tui.cli.build_parser(); "
+        "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.mcp_server; "
+        "tui.cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_app_loads_the_engine_after_its_first_page() -> None:
+    # The picker (its verdict column included) imports nothing of the engine: the diagnosis code loads after
+    # the first page is shown (the app's warm-up, a verdict worker, or the first diagnosis), never before it.
+    code = (
+        "import sys, tui.app; "
+        "print(sorted(m for m in sys.modules if m == 'core.diagnosis' or m.startswith('core.diagnosis.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"

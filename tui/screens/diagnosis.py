@@ -11,12 +11,11 @@ The verdict's report is the single source for exports and the clipboard: what is
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -54,6 +53,7 @@ from core.tenant import Tenant
 from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisTarget
+from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
 from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
@@ -100,12 +100,12 @@ class _Resettable(Protocol):
 
 # -- messages ---------------------------------------------------------------------------------------------
 class DiagnosisProgress(Message):
-    """One engine event of run `run_id`."""
+    """Engine events of run `run_id`, one or a batch (tui.progress_batches), in the order they came."""
 
-    def __init__(self, run_id: int, event: ProgressEvent) -> None:
+    def __init__(self, run_id: int, events: ProgressEvent | Sequence[ProgressEvent]) -> None:
         super().__init__()
         self.run_id = run_id
-        self.event = event
+        self.events: tuple[ProgressEvent, ...] = tuple(events) if isinstance(events, Sequence) else (events,)
 
 
 class DiagnosisStopped(Message):
@@ -133,15 +133,22 @@ def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACK
 
 
 def show_diagnosis(
-    app: App[object], tenant: Tenant, target: DiagnosisTarget, clock: Clock, *, kube_off: str | None = None
+    app: App[object],
+    tenant: Tenant,
+    target: DiagnosisTarget,
+    clock: Clock,
+    *,
+    kube_off: str | None = None,
+    replay: tuple[ProgressEvent, ...] = (),
 ) -> bool:
-    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification."""
+    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification.
+    `replay`: the events of a diagnosis already made (the picker's verdict column), shown at once."""
     try:
         request = request_for(target, clock())
     except UsageError as exc:
         app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
         return False
-    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off))
+    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off, replay=replay))
     return True
 
 
@@ -184,11 +191,14 @@ class DiagnosisScreen(PaneActions, ReportActions):
         export_to: Path | None = None,
         env: Mapping[str, str] | None = None,
         kube_off: str | None = None,
+        replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
         `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd;
-        `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`)."""
+        `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`); `replay` holds
+        the events of a diagnosis of this request already made, shown as the first run instead of reading."""
         super().__init__()
+        self._replay = replay
         self.tenant = tenant
         self.kube_off = kube_off
         self.base_request = request
@@ -210,6 +220,8 @@ class DiagnosisScreen(PaneActions, ReportActions):
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        # The width class set before the panes mount: set once they are, it would restyle every one of them.
+        self.set_class(self.app.size.width >= WIDE_COLUMNS, "-wide")
         yield TopBar(f"{self.tenant.label} · diagnosis")
         with Container(id="diagnosis-summary"):
             yield VerdictBanner(id="verdict")
@@ -268,28 +280,38 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.query_one(StepList).reset()
         self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
         self._label_tabs()
+        replay, self._replay = self._replay, ()
+        if replay:  # made in the background a moment ago for this request: no read, no wait
+            for event in replay:
+                self.apply(event)
+            return
         self.worker = self._run(self.run_id, self.current_request())
 
     @work(group="diagnosis", exclusive=True, exit_on_error=False)
     async def _run(self, run_id: int, request: DiagnosisRequest) -> None:
         tenant = self.tenant
-        kwargs = {"clock": self._engine_clock} if self._engine_clock is not None else {}
+        kwargs: dict[str, Any] = {"clock": self._engine_clock} if self._engine_clock is not None else {}
         if self.kube_off is None:
-            # The Kubernetes source opens on first use and its client takes a while to load: not on the UI loop.
-            await asyncio.to_thread(tenant.warm_kube)
-            kube, unavailable = tenant.kube, tenant.kube_unavailable
+            # Tier 2 opens in its own thread (if the app has not opened it yet) while Step 1 reads.
+            kwargs["open_tier2"] = tenant.open_tier2
         else:
-            kube, unavailable = None, self.kube_off
+            kwargs["tier2_unavailable"] = self.kube_off
+        batches = ProgressBatches(lambda events: self.post_message(DiagnosisProgress(run_id, events)))
         try:
-            async for event in diagnose(request, tenant.runai, kube, tier2_unavailable=unavailable, **kwargs):
-                self.post_message(DiagnosisProgress(run_id, event))
+            async for event in diagnose(request, tenant.runai, **kwargs):
+                batches.add(event)
+            batches.flush()
         except DiagnosisFailed as exc:
+            batches.flush()
             self.post_message(DiagnosisStopped(run_id, *failure_words(exc)))
         except Exception as exc:  # an engine bug still ends in words on the banner, not a traceback
+            batches.flush()
             title = f"unexpected error ({type(exc).__name__})"
             self.post_message(
                 DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry.")
             )
+        finally:
+            batches.close()  # a cancelled run: what waited is stale
 
     def cancel(self) -> None:
         if self.worker is not None and self.worker.is_running:
@@ -314,7 +336,9 @@ class DiagnosisScreen(PaneActions, ReportActions):
         if message.run_id != self.run_id:
             self.stale_dropped += 1
             return
-        self.apply(message.event)
+        with self.app.batch_update():  # one layout and repaint for the whole batch
+            for event in message.events:
+                self.apply(event)
 
     def on_diagnosis_stopped(self, message: DiagnosisStopped) -> None:
         message.stop()
@@ -436,9 +460,11 @@ class DiagnosisScreen(PaneActions, ReportActions):
             )
 
     def _settle_tier2(self, routed_why: str | None) -> None:
-        unavailable = self.kube_off or (
-            None if self.tenant.kube is not None else (self.tenant.kube_unavailable or "not configured")
-        )
+        known = self.tenant.tier2_known()
+        if self.kube_off or known is None:  # None: still opening after a route-out at Step 1, not needed anyway
+            unavailable = self.kube_off
+        else:
+            unavailable = None if known[0] is not None else (known[1] or "not configured")
         for key, pane in self._tier2_panes().items():
             if unavailable:
                 pane.set_unavailable(unavailable)

@@ -6,7 +6,8 @@ Page requests are numbered (`seq`) and count requests carry the filter generatio
 answer that arrives after the filters moved on is dropped instead of shown. Pages are fetched server-side,
 sized to the rows the table can show, in the chosen server-side order (newest phase change first by default).
 Page keys go through `PageNav` (tui.paging): every press counts, and presses made while a page is on its way
-are coalesced into one request. The needs-attention view reads its pages through tui.attention.
+are coalesced into one request. The needs-attention view reads its pages through core.triage.attention. The
+failed and needs-attention rows on screen are diagnosed in the background (tui.screens.picker_verdicts).
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Select
 
-from core.diagnosis.steps.cluster import find_cluster, listed_clusters
-from core.models.runai import Cluster
+from core.models.clusters import find_cluster, listed_clusters
+from core.models.runai import Cluster, Workload
 from core.safety.untrusted import clean
 from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
-from tui.attention import AttentionCache
+from core.triage.attention import AttentionCache
+from core.triage.verdicts import VerdictCache
 from tui.clock import Clock
 from tui.messages import (
     ClustersFailed,
@@ -43,14 +45,15 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_reads import PickerReads
 from tui.screens.picker_text import IndicatorState, indicator_parts, workload_detail
+from tui.screens.picker_verdicts import PickerVerdicts
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
 from tui.widgets.top_bar import TopBar
+from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
 # Used until the table has a size (the first page waits for layout, so this is rarely seen).
@@ -59,7 +62,7 @@ DEFAULT_PAGE_SIZE = 20
 EDGE_NOTICE_S = 2.5
 
 
-class PickerScreen(PickerReads):
+class PickerScreen(PickerVerdicts):
     # Footer: what a first-time user needs at 80 columns; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
@@ -115,6 +118,10 @@ class PickerScreen(PickerReads):
         self._page_resize_timer: Timer | None = None
         self._edge_noticed: tuple[str, float] | None = None
         self._attention_cache = AttentionCache()
+        self.verdicts = VerdictCache()
+        self._verdict_seq = -1
+        self._verdict_rows: list[Workload] = []
+        self._verdict_timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -124,6 +131,7 @@ class PickerScreen(PickerReads):
             yield WorkloadTable(self._clock, id="workloads")
             yield Notice(id="notice")
         yield RowDetail(id="row-detail")
+        yield VerdictLine(id="verdict-line")
         yield PageIndicator(id="page-indicator")
         yield Footer()
 
@@ -180,6 +188,7 @@ class PickerScreen(PickerReads):
     def _request(self, move: Move, *, count: bool = False) -> None:
         if not isinstance(move, Go):
             return
+        self._stop_verdicts()  # the page on screen is going: its background diagnoses stop before the next read
         self._seq += 1
         self.nav.limit = self._visible_rows()
         try:
@@ -218,9 +227,12 @@ class PickerScreen(PickerReads):
         bar = self.query_one(FilterBar)
         bar.set_clusters(self._clusters, selected)
         self._load_projects(selected)
-        # Applied after a refresh so the table area has its size (the page is sized to it); the bar's query is
-        # read then, not now, so a choice the user made in between is not overwritten.
-        self.call_after_refresh(self._first_query)
+        if self.query_one("#table-area").content_region.height > 1:
+            self._first_query()  # the table area has its size (the page is sized to it): no frame to wait for
+        else:
+            # Applied after a refresh, once the table area has its size; the bar's query is read then, not now,
+            # so a choice the user made in between is not overwritten.
+            self.call_after_refresh(self._first_query)
 
     def _first_query(self) -> None:
         # Not when the app closed meanwhile (the screen's widgets are gone then).
@@ -273,8 +285,10 @@ class PickerScreen(PickerReads):
         table.remove_class("-stale")
         keep = table.workloads and [w.id for w in table.workloads] == [w.id for w in shown]
         names = {c.uuid: cluster_label(c) for c in self._clusters if c.uuid}
+        verdicts = self._verdicts_for_page(message.seq, shown, self._query.cluster_id, self._query.attention)
         table.show_workloads(
-            shown, keep_cursor=bool(keep), clusters=names, show_cluster=not self._query.cluster_id, sort=self._sort
+            shown, keep_cursor=bool(keep), clusters=names, show_cluster=not self._query.cluster_id, sort=self._sort,
+            verdicts=verdicts,
         )
         if shown:
             self._show_table()
@@ -288,6 +302,7 @@ class PickerScreen(PickerReads):
             return
         self.nav.failed()
         self._loading = False
+        self._verdicts_for_page(message.seq, [], None, False)
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
 
@@ -507,7 +522,8 @@ class PickerScreen(PickerReads):
             self.notify("This row has no workload id, so it cannot be diagnosed.", severity="error")
             return
         cluster = workload.cluster_id or self._query.cluster_id
-        self.post_message(WorkloadChosen(workload.id, cluster, workload.name, workload.project_name))
+        replay = self.replay_for(workload)
+        self.post_message(WorkloadChosen(workload.id, cluster, workload.name, workload.project_name, replay))
 
     # Enter in the name field, or esc there, hands the keys back to the table (or to the screen when no row
     # matched), so the next key is a command, not more filter text.

@@ -9,7 +9,7 @@ from textual.screen import Screen
 
 from core.sources.runai import MAX_LIMIT, filter_item
 from core.tenant import Tenant
-from tui.attention import AttentionCache, read_attention_page
+from core.triage.attention import AttentionCache, read_attention_page
 from tui.messages import (
     ClustersFailed,
     ClustersLoaded,
@@ -76,7 +76,7 @@ class PickerReads(Screen[None]):
     async def _fetch_attention(self, seq: int, filters: list[str], sort: Sort, offset: int, limit: int) -> None:
         try:
             page = await read_attention_page(
-                self.tenant.runai, filters, sort, offset, limit, self._attention_cache
+                self.tenant.runai, filters, sort.field, sort.order, offset, limit, self._attention_cache
             )
         except Exception as exc:
             self.post_message(PageFailed(seq, exc))

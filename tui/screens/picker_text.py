@@ -11,7 +11,7 @@ from rich.text import Text
 
 from core.models.runai import Workload
 from core.safety.untrusted import clean
-from tui.attention import AttentionPage
+from core.triage.attention import AttentionPage
 from tui.clock import relative_time
 from tui.picker_query import PickerQuery, Sort
 from tui.widgets.page_indicator import rows_text

@@ -5,8 +5,10 @@ break the table), and `workloads` holds the page in the same order. Every cell i
 sanitised strings, so cluster data can never be read as markup.
 
 Columns follow the width: Name gets what the fixed columns leave, up to a cap; on a wide terminal the rest goes
-to the phase message. With all clusters listed, a Cluster column says where each row runs. The header of the
-column the list is sorted by carries ▲ or ▼.
+to the phase message. The Verdict column shows each failed or needs-attention row's category (or outcome) as
+the picker's background diagnoses arrive; `set_verdict` fills one without redrawing the table. With all
+clusters listed, a Cluster column says where each row runs. The header of the column the list is sorted by
+carries ▲ or ▼.
 
 The cursor row takes the theme's cursor colours for every cell (phase colours included): a phase coloured like
 the cursor would vanish under it, and the symbol and word still say the phase.
@@ -42,6 +44,12 @@ def _cell(value: object, width: int) -> Text:
     return Text(text if len(text) <= width else text[: max(width - 1, 1)] + "…")
 
 
+def _fit(cell: Text | None, width: int) -> Text:
+    if cell is None:
+        return Text("")  # not a row the background diagnoses (a dimmed dash would vanish under the cursor)
+    return cell if len(cell.plain) <= width else cell[: max(width - 1, 1)] + Text("…")
+
+
 class WorkloadTable(DataTable[Text]):
     # Page keys act on server pages, not on rows inside this one (a page always fits the table).
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -62,6 +70,7 @@ class WorkloadTable(DataTable[Text]):
         self._clusters: Mapping[str, str] = {}
         self._show_cluster = False
         self._sort = Sort()
+        self._verdicts: dict[str, Text] = {}
 
     @property
     def workloads(self) -> list[Workload]:
@@ -100,14 +109,30 @@ class WorkloadTable(DataTable[Text]):
         clusters: Mapping[str, str] | None = None,
         show_cluster: bool = False,
         sort: Sort | None = None,
+        verdicts: Mapping[str, Text] | None = None,
     ) -> None:
         """Replace the rows; `keep_cursor` keeps the cursor on the same workload when it is still shown.
-        `clusters` maps cluster ids to names for the Cluster column, shown when `show_cluster`."""
+        `clusters` maps cluster ids to names for the Cluster column, shown when `show_cluster`; `verdicts`
+        maps workload ids to their Verdict cell (rows without one show a dash)."""
         self._workloads = list(workloads)
+        self._verdicts = dict(verdicts or {})
         self._clusters = clusters or {}
         self._show_cluster = show_cluster
         self._sort = sort or self._sort
         self._render_rows(keep_cursor=keep_cursor)
+
+    def set_verdict(self, workload_id: str, cell: Text) -> None:
+        """Fill the Verdict cell of the rows of this workload (the rest of the table is left as it is)."""
+        self._verdicts[workload_id] = cell
+        if "verdict" not in self.column_keys:
+            return
+        for index, workload in enumerate(self._workloads):
+            if workload.id == workload_id:
+                self.update_cell(str(index), "verdict", cell)
+
+    def verdict_text(self, workload_id: str) -> str | None:
+        cell = self._verdicts.get(workload_id)
+        return cell.plain if cell is not None else None
 
     def refresh_ages(self) -> None:
         """Re-render the age column (a wall clock moves on; a frozen one does not need this)."""
@@ -119,7 +144,7 @@ class WorkloadTable(DataTable[Text]):
 
     def _columns(self, width: int) -> list[tuple[str, str, int]]:
         wide = width >= WIDE_TABLE
-        fixed = [("phase", "Phase", 14), ("project", "Project", 12)]
+        fixed = [("phase", "Phase", 14), ("verdict", "Verdict", 23 if wide else 15), ("project", "Project", 12)]
         if self._show_cluster:
             fixed.append(("cluster", "Cluster", 14 if wide else 12))
         fixed.append(("updated", "Updated", 9))
@@ -135,7 +160,7 @@ class WorkloadTable(DataTable[Text]):
             columns["message"] = ("message", "Message", message)
         elif wide:
             columns["name"] = ("name", "Name", max(_NAME_MIN, spare))
-        order = ["phase", "name", "project", "cluster", "type", "updated", "submitted", "message"]
+        order = ["phase", "name", "verdict", "project", "cluster", "type", "updated", "submitted", "message"]
         return [columns[key] for key in order if key in columns]
 
     def _label(self, key: str, label: str) -> Text:
@@ -159,6 +184,7 @@ class WorkloadTable(DataTable[Text]):
             cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
             cells = {
                 "phase": phase_text(w.phase, theme),
+                "verdict": _fit(self._verdicts.get(w.id or ""), widths["verdict"]),
                 "name": _cell(w.name, widths["name"]),
                 "project": _cell(w.project_name, widths["project"]),
                 "cluster": _cell(cluster, widths.get("cluster", 0)),

@@ -8,26 +8,19 @@ read (an old tenant, a key without the role), the id is used as given and the re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.infra import CLUSTERS
 from core.diagnosis.observations import quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
+from core.models.clusters import find_cluster, listed_clusters, same_cluster
 from core.models.pages import Page
 from core.models.runai import Cluster
-
-SHOWN_CLUSTERS = 20
 
 
 class UnknownCluster(DiagnosisFailed):
     """The cluster asked about is not one of the tenant's; the message lists the ones it has."""
-
-
-def same_cluster(a: str | None, b: str | None) -> bool:
-    """Cluster ids are UUIDs: the same cluster whatever the case of their letters."""
-    return a is not None and b is not None and a.strip().casefold() == b.strip().casefold()
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,23 +32,6 @@ class ClusterCheck:
 
 async def read_clusters(reader: Reader, t1: Tier1) -> Page[Cluster] | ReadFailure:
     return await reader.tier1(1, CLUSTERS, "clusters", t1.list_clusters_page)
-
-
-def _listed(clusters: Sequence[Cluster]) -> str:
-    shown = [f"{quote(c.name, 80) if c.name else '(no name)'} ({quote(c.uuid, 80)})" for c in clusters if c.uuid]
-    more = f", and {len(shown) - SHOWN_CLUSTERS} more" if len(shown) > SHOWN_CLUSTERS else ""
-    return ", ".join(shown[:SHOWN_CLUSTERS]) + more
-
-
-def find_cluster(clusters: Sequence[Cluster], given: str) -> list[Cluster]:
-    """The clusters `given` names: by id, in any case, else by exact name (several only for a shared name)."""
-    by_id = [c for c in clusters if c.uuid and same_cluster(c.uuid, given)]
-    return by_id or [c for c in clusters if c.uuid and c.name is not None and c.name == given.strip()]
-
-
-def listed_clusters(clusters: Sequence[Cluster]) -> str:
-    """The clusters by name and id, for a message."""
-    return _listed(clusters)
 
 
 def check_cluster(given: str, answer: Page[Cluster] | ReadFailure) -> ClusterCheck:
@@ -78,10 +54,10 @@ def check_cluster(given: str, answer: Page[Cluster] | ReadFailure) -> ClusterChe
         return ClusterCheck(cluster.uuid, cluster.name, found.done())
     if len(match) > 1:
         raise UnknownCluster(
-            f"the cluster name {quote(given, 80)} belongs to {len(match)} clusters ({_listed(match)}): "
+            f"the cluster name {quote(given, 80)} belongs to {len(match)} clusters ({listed_clusters(match)}): "
             "give the cluster id instead"
         )
     raise UnknownCluster(
         f"{quote(given, 80)} is not a cluster of this tenant (neither an id nor an exact name). "
-        f"Its clusters: {_listed(clusters)}. Use one of these ids, or a cluster's exact name."
+        f"Its clusters: {listed_clusters(clusters)}. Use one of these ids, or a cluster's exact name."
     )

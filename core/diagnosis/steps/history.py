@@ -8,6 +8,7 @@ itself (occurrences, timeline) is core/diagnosis/history.py.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -24,7 +25,9 @@ from core.diagnosis.observations import Observation
 from core.diagnosis.progress import HistoryFound
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import SignalKind
+from core.diagnosis.steps.history_pages import PagesAhead, pages_to_floor
 from core.diagnosis.steps.resolve import PAGE_LIMIT
+from core.models.pages import Page
 from core.models.runai import HistoryRecord, Workload
 from core.words import plural
 
@@ -78,7 +81,11 @@ def current_occurrence(analysis: HistoryAnalysis | None, w: Workload) -> Occurre
 
 
 async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime) -> HistoryRead:
-    """The seed's `get_workload_history`, every page back to the cutoff, analysed into occurrences."""
+    """The seed's `get_workload_history`, every page back to the cutoff, analysed into occurrences.
+
+    Pages are taken one after another, as the seed says; a long newest-first history has the pages it still
+    needs asked for ahead (`history_pages`), which changes when they arrive, never what is read from them.
+    """
     wid = w.id or ""
     found = Collect()
     records: list[HistoryRecord] = []
@@ -86,35 +93,49 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     order: str | None = None
     failure: ReadFailure | None = None
     floor = evidence_floor(w, cutoff)
-    while pages < MAX_HISTORY_PAGES:
-        page = await reader.tier1(
-            3,
-            HISTORY,
-            f"history page {pages + 1}",
-            lambda off=offset: t1.get_history(wid, offset=off, limit=PAGE_LIMIT),  # type: ignore[misc]
+    # No record is older than the workload: a read-ahead guess need not reach further back than its creation.
+    horizon = max(floor, w.created_at) if w.created_at is not None else floor
+    newest: datetime | None = None
+    oldest: datetime | None = None
+
+    def fetch(off: int, number: int) -> Awaitable[Page[HistoryRecord] | ReadFailure]:
+        return reader.tier1(
+            3, HISTORY, f"history page {number}", lambda: t1.get_history(wid, offset=off, limit=PAGE_LIMIT)
         )
-        if isinstance(page, ReadFailure):
-            failure = page
-            break
-        pages += 1
-        records += page.items
-        problems += len(page.problems)
-        stamps = [r.timestamp for r in page.items if r.timestamp is not None]
-        if order is None and len(stamps) >= 2:
-            order = "desc" if stamps[0] >= stamps[-1] else "asc"
-        # Newest-first pages can stop at the cutoff; any other order must be read to the end.
-        if order == "desc" and stamps and min(stamps) < floor:
-            break
-        if page.next is None:
-            break
-        if page.next <= offset:
-            found.missing(
-                "the rest of the history", f"the history endpoint's next={page.next} did not advance", HISTORY
-            )
-            break
-        offset = page.next
-    else:
-        found.missing("older history", f"stopped after {MAX_HISTORY_PAGES} pages of {PAGE_LIMIT}", HISTORY)
+
+    ahead = PagesAhead(fetch)
+    try:
+        while pages < MAX_HISTORY_PAGES:
+            page = await ahead.page(offset, pages + 1)
+            if isinstance(page, ReadFailure):
+                failure = page
+                break
+            pages += 1
+            records += page.items
+            problems += len(page.problems)
+            stamps = [r.timestamp for r in page.items if r.timestamp is not None]
+            if order is None and len(stamps) >= 2:
+                order = "desc" if stamps[0] >= stamps[-1] else "asc"
+            # Newest-first pages can stop at the cutoff; any other order must be read to the end.
+            if order == "desc" and stamps and min(stamps) < floor:
+                break
+            if page.next is None:
+                break
+            if page.next <= offset:
+                found.missing(
+                    "the rest of the history", f"the history endpoint's next={page.next} did not advance", HISTORY
+                )
+                break
+            if order == "desc" and stamps:
+                newest = max(stamps) if newest is None else max(newest, *stamps)
+                oldest = min(stamps) if oldest is None else min(oldest, *stamps)
+                wanted = pages_to_floor(newest, oldest, len(records), horizon, page.next - offset)
+                ahead.ask(page.next, page.next - offset, pages + 1, wanted, MAX_HISTORY_PAGES)
+            offset = page.next
+        else:
+            found.missing("older history", f"stopped after {MAX_HISTORY_PAGES} pages of {PAGE_LIMIT}", HISTORY)
+    finally:
+        ahead.cancel()
     if failure is not None:
         found.missing(
             "history" if not records else f"history after {len(records)} records",

@@ -146,6 +146,9 @@ async def count_others(
     now, lookback = req.moment(), req.lookback
     if listed is not None:
         return other_submissions(listed, w.id, cutoff, now, lookback, None)
+    if not req.count_others:
+        why = "not counted for a verdict among many (diagnose this workload on its own to count them)"
+        return other_submissions(None, w.id, cutoff, now, lookback, why)
     if not (w.name and w.project_name):
         return other_submissions(None, w.id, cutoff, now, lookback, "the workload has no name or project to list")
     by_name = dataclasses.replace(req, workload_id=None, name=w.name, project=w.project_name, active=False)

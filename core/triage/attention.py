@@ -10,29 +10,56 @@ A page is filled by reading candidates in server order until it holds enough row
 this view are this module's, kept as server offsets.
 
 A row whose events could not be read is kept and marked unconfirmed: a failed read is never taken for "nothing
-wrong". No Textual here.
+wrong". No Textual here: the picker, `runai-triage scan` and the MCP server's `list_workloads` share it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message
-from core.diagnosis.signals import SignalKind
-from core.diagnosis.steps.resolve import CRASH_KINDS, START_FAILURE_KINDS
 from core.models.runai import Workload, WorkloadEvent
-from core.sources.runai import MAX_LIMIT, RunaiClient
-from tui.picker_query import Sort
+from core.sources.runai import MAX_LIMIT, filter_item
 
+if TYPE_CHECKING:
+    from core.diagnosis.observations import Observation
+    from core.diagnosis.reader import Tier1
+    from core.diagnosis.signals import SignalKind
+
+# Every phase of the API's enum that can never need a failure diagnosis. The view sends one `phase!=` per
+# phase (filterBy items are ANDed and there is no OR), so the server drops them and still pages and counts
+# exactly; a phase outside the enum is kept and judged on the client.
+QUIET_PHASES: tuple[str, ...] = (
+    "Completed",
+    "Succeeded",
+    "Creating",
+    "Initializing",
+    "Resuming",
+    "Updating",
+    "Stopping",
+    "Deleting",
+    "Terminating",
+    "Unknown",
+)
 ALWAYS = frozenset({"Failed", "Crashed", "Stopped"})
-CHECKED: dict[str, frozenset[SignalKind]] = {
+
+
+# The engine's Step 1 signals come from the engine, loaded when this view is first used rather than before the
+# picker's first page (which never needs the engine).
+@functools.cache
+def checked() -> dict[str, frozenset[SignalKind]]:
+    """The signals that keep a Pending, Running or Degraded workload in scope at Step 1, by phase."""
+    from core.diagnosis.signals import SignalKind
+    from core.diagnosis.steps.resolve import CRASH_KINDS, START_FAILURE_KINDS
+
     # A Pending workload whose pods the API server refuses to create waits forever too: it needs attention.
-    "Pending": START_FAILURE_KINDS | {SignalKind.ADMISSION_DENIED},
-    "Running": CRASH_KINDS,
-    "Degraded": CRASH_KINDS,
-}
+    pending = START_FAILURE_KINDS | {SignalKind.ADMISSION_DENIED}
+    return {"Pending": pending, "Running": CRASH_KINDS, "Degraded": CRASH_KINDS}
+
+
 SOURCE = "get_workload_status"
 # Recent events are enough to see a pod failing now; the engine reads more when it diagnoses.
 EVENTS_PER_ROW = 50
@@ -74,6 +101,11 @@ class AttentionCache:
         return (workload.id or "", str(workload.phase_updated_at))
 
 
+def attention_filters() -> list[str]:
+    """The filterBy items that leave the server only the phases this view may keep."""
+    return [filter_item("phase", "!=", phase) for phase in QUIET_PHASES]
+
+
 def _wanted(observations: Sequence[Observation], wanted: frozenset[SignalKind]) -> Observation | None:
     return next((o for o in observations if o.kind in wanted), None)
 
@@ -83,9 +115,11 @@ def judge_listed(workload: Workload) -> Judgement | None:
     phase = workload.phase or ""
     if phase in ALWAYS:
         return Judgement(True, f"phase {phase}")
-    wanted = CHECKED.get(phase)
+    wanted = checked().get(phase)
     if wanted is None:
         return Judgement(False, f"phase {phase or '(none)'} does not need a failure diagnosis")
+    from core.diagnosis.observations import from_conditions, from_phase_message
+
     obs = from_phase_message(phase, workload.phase_message, SOURCE, workload.phase_updated_at)
     obs += from_conditions(workload.conditions, SOURCE)
     hit = _wanted(obs, wanted)
@@ -96,7 +130,9 @@ def judge_listed(workload: Workload) -> Judgement | None:
 
 def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgement:
     phase = workload.phase or ""
-    wanted = CHECKED.get(phase, frozenset())
+    wanted = checked().get(phase, frozenset())
+    from core.diagnosis.observations import from_event
+
     obs: list[Observation] = []
     for event in events:
         obs += from_event(event, SOURCE)
@@ -110,7 +146,8 @@ def _words(kind: SignalKind) -> str:
     return kind.value.lower().replace("_", " ")
 
 
-async def _judge_by_events(client: RunaiClient, workload: Workload, gate: asyncio.Semaphore) -> Judgement:
+async def judge_by_events(client: Tier1, workload: Workload, gate: asyncio.Semaphore) -> Judgement:
+    """The judgement of a Pending / Running / Degraded row from its recent events (one read, within `gate`)."""
     async with gate:
         try:
             page = await client.get_events(workload.id or "", limit=EVENTS_PER_ROW)
@@ -121,9 +158,10 @@ async def _judge_by_events(client: RunaiClient, workload: Workload, gate: asynci
 
 
 async def read_attention_page(
-    client: RunaiClient,
+    client: Tier1,
     filters: list[str],
-    sort: Sort,
+    sort_by: str,
+    sort_order: str,
     start: int,
     want: int,
     cache: AttentionCache,
@@ -137,7 +175,7 @@ async def read_attention_page(
         if offset is None:
             break
         listed = await client.list_workloads(
-            filters=filters, sort_by=sort.field, sort_order=sort.order, offset=offset, limit=batch
+            filters=filters, sort_by=sort_by, sort_order=sort_order, offset=offset, limit=batch
         )
         page.unreadable += len({p.index for p in listed.problems})
         candidates = [w for w in listed.items if w.id]
@@ -153,7 +191,7 @@ async def read_attention_page(
                     needs_events.append(w)
                 else:
                     cache.judged[cache.key(w)] = listed_judgement
-            read = await asyncio.gather(*(_judge_by_events(client, w, gate) for w in needs_events))
+            read = await asyncio.gather(*(judge_by_events(client, w, gate) for w in needs_events))
             page.event_reads += len(needs_events)
             for w, judgement in zip(needs_events, read, strict=True):
                 cache.judged[cache.key(w)] = judgement

@@ -1,0 +1,223 @@
+"""A whole window of failures: every workload of a cluster that failed (or needs attention) since a moment,
+each diagnosed, grouped by verdict. What `runai-triage scan` prints and the MCP tool `scan_failures` returns.
+
+1. List, newest phase change first, what the server can narrow down: the cluster, the project, the name
+   prefix, `phaseUpdatedAt>=` the window's start, and the phases that never need a diagnosis left out (the
+   needs-attention filters). Every row is checked again on the client (how the server compares is not
+   verified).
+2. Judge each row as the picker's needs-attention view does: Failed, Crashed and Stopped always; Pending,
+   Running and Degraded only when their status or recent events show a failing pod (one events read each).
+3. Diagnose the rows kept, a few at a time (core.triage.batch), each by its id, as `diagnose` would.
+
+Nothing is guessed: a row without an id or a phase change time is counted as skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.diagnosis.engine import DiagnosisFailed, OpenTier2, Tier1
+from core.diagnosis.reader import error_why
+from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
+from core.models.runai import Workload
+from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
+from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
+from core.triage.batch import Politeness, Verdict, diagnose_many, verdict_label
+from core.triage.verdicts import count_line
+
+SCHEMA = "runai-triage/scan@1"
+DEFAULT_SINCE = "24h"
+DEFAULT_MAX_WORKLOADS = 500
+MAX_WORKLOADS = 5000
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRequest:
+    """What to scan. `since` is the window (90m, 24h, 7d, 2w); `lookback` each diagnosis's history window,
+    by default the window itself, so recurrence counts the failures of the window scanned."""
+
+    cluster_id: str
+    project: str | None = None
+    name_prefix: str | None = None
+    since: str = DEFAULT_SINCE
+    lookback: str | None = None
+    now: datetime | None = None
+    concurrency: int = Politeness().diagnoses
+    max_workloads: int = DEFAULT_MAX_WORKLOADS
+
+    def __post_init__(self) -> None:
+        if not (self.cluster_id or "").strip():
+            raise UsageError("missing a cluster id (--cluster-id): a scan covers one cluster. Identifiers are "
+                             "never guessed.")
+        problem = invalid_workload_id(self.cluster_id.strip(), "cluster id")
+        if problem:
+            raise UsageError(f"cluster id: {problem}")
+        for what, value in (("project", self.project), ("name prefix", self.name_prefix)):
+            if value is not None and (not value.strip() or "," in value or not value.isprintable()):
+                raise UsageError(f"the {what} must be non-empty printable text without a comma")
+        parse_lookback(self.since)
+        parse_lookback(self.history_window)
+        if not 1 <= self.max_workloads <= MAX_WORKLOADS:
+            raise UsageError(f"at most {MAX_WORKLOADS} workloads can be scanned at once, at least 1")
+        try:
+            Politeness(diagnoses=self.concurrency)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+    @property
+    def history_window(self) -> str:
+        return self.lookback or self.since
+
+    @property
+    def politeness(self) -> Politeness:
+        return Politeness(diagnoses=self.concurrency, requests=2 * self.concurrency)
+
+    def window(self, now: datetime) -> tuple[datetime, datetime]:
+        return now - parse_lookback(self.since), now
+
+
+@dataclass(frozen=True, slots=True)
+class ScanEntry:
+    """One workload of the window: how it was listed, why it needs attention, and its verdict."""
+
+    workload: Workload
+    why: str
+    verdict: Verdict
+
+    @property
+    def label(self) -> str:
+        return self.verdict.label
+
+
+@dataclass
+class ScanResult:
+    request: ScanRequest
+    start: datetime
+    end: datetime
+    listed: int = 0
+    entries: list[ScanEntry] = field(default_factory=list)
+    # Rows listed but not diagnosed, with the reason (no id, outside the window, nothing failing, ...).
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    unreadable: int = 0
+    more: bool = False  # the listing went past max_workloads
+
+    def groups(self) -> list[tuple[str, list[ScanEntry]]]:
+        """Entries grouped by verdict label, the largest group first; inside a group, newest first."""
+        counts = Counter(entry.label for entry in self.entries)
+        order = sorted(counts, key=lambda label: (-counts[label], label))
+        return [(label, newest_first([e for e in self.entries if e.label == label])) for label in order]
+
+
+def newest_first(entries: Sequence[ScanEntry]) -> list[ScanEntry]:
+    def when(entry: ScanEntry) -> float:
+        at = entry.workload.phase_updated_at
+        return at.timestamp() if at is not None else float("-inf")
+
+    return sorted(entries, key=when, reverse=True)
+
+
+def _filters(request: ScanRequest, start: datetime) -> list[str]:
+    items = [filter_item("clusterId", "==", request.cluster_id.strip())]
+    if request.project:
+        items.append(filter_item("projectName", "==", request.project))
+    if request.name_prefix:
+        items.append(filter_item("name", "=^", request.name_prefix))
+    items.append(filter_item("phaseUpdatedAt", ">=", start))
+    return items + attention_filters()
+
+
+def _outside(workload: Workload, request: ScanRequest, start: datetime, end: datetime) -> str | None:
+    """Why a listed row does not belong to the scan, or None (the server's filtering is checked again)."""
+    if not workload.id:
+        return "the row has no workload id"
+    if workload.cluster_id and workload.cluster_id.lower() != request.cluster_id.strip().lower():
+        return "on another cluster"
+    if request.project and workload.project_name != request.project:
+        return "in another project"
+    if request.name_prefix and not (workload.name or "").startswith(request.name_prefix):
+        return "its name does not start with the prefix"
+    when = workload.phase_updated_at
+    if when is None:
+        return "no phaseUpdatedAt, so whether it changed in the window is unknown"
+    if not start <= when <= end:
+        return "its last phase change is outside the window"
+    return None
+
+
+async def _list(tier1: Tier1, request: ScanRequest, result: ScanResult) -> list[Workload]:
+    rows: list[Workload] = []
+    offset: int | None = 0
+    filters = _filters(request, result.start)
+    while offset is not None and len(rows) < request.max_workloads:
+        try:
+            page = await tier1.list_workloads(
+                filters=filters, sort_by="phaseUpdatedAt", sort_order="desc", offset=offset, limit=MAX_LIMIT
+            )
+        except Exception as exc:  # no scan without its list: said in words, with what to try
+            raise DiagnosisFailed(f"the list of workloads could not be read: {error_why(exc)}") from exc
+        result.unreadable += len({p.index for p in page.problems})
+        result.listed += len(page.items)
+        rows += page.items
+        offset = page.next if page.items else None
+    result.more = offset is not None or len(rows) > request.max_workloads
+    return rows[: request.max_workloads]
+
+
+async def _judge(tier1: Tier1, rows: list[Workload], politeness: Politeness) -> list[Judgement]:
+    gate = asyncio.Semaphore(politeness.requests)
+    listed = [judge_listed(w) for w in rows]
+    reads = [judge_by_events(tier1, w, gate) for w, j in zip(rows, listed, strict=True) if j is None]
+    read = iter(await asyncio.gather(*reads))
+    return [j if j is not None else next(read) for j in listed]
+
+
+async def scan(
+    request: ScanRequest,
+    tier1: Tier1,
+    tier2: object = None,
+    *,
+    tier2_unavailable: str | None = None,
+    open_tier2: OpenTier2 | None = None,
+    now: datetime,
+    progress: Progress | None = None,
+) -> ScanResult:
+    """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
+    entry whose verdict says why."""
+    start, end = request.window(now)
+    result = ScanResult(request, start, end)
+    rows = await _list(tier1, request, result)
+    kept: list[Workload] = []
+    for w in rows:
+        why = _outside(w, request, start, end)
+        if why is None:
+            kept.append(w)
+        else:
+            result.skipped.append((w.name or w.id or "(unnamed)", why))
+    judgements = await _judge(tier1, kept, request.politeness)
+    chosen = [(w, j) for w, j in zip(kept, judgements, strict=True) if j.keep]
+    result.skipped += [(w.name or w.id or "", j.why) for w, j in zip(kept, judgements, strict=True) if not j.keep]
+    cluster, lookback = request.cluster_id.strip(), request.history_window
+    requests = [
+        DiagnosisRequest(cluster_id=cluster, workload_id=w.id, lookback=lookback, now=now, count_others=False)
+        for w, _ in chosen
+    ]
+    verdicts: dict[int, Verdict] = {}
+    if progress is not None:
+        progress(0, len(requests))
+    async for index, verdict in diagnose_many(
+        requests, tier1, tier2, tier2_unavailable=tier2_unavailable, open_tier2=open_tier2,
+        politeness=request.politeness,
+    ):
+        verdicts[index] = verdict
+        if progress is not None:
+            progress(len(verdicts), len(requests))
+    result.entries = [ScanEntry(w, j.why, verdicts[i]) for i, (w, j) in enumerate(chosen)]
+    return result
+
+
+__all__ = ["SCHEMA", "ScanEntry", "ScanRequest", "ScanResult", "count_line", "scan", "verdict_label"]

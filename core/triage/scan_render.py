@@ -1,0 +1,188 @@
+"""A scan -> text, Markdown, JSON or JSON Lines.
+
+Text and Markdown group the workloads by verdict (the largest group first, newest first inside a group), each
+with its recurrence and its top line of evidence, so a platform team reads "what failed overnight, and why" at
+a glance. JSON is one `runai-triage/scan@1` object holding every workload's full report@1; JSON Lines is one
+report@1 a line (a diagnosis that produced no report is a `runai-triage/scan-failure@1` line instead).
+Every string from the cluster is cleaned on the way out, as in a single report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from core.report.render import json_dict, md_code, md_escape
+from core.safety.untrusted import clean
+from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
+
+FAILURE_SCHEMA = "runai-triage/scan-failure@1"
+# Skipped rows are counted by reason; this many are named in JSON, the rest only counted.
+MAX_SKIPPED_NAMED = 50
+
+
+def _line(text: object, max_len: int = 200) -> str:
+    return clean(text, one_line=True, max_len=max_len)
+
+
+def _when(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%d %H:%M UTC") if at else "unknown time"
+
+
+def _scope(result: ScanResult) -> list[str]:
+    r = result.request
+    return [
+        f"cluster {_line(r.cluster_id.strip())}",
+        f"project {_line(r.project)}" if r.project else "all projects",
+        f"names starting {_line(r.name_prefix)!r}" if r.name_prefix else "any name",
+        f"window {_when(result.start)} to {_when(result.end)} ({r.since})",
+    ]
+
+
+def _recurrence(entry: ScanEntry) -> str | None:
+    report = entry.verdict.report
+    if report is None or report.outcome != "diagnosed":
+        return None
+    rec = report.recurrence
+    if rec.recurring:
+        return f"recurring: {rec.count} in {rec.lookback}"
+    return f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}"
+
+
+def top_line(entry: ScanEntry) -> tuple[str, str | None]:
+    """(the line that best says why, its source): the first evidence line, else the reason, else the failure."""
+    report = entry.verdict.report
+    if report is None:
+        return entry.verdict.failure or "no report", None
+    if report.outcome == "diagnosed" and report.evidence:
+        return report.evidence[0].text, report.evidence[0].source
+    return report.reason or entry.why, None
+
+
+def _skipped_summary(result: ScanResult) -> str:
+    reasons: dict[str, int] = {}
+    for _, why in result.skipped:
+        reasons[why] = reasons.get(why, 0) + 1
+    return "; ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _headline(result: ScanResult) -> str:
+    labels = [e.label for e in result.entries]
+    if not labels:
+        return "Nothing failed or needs attention in the window."
+    return f"{len(labels)} workloads failed or need attention: {count_line(labels)}"
+
+
+def _footer(result: ScanResult) -> list[str]:
+    lines = [f"Listed {result.listed} rows; {len(result.entries)} diagnosed, {len(result.skipped)} skipped."]
+    if result.skipped:
+        lines.append(f"Skipped: {_skipped_summary(result)}.")
+    if result.unreadable:
+        lines.append(f"{result.unreadable} listed rows could not be read and are left out.")
+    if result.more:
+        lines.append(
+            f"More rows matched than the {result.request.max_workloads} scanned: narrow the window or the "
+            "project, or raise --max-workloads."
+        )
+    return lines
+
+
+def to_text(result: ScanResult) -> str:
+    out = ["runai-triage scan · " + " · ".join(_scope(result)), _headline(result)]
+    for label, entries in result.groups():
+        out += ["", f"{label} ({len(entries)})"]
+        for entry in entries:
+            w = entry.workload
+            head = f"  {_when(w.phase_updated_at)}  {_line(w.name, 80)} ({_line(w.project_name, 60)})"
+            head += f"  {w.phase or 'no phase'}"
+            rec = _recurrence(entry)
+            head += f"  {rec}" if rec else ""
+            text, source = top_line(entry)
+            out += [head, f"      {_line(text, 300)}" + (f" ({source})" if source else ""), f"      id {w.id}"]
+    out += ["", *_footer(result)]
+    return "\n".join(out) + "\n"
+
+
+def to_markdown(result: ScanResult) -> str:
+    out = [f"## {md_escape(_headline(result))}", ""]
+    out.append(" · ".join(md_escape(part) for part in _scope(result)))
+    for label, entries in result.groups():
+        out += ["", f"### {md_escape(label)} ({len(entries)})", ""]
+        for entry in entries:
+            w = entry.workload
+            parts = [f"**{md_escape(_line(w.name, 80))}** ({md_escape(_line(w.project_name, 60))})",
+                     md_escape(_when(w.phase_updated_at))]
+            rec = _recurrence(entry)
+            if rec:
+                parts.append(md_escape(rec))
+            parts.append(f"id {md_code(_line(w.id, 80))}")
+            text, source = top_line(entry)
+            cited = f" _(source: {md_code(source)})_" if source else ""
+            out += [f"- {', '.join(parts)}  ", f"  {md_escape(_line(text, 300))}{cited}"]
+    out += ["", *(f"_{md_escape(line)}_" for line in _footer(result))]
+    return "\n".join(out) + "\n"
+
+
+def _entry_json(entry: ScanEntry) -> dict[str, Any]:
+    w = entry.workload
+    report = entry.verdict.report
+    return {
+        "workloadId": w.id,
+        "name": _line(w.name, 400),
+        "project": _line(w.project_name, 400),
+        "phase": _line(w.phase, 80),
+        "phaseUpdatedAt": w.phase_updated_at.isoformat() if w.phase_updated_at else None,
+        "why": _line(entry.why, 400),
+        "verdict": entry.label,
+        "failure": entry.verdict.failure,
+        "report": json_dict(report) if report is not None else None,
+    }
+
+
+def to_dict(result: ScanResult) -> dict[str, Any]:
+    r = result.request
+    entries = newest_first(result.entries)
+    return {
+        "schema": SCHEMA,
+        "clusterId": r.cluster_id.strip(),
+        "project": r.project,
+        "namePrefix": r.name_prefix,
+        "since": r.since,
+        "lookback": r.history_window,
+        "window": {"start": result.start.isoformat(), "end": result.end.isoformat()},
+        "politeness": {"diagnoses": r.politeness.diagnoses, "requests": r.politeness.requests},
+        "listed": result.listed,
+        "unreadableRows": result.unreadable,
+        "more": result.more,
+        "counts": {label: len(group) for label, group in result.groups()},
+        "skipped": [{"name": _line(name, 200), "why": _line(why, 300)} for name, why in
+                    result.skipped[:MAX_SKIPPED_NAMED]],
+        "skippedCount": len(result.skipped),
+        "results": [_entry_json(e) for e in entries],
+    }
+
+
+def to_json(result: ScanResult) -> str:
+    return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_jsonl(result: ScanResult) -> str:
+    lines: list[str] = []
+    for entry in newest_first(result.entries):
+        report = entry.verdict.report
+        if report is not None:
+            body = json_dict(report)
+        else:
+            body = {"schema": FAILURE_SCHEMA, **{k: v for k, v in _entry_json(entry).items() if k != "report"}}
+        lines.append(json.dumps(body, ensure_ascii=False))
+    return "".join(line + "\n" for line in lines)
+
+
+SCAN_RENDERERS: dict[str, Callable[[ScanResult], str]] = {
+    "text": to_text,
+    "json": to_json,
+    "jsonl": to_jsonl,
+    "markdown": to_markdown,
+}

@@ -1,0 +1,78 @@
+"""Verdicts kept per workload for the picker's verdict column: which rows get one, and the cache.
+
+A row gets a background diagnosis when it is one the needs-attention view keeps from its list entry alone
+(Failed, Crashed, Stopped, or a Pending / Running row whose status shows a failing pod), or any row of that
+view (which read its events already). Other rows are never diagnosed in the background: a healthy Running row
+costs nothing.
+
+A verdict is kept under the workload id and its `phaseUpdatedAt`: when the phase changes, so may the verdict,
+and the next look diagnoses again. The cache is bounded; the oldest entries go first.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from core.models.runai import Workload
+from core.triage.attention import judge_listed
+
+if TYPE_CHECKING:  # the picker imports this module before its first page, which never needs the engine
+    from core.triage.batch import Verdict
+
+MAX_CACHED = 1000
+
+
+def verdict_key(workload: Workload) -> tuple[str, str]:
+    return (workload.id or "", workload.phase_updated_at.isoformat() if workload.phase_updated_at else "")
+
+
+def wants_verdict(workload: Workload, *, attention_view: bool) -> bool:
+    """Whether a row of the page is diagnosed in the background (see the module docstring)."""
+    if not workload.id:
+        return False
+    if attention_view:
+        return True
+    judged = judge_listed(workload)
+    return judged is not None and judged.keep
+
+
+class VerdictCache:
+    def __init__(self, limit: int = MAX_CACHED) -> None:
+        self._limit = limit
+        self._kept: OrderedDict[tuple[str, str], Verdict] = OrderedDict()
+
+    def get(self, workload: Workload) -> Verdict | None:
+        key = verdict_key(workload)
+        found = self._kept.get(key)
+        if found is not None:
+            self._kept.move_to_end(key)
+        return found
+
+    def put(self, workload: Workload, verdict: Verdict) -> None:
+        key = verdict_key(workload)
+        self._kept[key] = verdict
+        self._kept.move_to_end(key)
+        while len(self._kept) > self._limit:
+            self._kept.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+def count_line(labels: Sequence[str]) -> str:
+    """`4 OOM_KILLED · 2 IMAGE_PULL_FAILED · 1 UNKNOWN`: the most frequent first."""
+    counts = Counter(labels)
+    return " · ".join(f"{n} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def page_line(labels: Iterable[str], waiting: int, eligible: int) -> str:
+    """The line under the picker: `verdicts: 4 OOM_KILLED · 2 UNKNOWN` and how many are still being read."""
+    shown = list(labels)
+    if not eligible:
+        return "verdicts: no failed or needs-attention rows on this page"
+    text = "verdicts: " + (count_line(shown) if shown else "none yet")
+    if waiting:
+        text += f" (diagnosing {waiting} more in the background)"
+    return text

@@ -1,0 +1,144 @@
+"""One launch timed by bench_tui, in a fresh process, headless: `app`, `app-empty` or `baseline`.
+
+`python -m tests.benchmarks.tui_child MODE` prints two numbers and exits: the wall-clock time (`time.time()`) at
+which the first rows of its table were painted (the parent subtracts the moment it started this process), and
+the seconds from an action taken right then to what it opens, cold (nothing warmed up yet):
+- `app` (`runai-triage --demo`): `enter` on a failed demo story, to the diagnosis screen holding its report,
+  painted;
+- `app-empty`: the same app pushing an empty screen (one Static), to that screen's first paint;
+- `baseline`: a minimal Textual app showing a 40-row DataTable; then it pushes the same empty screen.
+All run through `App.run_test` (the same headless driver) at the same size, and count "painted" the same way:
+rows in the table, then one screen refresh after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+SIZE = (120, 40)
+DEADLINE_S = 60.0
+
+
+async def _until(ready, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + DEADLINE_S
+    while not ready():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not happen within {DEADLINE_S:.0f} s")
+        await asyncio.sleep(0.001)
+
+
+async def painted(app) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the screen's next refresh: what is on it now has been painted."""
+    done = asyncio.Event()
+    app.screen.call_after_refresh(done.set)
+    await asyncio.wait_for(done.wait(), DEADLINE_S)
+
+
+def key(app, name: str, character: str) -> None:  # type: ignore[no-untyped-def]
+    """Send one key the way the terminal driver does, without Pilot.press's waits for the app to go idle."""
+    from textual import events
+
+    event = events.Key(name, character)
+    event.set_sender(app)
+    app.post_message(event)
+
+
+async def push_empty(app) -> float:  # type: ignore[no-untyped-def]
+    """Seconds from pushing an empty screen (one Static) to its first paint."""
+    from textual.app import ComposeResult
+    from textual.screen import Screen
+    from textual.widgets import Static
+
+    mounted: list[float] = []
+
+    class Empty(Screen[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("empty")
+
+        def on_mount(self) -> None:
+            mounted.append(time.perf_counter())
+
+    start = time.perf_counter()
+    app.push_screen(Empty())
+    await _until(lambda: bool(mounted), "the empty screen")
+    await painted(app)
+    return time.perf_counter() - start
+
+
+async def baseline() -> tuple[float, float]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable
+
+    class Table(App[None]):
+        def compose(self) -> ComposeResult:
+            yield DataTable()
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns("name", "project", "phase", "age")
+            table.add_rows([(f"workload-{i}", "nlp", "Failed", f"{i}m") for i in range(40)])
+
+    app = Table()
+    async with app.run_test(size=SIZE):
+        await _until(lambda: app.query_one(DataTable).row_count == 40, "the baseline's rows")
+        await painted(app)
+        return time.time(), await push_empty(app)
+
+
+async def triage(empty: bool) -> tuple[float, float]:
+    from core.sim.demo import demo_expectations
+    from tui.app import TriageApp
+    from tui.screens.picker import PickerScreen
+    from tui.start import StartOptions
+    from tui.widgets.workload_table import WorkloadTable
+
+    story = {c["key"]: c for c in demo_expectations()}[STORY]["workloadId"]
+    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, **as_the_program())
+    app.animation_level = "none"
+
+    def rows() -> bool:
+        screen = app.screen
+        if not isinstance(screen, PickerScreen) or not screen.first_answer or screen.loading:
+            return False
+        return screen.query_one(WorkloadTable).row_count > 0
+
+    async with app.run_test(size=SIZE):
+        await _until(rows, "the picker's first rows")
+        await painted(app)
+        shown = time.time()
+        if empty:
+            return shown, await push_empty(app)
+        table = app.screen.query_one(WorkloadTable)
+        table.move_cursor(row=[w.id for w in table.workloads].index(story))
+        start = time.perf_counter()
+        key(app, "enter", "\r")
+        await _until(lambda: verdict_shown(app), "the verdict")
+        await painted(app)
+        return shown, time.perf_counter() - start
+
+
+def as_the_program() -> dict[str, bool]:
+    """The options `run_tui` gives the app (none in a checkout from before they existed)."""
+    import inspect
+
+    from tui.app import TriageApp
+
+    return {"freeze_after_open": True} if "freeze_after_open" in inspect.signature(TriageApp).parameters else {}
+
+
+def verdict_shown(app) -> bool:  # type: ignore[no-untyped-def]
+    from tui.screens.diagnosis import DiagnosisScreen  # loaded by the app by then: costs nothing here
+
+    screen = app.screen
+    return isinstance(screen, DiagnosisScreen) and screen.report is not None and not screen.running
+
+
+# A failed story on the demo's first cluster, newest of the failed ones, so it is on the first page.
+STORY = "crash-traceback"
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    first, opened = asyncio.run(baseline() if mode == "baseline" else triage(empty=mode == "app-empty"))
+    print(f"{first:.6f} {opened:.6f}", flush=True)

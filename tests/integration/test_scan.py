@@ -1,0 +1,265 @@
+"""`runai-triage scan` and the batch it runs on, against the demo tenant and small bundles over real HTTP.
+
+Every scanned workload's verdict must be what diagnosing it alone gives; every Failed or Stopped workload of the
+window must be in the scan; the output groups and orders as documented; the exit status and the progress bar
+follow the rules; and a batch never has more reads in flight than its politeness budget allows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from core.diagnosis.engine import run_to_report
+from core.diagnosis.request import DiagnosisRequest, UsageError
+from core.models.base import parse_timestamp
+from core.sim.bundle import CaseBundle, parse_bundle
+from core.sim.demo import DEMO_CLUSTERS, load_demo_bundle
+from core.tenant import Tenant, open_bundle_tenant
+from core.triage.batch import Politeness, diagnose_many
+from core.triage.scan import ScanRequest, ScanResult, scan
+from core.triage.scan_render import SCAN_RENDERERS, to_dict
+from tui.cli import main as cli_main
+
+# The demo tenant (one loopback server) is shared by the module, so its async tests share one event loop.
+module_loop = pytest.mark.asyncio(loop_scope="module")
+
+ROOT = Path(__file__).resolve().parents[2]
+EAST = DEMO_CLUSTERS[0]["uuid"]
+
+
+@pytest.fixture(scope="module")
+def demo_bundle() -> CaseBundle:
+    return load_demo_bundle()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def demo(demo_bundle: CaseBundle) -> AsyncIterator[Tenant]:
+    async with open_bundle_tenant(demo_bundle, label="demo") as tenant:
+        yield tenant
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def week(demo: Tenant) -> ScanResult:
+    request = ScanRequest(cluster_id=EAST, since="7d")
+    assert demo.captured_at is not None
+    return await scan(request, demo.runai, demo.kube, tier2_unavailable=demo.kube_unavailable, now=demo.captured_at)
+
+
+@module_loop
+async def test_every_scanned_verdict_is_the_single_diagnosis(demo: Tenant, week: ScanResult) -> None:
+    assert len(week.entries) > 20
+    for entry in week.entries:
+        alone = await run_to_report(
+            entry.verdict.request, demo.runai, demo.kube, tier2_unavailable=demo.kube_unavailable
+        )
+        report = entry.verdict.report
+        assert report is not None, entry.verdict.failure
+        got = (report.outcome, report.category, report.recurrence.count, report.memory)
+        assert got == (alone.outcome, alone.category, alone.recurrence.count, alone.memory), entry.workload.name
+
+
+def test_every_failed_or_stopped_workload_of_the_window_is_scanned(demo_bundle: CaseBundle, week: ScanResult) -> None:
+    start, end = week.start, week.end
+    expected = set()
+    for item in demo_bundle.workloads:
+        w = item["workload"]
+        when = parse_timestamp(w["phaseUpdatedAt"])
+        if w["clusterId"] == EAST and w["phase"] in ("Failed", "Stopped") and not w.get("deletedAt") \
+                and start <= when <= end:
+            expected.add(w["id"])
+    scanned = {e.workload.id for e in week.entries}
+    assert expected and expected <= scanned
+    # Pending or Running ones are kept only with a failing pod, which the diagnosis confirms in scope, or with
+    # pods the API server refused: no pod ever ran, so the diagnosis routes it out and names the refusal.
+    for entry in week.entries:
+        if entry.workload.phase in ("Pending", "Running", "Degraded"):
+            report = entry.verdict.report
+            assert report is not None, entry.why
+            if "admission denied" in entry.why:
+                assert report.outcome == "pending" and [f.kind for f in report.findings] == ["admission"]
+            else:
+                assert report.outcome == "diagnosed", entry.why
+    assert all(start <= e.workload.phase_updated_at <= end for e in week.entries)  # type: ignore[operator]
+
+
+def test_groups_are_largest_first_and_newest_first_inside(week: ScanResult) -> None:
+    groups = week.groups()
+    sizes = [len(entries) for _, entries in groups]
+    assert sizes == sorted(sizes, reverse=True)
+    assert sum(sizes) == len(week.entries)
+    for label, entries in groups:
+        assert {e.label for e in entries} == {label}
+        times = [e.workload.phase_updated_at for e in entries]
+        assert times == sorted(times, reverse=True)  # type: ignore[type-var]
+
+
+def test_renderings(week: ScanResult) -> None:
+    text = SCAN_RENDERERS["text"](week)
+    first = week.groups()[0]
+    assert f"{first[0]} ({len(first[1])})" in text
+    assert text.splitlines()[1].startswith(f"{len(week.entries)} workloads failed or need attention: ")
+    doc = json.loads(SCAN_RENDERERS["json"](week))
+    assert doc["schema"] == "runai-triage/scan@1"
+    assert len(doc["results"]) == len(week.entries)
+    assert all(r["report"]["schema"] == "runai-triage/report@1" for r in doc["results"])
+    assert doc["counts"] == {label: len(entries) for label, entries in week.groups()}
+    lines = SCAN_RENDERERS["jsonl"](week).splitlines()
+    assert len(lines) == len(week.entries)
+    reports = [json.loads(line) for line in lines]
+    assert [r["workload"]["id"] for r in reports] == [r["workloadId"] for r in doc["results"]]
+    markdown = SCAN_RENDERERS["markdown"](week)
+    assert markdown.startswith("## ") and f"### {first[0].replace('_', chr(92) + '_')}" in markdown
+
+
+@module_loop
+async def test_narrowing_by_project_and_name_prefix(demo: Tenant, week: ScanResult) -> None:
+    assert demo.captured_at is not None
+    some = week.entries[0].workload
+    prefix = (some.name or "")[:3]
+    request = ScanRequest(cluster_id=EAST, since="7d", project=some.project_name, name_prefix=prefix)
+    narrow = await scan(request, demo.runai, None, tier2_unavailable="off", now=demo.captured_at)
+    expected = {
+        e.workload.id for e in week.entries
+        if e.workload.project_name == some.project_name and (e.workload.name or "").startswith(prefix)
+    }
+    assert {e.workload.id for e in narrow.entries} == expected
+    assert some.id in expected
+
+
+def test_usage_errors_say_what_to_add() -> None:
+    with pytest.raises(UsageError, match="cluster id"):
+        ScanRequest(cluster_id=" ")
+    with pytest.raises(UsageError, match="lookback"):
+        ScanRequest(cluster_id=EAST, since="yesterday")
+    with pytest.raises(UsageError, match="concurrency"):
+        ScanRequest(cluster_id=EAST, concurrency=0)
+    with pytest.raises(UsageError, match="comma"):
+        ScanRequest(cluster_id=EAST, project="a,b")
+
+
+def _bundle(faults: list[dict[str, Any]] | None = None) -> CaseBundle:
+    cluster = "0b9e6f2a-1c3d-4e5f-8a7b-9c0d1e2f3a4b"
+    workloads = []
+    for i, phase in enumerate(["Failed", "Failed", "Completed"]):
+        workloads.append({"workload": {
+            "id": f"00000000-0000-4000-8000-00000000000{i}", "name": f"job-{i}", "clusterId": cluster,
+            "projectName": "team", "phase": phase, "type": "Training",
+            "phaseUpdatedAt": f"2026-11-30T1{i}:00:00Z", "phaseMessage": "exit code 1",
+        }})
+    return parse_bundle({
+        "format": "runai-triage/case@1", "capturedAt": "2026-11-30T12:30:00Z",
+        "clusters": [{"uuid": cluster, "name": "c"}], "workloads": workloads, "faults": faults or [],
+    }, "scan-test")
+
+
+@module_loop
+async def test_a_diagnosis_without_a_report_is_a_result_and_the_rest_go_on() -> None:
+    # The first workload's own read never answers: no report for it, a verdict for the other.
+    broken = "GET /api/v1/workloads/00000000-0000-4000-8000-000000000000"
+    async with open_bundle_tenant(_bundle([{"match": broken, "status": 0, "times": 100}]), label="t") as tenant:
+        assert tenant.captured_at is not None
+        request = ScanRequest(cluster_id="0b9e6f2a-1c3d-4e5f-8a7b-9c0d1e2f3a4b", since="24h")
+        result = await scan(request, tenant.runai, None, tier2_unavailable="none", now=tenant.captured_at)
+    by_name = {e.workload.name: e for e in result.entries}
+    assert set(by_name) == {"job-0", "job-1"}  # Completed is never a candidate
+    assert by_name["job-0"].verdict.report is None and "no report" in (by_name["job-0"].verdict.failure or "")
+    assert by_name["job-1"].verdict.report is not None
+    doc = to_dict(result)
+    assert doc["counts"] == {"no report": 1, by_name["job-1"].label: 1}
+
+
+@module_loop
+async def test_a_batch_keeps_to_its_politeness_budget(demo_bundle: CaseBundle) -> None:
+    """Reads in flight, counted where the engine makes them, never exceed the budget (slow server: they pile)."""
+
+    class Counting:
+        def __init__(self, inner: Any) -> None:
+            self.inner, self.now, self.peak, self.calls = inner, 0, 0, 0
+
+        def __getattr__(self, name: str) -> Any:
+            call = getattr(self.inner, name)
+            if not asyncio.iscoroutinefunction(call):
+                return call
+
+            async def counted(*args: Any, **kwargs: Any) -> Any:
+                self.now += 1
+                self.calls += 1
+                self.peak = max(self.peak, self.now)
+                try:
+                    return await call(*args, **kwargs)
+                finally:
+                    self.now -= 1
+
+            return counted
+
+    async with open_bundle_tenant(demo_bundle, label="slow", latency_ms=20) as tenant:
+        assert tenant.captured_at is not None
+        ids = [w["workload"]["id"] for w in demo_bundle.workloads if w["workload"]["phase"] == "Failed"][:12]
+        requests = [DiagnosisRequest(cluster_id=EAST, workload_id=i, now=tenant.captured_at) for i in ids]
+        counting = Counting(tenant.runai)
+        budget = Politeness(diagnoses=3, requests=4)
+        done = [i async for i, _ in diagnose_many(requests, counting, None, tier2_unavailable="x",
+                                                  politeness=budget)]
+    assert sorted(done) == list(range(len(requests)))
+    assert counting.calls >= 2 * len(requests)
+    assert counting.peak == budget.requests  # reached (the server is slow) and never exceeded
+
+
+def _cli(argv: list[str], *, tty: bool = False) -> tuple[int, str, str]:
+    class Err(io.StringIO):
+        def isatty(self) -> bool:
+            return tty
+
+    out, err = io.StringIO(), Err()
+    import contextlib
+
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli_main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_exit_status_and_progress_bar_on_a_terminal_only(tmp_path: Path) -> None:
+    args = ["scan", "--demo", "--cluster-id", EAST, "--since", "2h", "--format", "jsonl"]
+    code, out, err = _cli(args)
+    assert code == 0 and err == ""
+    assert all(json.loads(line)["schema"].startswith("runai-triage/") for line in out.splitlines())
+    code, _, err = _cli(args, tty=True)
+    assert code == 0 and "diagnosing [" in err and err.endswith("\n")
+    assert _cli(["scan", "--demo"])[0] == 2
+    assert "cluster id" in _cli(["scan", "--demo"])[2]
+    code, _, err = _cli(["scan", "--case", str(tmp_path / "missing.json"), "--cluster-id", EAST])
+    assert code == 1 and "file not found" in err and "Traceback" not in err
+
+
+def test_cli_unreachable_tenant_is_status_1_in_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUNAI_BEARER_TOKEN", "token-for-a-server-that-is-not-there")
+    monkeypatch.setenv("RUNAI_CLI_CONFIG_PATH", "/nonexistent")
+    code, _, err = _cli(["scan", "--base-url", "http://127.0.0.1:9", "--no-kube", "--cluster-id", EAST])
+    assert code == 1
+    assert "list of workloads could not be read" in err and "Traceback" not in err
+
+
+def test_the_scan_command_runs_without_loading_textual() -> None:
+    code = (
+        "import sys, io, contextlib; from tui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = main(['scan', '--demo', '--cluster-id', '{EAST}', '--since', '1h'])\n"
+        "print(rc, sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.stdout.strip() == "0 []", run.stderr
+
+
+def test_window_start_is_the_since_before_now(week: ScanResult) -> None:
+    assert week.end - week.start == timedelta(days=7)

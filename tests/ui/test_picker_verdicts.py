@@ -1,0 +1,168 @@
+"""Pilot tests of the picker's Verdict column against the demo tenant over real HTTP: verdicts arrive for the
+failed rows on screen and equal the single diagnosis; a page change cancels the diagnoses of the page left;
+a page seen before shows its verdicts from the cache without a read; verdicts never add a page fetch; and a
+row with a cached verdict opens at once, without a read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from textual.pilot import Pilot
+
+from core.diagnosis.engine import run_to_report
+from core.diagnosis.request import DiagnosisRequest
+from core.models.runai import Workload
+from core.sim.bundle import CaseBundle
+from core.sim.control_plane import RecordedRequest
+from core.tenant import Tenant, open_bundle_tenant
+from core.triage.batch import Verdict, verdict_label
+from core.triage.verdicts import VerdictCache, page_line, wants_verdict
+from tests.ui.conftest import loaded_picker, make_app, settle
+from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.picker import PickerScreen
+from tui.screens.picker_verdicts import GROUP
+from tui.widgets.verdict_line import VerdictLine
+from tui.widgets.workload_table import WorkloadTable
+
+SIZE = (140, 42)
+WORKLOAD_PATH = "/api/v1/workloads/"
+
+
+def _requests(tenant: Tenant) -> list[RecordedRequest]:
+    assert tenant.control_plane is not None
+    return list(tenant.control_plane.requests)
+
+
+def status_reads(requests: list[RecordedRequest]) -> list[str]:
+    """Ids whose own workload read (the first read of every diagnosis) was made, in order."""
+    return [r.path.removeprefix(WORKLOAD_PATH) for r in requests
+            if r.path.startswith(WORKLOAD_PATH) and r.path.count("/") == 4 and not r.path.endswith("/count")]
+
+
+def page_lists(requests: list[RecordedRequest]) -> int:
+    return sum(1 for r in requests if r.path == "/api/v1/workloads")
+
+
+def eligible(screen: PickerScreen) -> list[Workload]:
+    return [w for w in screen.query_one(WorkloadTable).workloads if wants_verdict(w, attention_view=False)]
+
+
+def verdicts_done(screen: PickerScreen) -> bool:
+    rows = eligible(screen)
+    return bool(rows) and not screen.loading and all(screen.verdicts.get(w) is not None for w in rows)
+
+
+async def with_verdicts(pilot: Pilot[Any]) -> tuple[PickerScreen, WorkloadTable]:
+    """The picker once its first page and every verdict of it are on screen."""
+    screen = await loaded_picker(pilot)
+    await settle(pilot, lambda: verdicts_done(screen))
+    return screen, screen.query_one(WorkloadTable)
+
+
+async def test_verdicts_arrive_for_the_failed_rows_and_equal_the_single_diagnosis(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await with_verdicts(pilot)
+        rows = eligible(screen)
+        assert len(rows) >= 3 and "verdict" in table.column_keys
+        labels = [table.verdict_text(w.id or "") for w in rows]
+        assert all(labels)
+        for w in rows[:4]:
+            request = DiagnosisRequest(cluster_id=w.cluster_id or "", workload_id=w.id, now=app.clock())
+            alone = await run_to_report(request, demo_tenant.runai, demo_tenant.kube,
+                                        tier2_unavailable=demo_tenant.kube_unavailable)
+            assert table.verdict_text(w.id or "") == verdict_label(alone), w.name
+        line = screen.query_one(VerdictLine).plain
+        assert line == page_line(labels, 0, len(rows))  # type: ignore[arg-type]
+        # Rows that are not failed (Running, Completed, ...) are never diagnosed in the background.
+        others = [w.id for w in table.workloads if w not in rows]
+        assert others and not set(others) & set(status_reads(_requests(demo_tenant)))
+
+
+async def test_verdicts_add_no_page_fetch_and_a_seen_page_comes_from_the_cache(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await with_verdicts(pilot)
+        first = [w.id for w in eligible(screen)]
+        assert page_lists(_requests(demo_tenant)) == 1  # the page itself, and nothing for its verdicts
+        await pilot.press("right_square_bracket")
+        await settle(pilot, lambda: screen.offset > 0 and verdicts_done(screen))
+        assert page_lists(_requests(demo_tenant)) == 2
+        before = len(_requests(demo_tenant))
+        await pilot.press("left_square_bracket")
+        await settle(pilot, lambda: screen.offset == 0 and not screen.loading)
+        # Back on the first page: every verdict is on screen at once, from the cache; no diagnosis read again.
+        assert all(table.verdict_text(i or "") not in (None, "…") for i in first)
+        again = _requests(demo_tenant)[before:]
+        assert page_lists(again) == 1 and not set(status_reads(again)) & set(first)
+
+
+async def _rows_shown(pilot: Pilot[Any]) -> PickerScreen:
+    """The picker once its first page is on screen, without waiting for the verdicts (they are still running)."""
+    for _ in range(1500):
+        screen = pilot.app.screen
+        if isinstance(screen, PickerScreen) and screen.first_answer and eligible(screen):
+            return screen
+        await pilot.pause(0.02)
+    raise AssertionError("the first page never showed")
+
+
+async def test_a_page_change_cancels_the_diagnoses_of_the_page_left(demo_bundle: CaseBundle) -> None:
+    # A slow tenant, so the first page's diagnoses are still running when `]` is pressed.
+    async with open_bundle_tenant(demo_bundle, label="slow demo", latency_ms=120) as tenant:
+        app = make_app(tenant)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _rows_shown(pilot)
+            first = eligible(screen)
+            ids = {w.id for w in first}
+            # Once the first diagnoses are under way (they start after a short delay), the page is left.
+            for _ in range(1500):
+                if set(status_reads(_requests(tenant))) & ids:
+                    break
+                await pilot.pause(0.02)
+            assert any(w.group == GROUP and w.is_running for w in app.workers)
+            await pilot.press("right_square_bracket")
+            await pilot.pause(0.05)  # reads sent before the press have reached the server by now
+            turned = len(_requests(tenant))
+            started = set(status_reads(_requests(tenant)[:turned]))
+            await settle(pilot, lambda: screen.offset > 0 and verdicts_done(screen), timeout=60)
+            left = {w.id for w in first} - {w.id for w in eligible(screen)}
+            never_started = left - started
+            assert never_started, "the slow tenant should have left some of the first page undiagnosed"
+            # No diagnosis of a row of the page left started after the page changed, and none got a verdict.
+            assert not set(status_reads(_requests(tenant)[turned:])) & never_started
+            assert all(screen.verdicts.get(w) is None for w in first if w.id in never_started)
+
+
+async def test_a_row_with_a_cached_verdict_opens_at_once(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await with_verdicts(pilot)
+        target = eligible(screen)[0]
+        table.move_cursor(row=table.workloads.index(target))
+        before = len(_requests(demo_tenant))
+        await pilot.press("enter")
+        await pilot.pause()
+        diagnosis = app.screen
+        assert isinstance(diagnosis, DiagnosisScreen)
+        assert diagnosis.report is not None and diagnosis.worker is None  # shown, not run
+        assert verdict_label(diagnosis.report) == table.verdict_text(target.id or "")
+        assert [r.path for r in _requests(demo_tenant)[before:]] == []
+        # `r` diagnoses again, for real.
+        await pilot.press("r")
+        await settle(pilot, lambda: diagnosis.report is not None and not diagnosis.running)
+        assert any(r.path == WORKLOAD_PATH + (target.id or "") for r in _requests(demo_tenant)[before:])
+
+
+def test_the_cache_keeps_a_verdict_per_phase_change() -> None:
+    cache = VerdictCache(limit=2)
+    at = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    w = Workload.model_validate({"id": "a", "phase": "Failed", "phaseUpdatedAt": at.isoformat()})
+    moved = Workload.model_validate({"id": "a", "phase": "Failed", "phaseUpdatedAt": "2026-11-30T13:00:00Z"})
+    verdict = Verdict(DiagnosisRequest(cluster_id="c", workload_id="a"), None, (), "no report")
+    cache.put(w, verdict)
+    assert cache.get(w) is verdict and cache.get(moved) is None
+    for other in ("b", "c"):
+        cache.put(Workload.model_validate({"id": other, "phaseUpdatedAt": at.isoformat()}), verdict)
+    assert cache.get(w) is None and len(cache) == 2  # the oldest went first

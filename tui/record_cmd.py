@@ -1,0 +1,129 @@
+"""`runai-triage record`: diagnose as `diagnose` does, and write every answer the diagnosis read as a redacted
+`runai-triage/case@1` bundle, so `diagnose --case FILE` (same ids, same `--now`) gives the same verdict anywhere.
+
+The report is printed as `diagnose` prints it; the bundle goes to `--out` (never over an existing file unless
+`--force`), and a line on stderr says what it holds. When no report can be produced (the workload's own read
+fails), the bundle is still written, so the failure itself can be replayed; the exit status is then 1.
+Never loads Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.diagnosis.engine import DiagnosisFailed, run_to_report
+from core.diagnosis.request import DiagnosisRequest, UsageError
+from core.models.report import Report
+from core.record import RecordingTap, recorded_bundle
+from core.report.render import RENDERERS
+from core.sim.bundle import BundleError, parse_bundle
+from core.words import plural
+from tui.diagnose_cmd import add_diagnose_arguments, request_from_args
+from tui.headless import advice, run_or_explain, say, start_options, tenant_now, usage_failed, write_out
+from tui.start import StartOptions, open_tenant
+
+PROG = "runai-triage record"
+
+
+def add_record_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "record",
+        help="diagnose one workload and save what it read as a redacted case bundle (for a bug report)",
+        description=(
+            "Diagnose one workload as `diagnose` does and write every answer the diagnosis read (Run:ai and "
+            "Kubernetes, failed reads as faults) to a redacted runai-triage/case@1 bundle. "
+            "`runai-triage diagnose --case FILE` replays it offline."
+        ),
+    )
+    add_diagnose_arguments(parser, verb="record")
+    parser.add_argument("--out", metavar="FILE", required=True, help="where to write the case bundle (.json)")
+    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    parser.set_defaults(handler=run_record)
+
+
+def _write(path: Path, bundle: dict[str, Any], force: bool) -> None:
+    text = json.dumps(bundle, indent=1, ensure_ascii=False) + "\n"
+    # Written beside the target first, so a failure never leaves half a bundle under the name asked for.
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    if force:
+        os.replace(partial, path)
+        return
+    try:
+        os.link(partial, path)  # fails if `path` exists: an existing file is never overwritten by surprise
+    finally:
+        partial.unlink()
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a recording run produced: the report (or why none), the moment it ran at, the session's secrets."""
+
+    report: Report | None
+    failure: DiagnosisFailed | None
+    now: datetime
+    secrets: tuple[str, ...]
+
+
+async def record_with(options: StartOptions, request: DiagnosisRequest, tap: RecordingTap) -> Recorded:
+    tenant = open_tenant(options, tap=tap).tenant
+    try:
+        # "Now" is fixed before the first read, so the bundle's capturedAt is exactly the moment diagnosed at.
+        now = tenant_now(tenant, request.now) or datetime.now(UTC)
+        request = dataclasses.replace(request, now=now)
+        secrets = tenant.runai.tokens.secrets()
+        try:
+            report = await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
+        except DiagnosisFailed as exc:  # no report; what was read (the failure included) is still worth keeping
+            return Recorded(None, exc, now, secrets)
+        return Recorded(report, None, now, secrets)
+    finally:
+        await tenant.aclose()
+
+
+def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    path = Path(args.out).expanduser()
+    try:
+        request = request_from_args(args)
+        if path.exists() and not args.force:
+            raise UsageError(f"--out {path} exists; choose another file or pass --force to overwrite it")
+        if not path.parent.is_dir():
+            raise UsageError(f"--out {path}: the directory {path.parent} does not exist")
+    except UsageError as exc:
+        return usage_failed(PROG, err, exc)
+    tap = RecordingTap()
+    done = run_or_explain(PROG, err, lambda: record_with(start_options(args), request, tap))
+    if done is None:
+        return 1
+    answers = tap.snapshot()
+    bundle, notes = recorded_bundle(answers, kube=tap.kube_seen, captured_at=done.now, secrets=done.secrets)
+    try:
+        parse_bundle(bundle, str(path))  # a recording that cannot be replayed is a bug, not a file to hand on
+        _write(path, bundle, args.force)
+    except (BundleError, OSError) as exc:
+        say(err, f"{PROG}: the bundle could not be written: {exc}")
+        return 1
+    if done.report is not None:
+        write_out(out, RENDERERS[args.format](done.report))
+    faults = len(bundle.get("faults", []))
+    held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer read"),
+                      plural(faults, "failed read") + " kept as faults"))
+    say(err, f"{PROG}: wrote {path}: {held}, redacted. Replay: runai-triage diagnose --case {path} "
+             f"--cluster-id {request.cluster_id} ...")
+    for note in notes:
+        say(err, f"  note: {note}")
+    if done.failure is not None:
+        say(err, f"{PROG}: no report could be produced: {done.failure}")
+        say(err, f"  {advice(done.failure)} The bundle holds what was read, to replay the failure.")
+        return 1
+    return 0

@@ -1,0 +1,121 @@
+"""`runai-triage scan`: every workload of a cluster that failed (or needs attention) in a window, diagnosed and
+grouped by verdict. For cron or CI: "what failed overnight, and why". Never loads Textual.
+
+Exit status: 0 when the scan ran, whatever it found (a diagnosis that produced no report is one of its
+results); 1 when it could not run (the tenant or its workload list unreadable); 2 for a usage error. A
+progress bar goes to stderr, and only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TextIO
+
+from core.diagnosis.request import UsageError
+from core.triage.batch import MAX_DIAGNOSES, Politeness
+from core.triage.scan import DEFAULT_MAX_WORKLOADS, DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, ScanResult, scan
+from core.triage.scan_render import SCAN_RENDERERS
+from tui.headless import (
+    add_now_argument,
+    add_tenant_arguments,
+    parse_now,
+    run_or_explain,
+    start_options,
+    tenant_now,
+    usage_failed,
+    write_out,
+)
+from tui.start import StartOptions, open_tenant
+
+PROG = "runai-triage scan"
+BAR = 24
+
+
+def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "scan",
+        help="diagnose every workload that failed in a window and print them grouped by verdict",
+        description=(
+            "Diagnose every workload of one cluster that failed, or needs attention, in a window (newest "
+            "first) and print them grouped by category, with counts, recurrence and the top line of evidence."
+        ),
+    )
+    add_tenant_arguments(parser, "scan")
+    parser.add_argument("--cluster-id", metavar="UUID", help="the cluster to scan (always required)")
+    parser.add_argument("--project", metavar="NAME", help="only this project")
+    parser.add_argument("--name-prefix", metavar="TEXT", help="only workloads whose name starts with TEXT")
+    parser.add_argument(
+        "--since", default=DEFAULT_SINCE, help=f"the window: 90m, 24h, 7d, 2w (default {DEFAULT_SINCE})"
+    )
+    parser.add_argument(
+        "--lookback", help="each diagnosis's history window, for recurrence (default: the --since window)"
+    )
+    add_now_argument(parser)
+    parser.add_argument(
+        "--concurrency", type=int, default=Politeness().diagnoses, metavar="N",
+        help=f"diagnoses at once, 1-{MAX_DIAGNOSES} (default {Politeness().diagnoses}; API reads in flight: 2N)",
+    )
+    parser.add_argument(
+        "--max-workloads", type=int, default=DEFAULT_MAX_WORKLOADS, metavar="N",
+        help=f"scan at most N workloads, newest first (default {DEFAULT_MAX_WORKLOADS}, at most {MAX_WORKLOADS})",
+    )
+    parser.add_argument(
+        "--format", choices=list(SCAN_RENDERERS), default="text", help="output format (default text)"
+    )
+    parser.set_defaults(handler=run_scan)
+
+
+def progress_bar(err: TextIO) -> Callable[[int, int], None] | None:
+    """A one-line bar redrawn in place on stderr, or None when stderr is not a terminal (cron, CI, a pipe)."""
+    isatty = getattr(err, "isatty", None)
+    if isatty is None or not isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = BAR * done // total if total else BAR
+        end = "\n" if done >= total else ""
+        err.write(f"\r{PROG}: diagnosing [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}{end}")
+        err.flush()
+
+    return show
+
+
+async def scan_with(
+    options: StartOptions, request: ScanRequest, progress: Callable[[int, int], None] | None = None
+) -> ScanResult:
+    tenant = open_tenant(options).tenant
+    try:
+        now = tenant_now(tenant, request.now) or datetime.now(UTC)
+        # Tier 2 opens in its own thread when the first diagnosis that needs it gets past Step 1.
+        request = dataclasses.replace(request, now=now)
+        return await scan(request, tenant.runai, open_tier2=tenant.open_tier2, now=now, progress=progress)
+    finally:
+        await tenant.aclose()
+
+
+def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        request = ScanRequest(
+            cluster_id=(args.cluster_id or "").strip(),
+            project=args.project,
+            name_prefix=args.name_prefix,
+            since=args.since,
+            lookback=args.lookback,
+            now=parse_now(args.now),
+            concurrency=args.concurrency,
+            max_workloads=args.max_workloads,
+        )
+    except UsageError as exc:
+        return usage_failed(PROG, err, exc)
+    result = run_or_explain(PROG, err, lambda: scan_with(start_options(args), request, progress_bar(err)),
+                            what="scan")
+    if result is None:
+        return 1
+    write_out(out, SCAN_RENDERERS[args.format](result))
+    return 0

@@ -1,0 +1,124 @@
+"""The picker's verdict column: background diagnoses of the failed and needs-attention rows on screen.
+
+When a page lands, its eligible rows (core.triage.verdicts) that have a cached verdict show it at once. The rest
+are diagnosed once the page has been on screen for START_DELAY_S, in one worker (group `picker-verdicts`,
+exclusive) through `core.triage.batch` within the background politeness budget (two diagnoses, four reads in
+flight), each verdict posted as it arrives. Any new page request stops the timer and cancels that worker first,
+so background reads never hold up paging and never continue for a page that is gone. Verdicts are cached by
+workload id and phaseUpdatedAt; a late one is still cached, but only drawn if its page is the one on screen.
+Opening a row with a cached report replays its events: no read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.timer import Timer
+
+from core.models.runai import Workload
+from core.triage.verdicts import VerdictCache, page_line, wants_verdict
+from tui.clock import Clock
+from tui.messages import VerdictArrived
+from tui.screens.diagnosis_commands import LOOKBACKS
+from tui.screens.picker_reads import PickerReads
+from tui.widgets.verdict_line import WAITING, VerdictLine, verdict_cell
+from tui.widgets.workload_table import WorkloadTable
+
+if TYPE_CHECKING:
+    from core.diagnosis.progress import ProgressEvent
+
+GROUP = "picker-verdicts"
+# A page is painted, and can be left, before any background diagnosis starts: paging through pages faster than
+# this starts none at all, so they never compete with the page reads and repaints the user is waiting for.
+START_DELAY_S = 0.3
+
+
+class PickerVerdicts(PickerReads):
+    _clock: Clock
+    verdicts: VerdictCache
+    _verdict_seq: int
+    _verdict_rows: list[Workload]
+    _verdict_timer: Timer | None
+
+    def _stop_verdicts(self) -> None:
+        if self._verdict_timer is not None:
+            self._verdict_timer.stop()
+            self._verdict_timer = None
+        self.workers.cancel_group(self, GROUP)
+
+    def _verdicts_for_page(self, seq: int, shown: list[Workload], cluster: str | None, attention: bool) -> dict[
+            str, Text]:
+        """The Verdict cells of a page about to be shown; starts diagnosing the rows that have none yet."""
+        self._stop_verdicts()
+        self._verdict_seq = seq
+        eligible = [w for w in shown if wants_verdict(w, attention_view=attention) and (w.cluster_id or cluster)]
+        cells: dict[str, Text] = {}
+        pending: list[Workload] = []
+        for w in eligible:
+            known = self.verdicts.get(w)
+            cells[w.id or ""] = verdict_cell(known) if known is not None else WAITING
+            if known is None:
+                pending.append(w)
+        self._verdict_rows = eligible
+        if pending:
+            self._verdict_timer = self.set_timer(START_DELAY_S, lambda: self._start_rows(seq, pending, cluster))
+        self._show_verdict_line()
+        return cells
+
+    def _start_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
+        self._verdict_timer = None
+        if seq == self._verdict_seq and self.is_attached:
+            self._diagnose_rows(seq, rows, cluster)
+
+    @property
+    def verdicts_settled(self) -> bool:
+        """True when every eligible row on screen has its verdict (tests and screenshots wait for this)."""
+        return all(self.verdicts.get(w) is not None for w in self._verdict_rows)
+
+    def replay_for(self, workload: Workload) -> tuple[ProgressEvent, ...]:
+        """The events of this row's background diagnosis, when it produced a report (else nothing)."""
+        known = self.verdicts.get(workload)
+        return known.events if known is not None and known.report is not None else ()
+
+    def _show_verdict_line(self) -> None:
+        labels = [v.label for w in self._verdict_rows if (v := self.verdicts.get(w)) is not None]
+        waiting = len(self._verdict_rows) - len(labels)
+        self.query_one(VerdictLine).show(page_line(labels, waiting, len(self._verdict_rows)))
+
+    @work(group=GROUP, exclusive=True, exit_on_error=False)
+    async def _diagnose_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
+        # The engine loads here, after the page has been on screen for START_DELAY_S (never before a first page),
+        # in a thread: the UI loop keeps painting while its modules import.
+        await asyncio.to_thread(importlib.import_module, "core.triage.batch")
+        from core.diagnosis.request import DiagnosisRequest
+        from core.triage.batch import BACKGROUND, diagnose_many
+
+        kube_off = getattr(self.app, "kube_off", None)
+        # Tier 2 opens in its own thread (never on the UI loop) once a diagnosis gets past Step 1.
+        open_tier2 = self.tenant.open_tier2 if kube_off is None else None
+        now = self._clock()
+        requests = [
+            DiagnosisRequest(cluster_id=w.cluster_id or cluster or "", workload_id=w.id, lookback=LOOKBACKS[0],
+                             now=now, count_others=False)
+            for w in rows
+        ]
+        try:
+            async for index, verdict in diagnose_many(
+                requests, self.tenant.runai, tier2_unavailable=kube_off, open_tier2=open_tier2, politeness=BACKGROUND
+            ):
+                self.post_message(VerdictArrived(seq, rows[index], verdict))
+        except asyncio.CancelledError:
+            # Cancelled because the page changed: the normal end of this worker, not a failure (the diagnoses
+            # and their reads were cancelled with it, by diagnose_many).
+            return
+
+    def on_verdict_arrived(self, message: VerdictArrived) -> None:
+        self.verdicts.put(message.workload, message.verdict)
+        if message.seq != self._verdict_seq:
+            return  # a page no longer on screen: kept for when it is shown again
+        self.query_one(WorkloadTable).set_verdict(message.workload.id or "", verdict_cell(message.verdict))
+        self._show_verdict_line()

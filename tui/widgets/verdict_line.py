@@ -1,0 +1,33 @@
+"""The picker's verdicts, in words: a Verdict cell for the table, and the line that counts the page's verdicts
+(`verdicts: 4 OOM_KILLED · 2 IMAGE_PULL_FAILED · 1 UNKNOWN`). Plain `Text`, never markup."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from core.models.report import CATEGORIES
+
+if TYPE_CHECKING:  # the batch module loads the engine, which the picker's first page never needs
+    from core.triage.batch import Verdict
+
+# No dimmed styles: a dimmed cell would vanish under the cursor row's colours in some themes.
+WAITING = Text("…")
+
+
+def verdict_cell(verdict: Verdict) -> Text:
+    """A category in bold; an outcome (routed out) or a diagnosis without a report in plain words."""
+    label = verdict.label
+    return Text(label, style="bold") if label in CATEGORIES else Text(label)
+
+
+class VerdictLine(Static):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.plain = ""
+
+    def show(self, text: str) -> None:
+        self.plain = text
+        self.update(Text(text))
