@@ -7,6 +7,7 @@ answer for filters it no longer shows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -140,3 +141,24 @@ class CountFailed(Message):
         super().__init__()
         self.generation = generation
         self.error = error
+
+
+# -- the diagnosis screen's run -------------------------------------------------------------------------------
+class DiagnosisProgress(Message):
+    """Engine events of run `run_id`, one or a batch (tui.progress_batches), in the order they came."""
+
+    def __init__(self, run_id: int, events: ProgressEvent | Sequence[ProgressEvent]) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.events: tuple[ProgressEvent, ...] = tuple(events) if isinstance(events, Sequence) else (events,)
+
+
+class DiagnosisStopped(Message):
+    """Run `run_id` ended without a report (DiagnosisFailed or an unexpected error), in words."""
+
+    def __init__(self, run_id: int, title: str, detail: str, hint: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.title = title
+        self.detail = detail
+        self.hint = hint

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from core.diagnosis.observations import quote
 from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
 from core.models.report import EvidenceItem, MissingItem
-from core.models.runai import Compute, ResourceSet, RunaiPod, SubmittedSpec, Workload, WorkloadSpecDoc
+from core.models.runai import ResourceSet, RunaiPod, Workload
+from core.models.runai_spec import Compute, SubmittedSpec, WorkloadSpecDoc
 from core.safety.redact import redact_annotation
 from core.safety.untrusted import clean
 from core.words import plural

@@ -27,8 +27,8 @@ from core.models.runai import (
     RunaiPod,
     Workload,
     WorkloadEvent,
-    WorkloadSpecDoc,
 )
+from core.models.runai_spec import WorkloadSpecDoc
 from core.sources.errors import (
     ApiError,
     ApiTimeout,

@@ -32,7 +32,7 @@ from core.models.report import (
     Report,
     WorkloadRef,
 )
-from core.models.runai import WorkloadSpecDoc
+from core.models.runai_spec import WorkloadSpecDoc
 
 # The report carries the newest part of a long timeline; the screen gets all of it from the progress event.
 REPORT_TIMELINE_ENTRIES = 300

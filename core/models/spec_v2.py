@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.models.runai import Compute, EnvVar, NameValue, SecretRef, SubmittedSpec, WorkloadSpecDoc
+from core.models.runai_spec import Compute, EnvVar, NameValue, SecretRef, SubmittedSpec, WorkloadSpecDoc
 
 MAX_DEPTH = 12
 MAX_TEMPLATES = 32

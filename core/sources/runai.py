@@ -30,8 +30,8 @@ from core.models.runai import (
     RunaiPod,
     Workload,
     WorkloadEvent,
-    WorkloadSpecDoc,
 )
+from core.models.runai_spec import WorkloadSpecDoc
 from core.models.spec_v2 import is_v2_document, spec_from_v2
 from core.sources.bounded import DEFAULT_REQUEST_DEADLINE_S, MAX_BODY_BYTES, SUPPORTED_ENCODINGS, BoundedTransport
 from core.sources.budget import remaining as budget_remaining

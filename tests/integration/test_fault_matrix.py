@@ -19,7 +19,8 @@ import pytest
 
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import Page, parse_object
-from core.models.runai import MetricsResponse, Workload, WorkloadSpecDoc
+from core.models.runai import MetricsResponse, Workload
+from core.models.runai_spec import WorkloadSpecDoc
 from core.sources.errors import ApiError, ApiTimeout, BodyTooLarge, BrokenAnswer, MalformedResponse, RunaiError
 from core.sources.evidence import Missing
 from core.sources.kube import KubeSource

@@ -43,8 +43,8 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import CLUSTER, small_bundle, workload
 from tui.app import TriageApp
 from tui.export import EXPORT_DIR_ENV, export_name, safe_fragment
-from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisProgress, DiagnosisScreen, show_diagnosis
+from tui.messages import DiagnosisProgress, DiagnosisTarget
+from tui.screens.diagnosis import DiagnosisScreen, show_diagnosis
 from tui.start import StartOptions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
@@ -123,9 +123,7 @@ def screen_of(app: TriageApp) -> DiagnosisScreen:
 async def verdict(pilot: Pilot[Any], timeout: float = 15.0) -> DiagnosisScreen:
     def done() -> bool:
         screen = pilot.app.screen
-        return isinstance(screen, DiagnosisScreen) and (
-            screen.report is not None or screen.failure is not None
-        )
+        return isinstance(screen, DiagnosisScreen) and (screen.report is not None or screen.failure is not None)
 
     await until(pilot, done, timeout)
     await pilot.pause()
@@ -213,9 +211,7 @@ async def test_oom_panes_show_memory_containers_and_history(demo: Tenant) -> Non
         assert report is not None and report.memory is not None
         chart = screen.query_one(MemoryChart)
         assert chart.state == "samples" and chart.trend is not None
-        assert (
-            chart.trend.peak_bytes == report.memory.peak_bytes == CASES["oom-rising"]["memory"]["peakBytes"]
-        )
+        assert chart.trend.peak_bytes == report.memory.peak_bytes == CASES["oom-rising"]["memory"]["peakBytes"]
         assert chart.trend.limit_bytes == report.memory.limit_bytes
         assert "99.7% of the limit" in chart.plain and "limit 48 GiB" in chart.plain
         containers = screen.query_one(ContainersPane)
@@ -249,17 +245,12 @@ async def test_log_key_shows_the_log_with_the_explaining_line_marked(demo: Tenan
         assert app.focused is log.table
         assert log.excerpt is not None and log.excerpt.explaining_line is not None
         assert log.table.cursor_row == log.excerpt.explaining_line
-        assert log.explaining is not None and log.explaining in " ".join(
-            e.text for e in screen.report.evidence
-        )  # type: ignore[union-attr]
+        assert log.explaining is not None and log.explaining in " ".join(e.text for e in screen.report.evidence)  # type: ignore[union-attr]
 
 
 # -- live updates ------------------------------------------------------------------------------------------
 async def _events(tenant: Tenant, request: DiagnosisRequest) -> list[ProgressEvent]:
-    return [
-        e
-        async for e in diagnose(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
-    ]
+    return [e async for e in diagnose(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)]
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -282,9 +273,7 @@ async def test_events_in_any_order_fill_the_same_panes(
             screen.post_message(DiagnosisProgress(screen.run_id, event))
         await pilot.pause()
         evidence = {(e.source, e.text) for e in screen.query_one(EvidencePane).items}
-        assert evidence == {
-            (e.item.source, e.item.text) for e in events if type(e).__name__ == "EvidenceFound"
-        }
+        assert evidence == {(e.item.source, e.item.text) for e in events if type(e).__name__ == "EvidenceFound"}
         trend = next(e for e in events if isinstance(e, MemoryTrend))
         assert screen.query_one(MemoryChart).trend == trend
         history = next(e for e in events if isinstance(e, HistoryFound))
@@ -308,9 +297,7 @@ async def test_thousands_of_history_lines_stay_in_one_table(
     start = hung.captured_at
     assert start is not None
     entries = tuple(
-        HistoryEntry(
-            at=start, kind="event", text=f"[bold]event {i}[/bold]", failure=i % 500 == 0, occurrence=i // 500
-        )
+        HistoryEntry(at=start, kind="event", text=f"[bold]event {i}[/bold]", failure=i % 500 == 0, occurrence=i // 500)
         for i in range(6000)
     )
     async with app.run_test(size=SIZE) as pilot:
@@ -406,9 +393,7 @@ async def test_stale_results_of_a_replaced_run_are_dropped(
 
 
 # -- export and copy ---------------------------------------------------------------------------------------
-async def test_export_markdown_and_json(
-    demo: Tenant, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_export_markdown_and_json(demo: Tenant, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(EXPORT_DIR_ENV, str(tmp_path))
     case = CASES["oom-rising"]
     app = make(demo, options_for(case))
@@ -526,9 +511,7 @@ async def test_hostile_story_renders_as_literal_text(demo: Tenant) -> None:
 
 
 # -- errors ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("status", "title"), [(401, "Credentials refused (401)"), (403, "Access denied (403)")]
-)
+@pytest.mark.parametrize(("status", "title"), [(401, "Credentials refused (401)"), (403, "Access denied (403)")])
 async def test_refused_reads_show_in_the_banner_and_r_retries(
     tenants: Callable[..., Tenant], status: int, title: str
 ) -> None:
@@ -600,8 +583,21 @@ async def test_help_lists_the_screen_keys(demo: Tenant) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         text = screen_text(app)
-        for words in ("rerun", "back", "export", "export json", "copy", "lookback", "log", "previous log",
-                      "describe", "tab by number", "1-8", "next tab", "full text"):
+        for words in (
+            "rerun",
+            "back",
+            "export",
+            "export json",
+            "copy",
+            "lookback",
+            "log",
+            "previous log",
+            "describe",
+            "tab by number",
+            "1-8",
+            "next tab",
+            "full text",
+        ):
             assert words in text, words
         assert "READ-ONLY" in text
 

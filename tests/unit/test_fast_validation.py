@@ -21,16 +21,8 @@ from core.models import fast
 from core.models.base import ApiModel, parse_timestamp, parse_timestamp_general, record_problem
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import parse_page, parse_tolerant
-from core.models.runai import (
-    Cluster,
-    HistoryRecord,
-    MetricsResponse,
-    Project,
-    RunaiPod,
-    Workload,
-    WorkloadEvent,
-    WorkloadSpecDoc,
-)
+from core.models.runai import Cluster, HistoryRecord, MetricsResponse, Project, RunaiPod, Workload, WorkloadEvent
+from core.models.runai_spec import WorkloadSpecDoc
 from core.models.safe_json import Unreadable
 from core.sim.demo import load_demo_bundle
 from tests.paths import CASES

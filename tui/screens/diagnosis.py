@@ -12,7 +12,7 @@ The verdict's report is the single source for exports and the clipboard: what is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
@@ -23,7 +23,6 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Container
 from textual.events import Resize
-from textual.message import Message
 from textual.widgets import Footer, TabbedContent, TabPane
 from textual.worker import Worker
 
@@ -52,7 +51,7 @@ from core.safety.untrusted import clean
 from core.tenant import Tenant
 from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
-from tui.messages import DiagnosisTarget
+from tui.messages import DiagnosisProgress, DiagnosisStopped, DiagnosisTarget
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
 from tui.screens.diagnosis_text import failure_words, verdict_preface
@@ -96,27 +95,6 @@ NOT_READ_DEFAULTS = {
 
 class _Resettable(Protocol):
     def reset(self) -> None: ...
-
-
-# -- messages ---------------------------------------------------------------------------------------------
-class DiagnosisProgress(Message):
-    """Engine events of run `run_id`, one or a batch (tui.progress_batches), in the order they came."""
-
-    def __init__(self, run_id: int, events: ProgressEvent | Sequence[ProgressEvent]) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.events: tuple[ProgressEvent, ...] = tuple(events) if isinstance(events, Sequence) else (events,)
-
-
-class DiagnosisStopped(Message):
-    """Run `run_id` ended without a report (DiagnosisFailed or an unexpected error), in words."""
-
-    def __init__(self, run_id: int, title: str, detail: str, hint: str) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.title = title
-        self.detail = detail
-        self.hint = hint
 
 
 # -- opening ----------------------------------------------------------------------------------------------
@@ -169,14 +147,24 @@ class DiagnosisScreen(PaneActions, ReportActions):
         Binding("b", "cycle_lookback", "lookback", show=False, tooltip="Diagnose again over 24h, 7d or 2w"),
         Binding("d", "show_tab('tab-pod')", "describe", show=False, tooltip="The pod, as kubectl describe shows it"),
         Binding("l", "show_log", "log", show=False, tooltip="The container log, the explaining line marked"),
-        Binding("p", "show_previous_log", "previous log", show=False,
-                tooltip="The previous container's log (what the diagnosis read)"),
+        Binding(
+            "p",
+            "show_previous_log",
+            "previous log",
+            show=False,
+            tooltip="The previous container's log (what the diagnosis read)",
+        ),
         Binding("right_square_bracket", "next_tab", "next tab", key_display="]", show=False),
         Binding("left_square_bracket", "previous_tab", "previous tab", key_display="[", show=False),
         *(
-            Binding(str(n), f"show_tab('{pane}')", "tab by number", show=False,
-                    tooltip="Show a tab by its number: " + ", ".join(f"{i} {name}" for i, (_, name) in
-                                                                  enumerate(TABS, start=1)))
+            Binding(
+                str(n),
+                f"show_tab('{pane}')",
+                "tab by number",
+                show=False,
+                tooltip="Show a tab by its number: "
+                + ", ".join(f"{i} {name}" for i, (_, name) in enumerate(TABS, start=1)),
+            )
             for n, (pane, _label) in enumerate(TABS, start=1)
         ),
     ]
@@ -307,9 +295,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         except Exception as exc:  # an engine bug still ends in words on the banner, not a traceback
             batches.flush()
             title = f"unexpected error ({type(exc).__name__})"
-            self.post_message(
-                DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry.")
-            )
+            self.post_message(DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry."))
         finally:
             batches.close()  # a cancelled run: what waited is stale
 
@@ -455,8 +441,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         elif not self._trend_seen:
             chart.set_not_read(
                 routed_why
-                or "the verdict rests on no OOM evidence and no unexplained exit 137, "
-                "so metrics were not needed"
+                or "the verdict rests on no OOM evidence and no unexplained exit 137, so metrics were not needed"
             )
 
     def _settle_tier2(self, routed_why: str | None) -> None:

@@ -12,7 +12,6 @@ failed and needs-attention rows on screen are diagnosed in the background (tui.s
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from textual import on
@@ -43,10 +42,10 @@ from tui.messages import (
     WorkloadChosen,
 )
 from tui.paging import Go, Move, PageNav
-from tui.picker_query import NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
+from tui.picker_query import PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_text import IndicatorState, indicator_parts, workload_detail
-from tui.screens.picker_verdicts import PickerVerdicts
+from tui.screens.picker_text import workload_detail
+from tui.screens.picker_views import PickerViews
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
 from tui.widgets.notice import Notice
@@ -59,10 +58,9 @@ from tui.widgets.workload_table import WorkloadTable
 # Used until the table has a size (the first page waits for layout, so this is rarely seen).
 DEFAULT_PAGE_SIZE = 20
 # A held `]` on the last page shows one notice, not one per repeat.
-EDGE_NOTICE_S = 2.5
 
 
-class PickerScreen(PickerVerdicts):
+class PickerScreen(PickerViews):
     # Footer: what a first-time user needs at 80 columns; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
@@ -156,10 +154,6 @@ class PickerScreen(PickerVerdicts):
     @property
     def page_size(self) -> int:
         return self.nav.limit
-
-    @property
-    def offset(self) -> int:
-        return self._page.offset if self._page is not None else 0
 
     @property
     def loading(self) -> bool:
@@ -346,88 +340,6 @@ class PickerScreen(PickerVerdicts):
         # A cluster or project was picked (or the list closed): the keys go back to the table.
         if not expanded:
             self.call_after_refresh(self.action_focus_table)
-
-    # -- views --------------------------------------------------------------------------------------------
-    def _cluster_label(self) -> str | None:
-        for cluster in self._clusters:
-            if cluster.uuid == self._query.cluster_id:
-                return cluster_label(cluster)
-        return None
-
-    def _notice(self, kind: str, title: str, *lines: str) -> None:
-        notice = self.query_one(Notice)
-        notice.show(kind, title, *lines)  # type: ignore[arg-type]
-        notice.display = True
-        self.query_one(WorkloadTable).display = False
-
-    def _show_table(self) -> None:
-        self.query_one(Notice).display = False
-        table = self.query_one(WorkloadTable)
-        table.display = True
-        if self.focused is None:
-            table.focus()  # an empty result left the keys with the screen; the rows take them back
-
-    def _show_row_detail(self) -> None:
-        workload = self.query_one(WorkloadTable).highlighted
-        why = None
-        if workload is not None and self._page is not None and self._page.attention is not None:
-            why = self._page.attention.why.get(workload.id or "")
-        self.query_one(RowDetail).show_workload(workload, why)
-
-    def _show_empty(self) -> None:
-        described = self._query.describe(self._cluster_label())
-        if self.offset > 0:
-            self._notice(
-                "empty",
-                f"No rows from {self.offset + 1:,} on",
-                "The list may have shrunk since the previous page; press [ or g to go back, or r to reload.",
-            )
-            return
-        hint = "Change the filters (/ name, p project, c cluster, a needs attention) or press r to reload."
-        if self._query.name:
-            hint = "esc clears the name filter. " + hint
-        if self._hidden:
-            hint = f"The server sent rows that did not match the filter ({self._hidden}); they are not shown. " + hint
-        self._notice("empty", f"No {described}.", hint)
-
-    def _show_error(self, error: BaseException) -> None:
-        self._answered = True
-        if isinstance(error, NameFilterError):
-            self._notice("error", "This name cannot be filtered", str(error), "esc clears the name filter.")
-        else:
-            info = describe_error(error)
-            self._notice("error", info.title, info.detail, info.hint)
-        self._update_indicator()
-
-    def _update_indicator(self) -> None:
-        notice = self.query_one(Notice)
-        page = self._page if not (notice.display and notice.kind == "error") else None
-        state = IndicatorState(
-            query=self._query,
-            sort=self._sort,
-            offset=page.offset if page is not None else None,
-            shown=len(page.workloads) if page is not None else 0,
-            total=self.nav.total,
-            total_problem=self._count_problem,
-            loading=self._loading,
-            hidden=self._hidden if page is not None else 0,
-            unreadable=page.unreadable if page is not None else 0,
-            last_page=page is not None and page.next_offset is None,
-            attention=page.attention if page is not None and self._query.attention else None,
-        )
-        self.query_one(PageIndicator).show(*indicator_parts(state))
-
-    def _edge_notice(self, edge: str | None, note: str | None = None) -> None:
-        """At the first or last page, say so once; a held key does not stack notices."""
-        words = note or (f"This is the {edge} page." if edge else None)
-        if words is None:
-            return
-        now = time.monotonic()
-        last = self._edge_noticed
-        if last is not None and last[0] == words and now - last[1] < EDGE_NOTICE_S:
-            return
-        self._edge_noticed = (words, now)
-        self.notify(words, timeout=EDGE_NOTICE_S, markup=False)
 
     def _navigate(self, move: Move) -> None:
         if self._page is None and not self._loading:

@@ -30,4 +30,4 @@ class VerdictLine(Static):
 
     def show(self, text: str) -> None:
         self.plain = text
-        self.update(Text(text))
+        self.update(Text(text, no_wrap=True, overflow="ellipsis"))  # one line; the rest is a cut, marked

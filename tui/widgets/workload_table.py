@@ -126,9 +126,10 @@ class WorkloadTable(DataTable[Text]):
         self._verdicts[workload_id] = cell
         if "verdict" not in self.column_keys:
             return
+        width = next((c.width for c in self.ordered_columns if c.key.value == "verdict"), 0)
         for index, workload in enumerate(self._workloads):
             if workload.id == workload_id:
-                self.update_cell(str(index), "verdict", cell)
+                self.update_cell(str(index), "verdict", _fit(cell, width))
 
     def verdict_text(self, workload_id: str) -> str | None:
         cell = self._verdicts.get(workload_id)

@@ -17,7 +17,8 @@ from core.diagnosis.observations import Observation, from_runai_pod, quote
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.steps.resolve import PAGE_LIMIT, STATUS
 from core.models.pages import Page
-from core.models.runai import RunaiPod, Workload, WorkloadEvent, WorkloadSpecDoc
+from core.models.runai import RunaiPod, Workload, WorkloadEvent
+from core.models.runai_spec import WorkloadSpecDoc
 from core.sources.namespace import NamespaceChoice, resolve_namespace
 from core.sources.runai import filter_item
 from core.words import plural
