@@ -9,6 +9,7 @@ regenerate with `.venv/bin/python -m tests.engine.test_multipod_cases --write`.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -177,6 +178,36 @@ def case_per_pod_memory_no_samples() -> Case:
             memory={"limitBytes": 48 * GI, "peakBytes": None, "pod": "ranker-ddp2-worker-2"},
             missing=["CPU-memory peak of pod ranker-ddp2-worker-2", "is a sum over its 4 pods"],
             noPaths=[r"^/api/v1/workloads/[^/]+/metrics$"],
+        ),
+    )
+
+
+def case_per_pod_memory_oom_storm() -> Case:
+    """Six of eight workers OOM-killed within seconds: a diagnosis reads at most four pods' own series (the first
+    OOM kill among them) and says how many it left."""
+    s = _job("mp-mem-03", "moe-ddp", 8, mem=("48Gi", "48Gi"))
+    pods = [
+        s.add_pod(node=f"gpu-s-0{i}", created=115, k8s_phase="OOMKilled" if i < 6 else "Error", updated=30 - i * S,
+                  role="worker", index=i, completed=30 - i * S)
+        for i in range(8)
+    ]  # fmt: skip
+    first = pods[0]  # the earliest end (30 minutes ago; the others end seconds after it)
+    _fail_message(s, oom_message(first.name))
+    for i, plan in enumerate(pods):
+        reason, code = ("OOMKilled", 137) if i < 6 else ("Error", 143)
+        s.add_kube_pod(plan, [cstatus("main", s.image, terminated(reason, code, 110, 30 - i * S))], phase="Failed")
+        s.nodes.append(node(plan.node or ""))
+    s.add_summed_series("CPU_MEMORY_USAGE_BYTES", {p.name: ramp(30 * GI, 51_000_000_000, 108, 30.5, step_min=1)
+                                                    for p in pods})  # fmt: skip
+    return (
+        [s],
+        _req(s),
+        diagnosed(
+            "OOM_KILLED",
+            memory={"limitBytes": 48 * GI, "peakBytes": 51_000_000_000},
+            podMetricReads=4,
+            notes=["2 more failed pods qualified for a memory read but were not read"],
+            firstFailure=first.name,
         ),
     )
 
@@ -774,6 +805,9 @@ def check_multipod(report: Report, requests: list[RecordedRequest], expect: Json
     if "otherSubmissionsFailed" in expect:
         others = report.recurrence.other_submissions
         assert others is not None and others.failed == expect["otherSubmissionsFailed"], others
+    if "podMetricReads" in expect:
+        asked = {r.path for r in requests if re.search(r"/pods/[^/]+/metrics$", r.path)}
+        assert len(asked) == expect["podMetricReads"], sorted(asked)
     for path_part, query_part in expect.get("queries", []):
         sent = [r for r in requests if r.path.endswith(path_part) and query_part in {f"{k}={v}" for k, v in r.query}]
         assert sent, f"no {path_part}?{query_part} among {[(r.path, r.query) for r in requests]}"

@@ -173,14 +173,15 @@ NO_POD_METRICS = PodMetricsRead((), Findings())
 
 
 def metric_targets(order: TerminationOrder) -> list[PodTermination]:
-    """The OOM-killed pods first (in the order they ended), then the first failure; at most MAX_POD_METRICS."""
+    """The OOM-killed pods first (in the order they ended), then the first failure (all of them: the caller
+    reads at most MAX_POD_METRICS and says how many it left)."""
     oom = [e for e in order.entries if set(e.kinds) & OOM_KINDS]
     first = [e for e in order.entries if e.first]
     chosen: list[PodTermination] = []
     for item in oom + first:
         if item not in chosen and item.pod_id:
             chosen.append(item)
-    return chosen[:MAX_POD_METRICS]
+    return chosen
 
 
 def pod_window(item: PodTermination, pods: Sequence[RunaiPod], now: datetime) -> RunWindow | None:
@@ -203,9 +204,16 @@ async def read_pod_metrics(
     pods: Sequence[RunaiPod],
     now: datetime,
     why: str,
+    left: int = 0,
 ) -> PodMetricsRead:
-    """Each target pod's CPU-memory usage over its own life (`/workloads/{id}/pods/{podId}/metrics`)."""
+    """Each target pod's CPU-memory usage over its own life (`/workloads/{id}/pods/{podId}/metrics`); `left`:
+    how many more pods qualified but were not read (a bound on the reads of one diagnosis)."""
     found = Collect()
+    if left > 0:
+        found.note(
+            f"{plural(left, 'more failed pod')} qualified for a memory read but {'was' if left == 1 else 'were'} not "
+            f"read: a diagnosis reads at most {MAX_POD_METRICS} pods' own series (the OOM-killed ones first)"
+        )
     if not targets:
         found.missing(
             "CPU-memory peak of the failed pod",
@@ -279,5 +287,7 @@ async def evidence_of_several(
     pod_metrics = NO_POD_METRICS
     if gate[0]:
         targets = metric_targets(ordered.order)
-        pod_metrics = await read_pod_metrics(reader, t1, w.id or "", targets, pods, now, gate[1])
+        pod_metrics = await read_pod_metrics(
+            reader, t1, w.id or "", targets[:MAX_POD_METRICS], pods, now, gate[1], left=len(targets) - MAX_POD_METRICS
+        )
     return SeveralRead(ordered, cause, pod_metrics)
