@@ -26,7 +26,7 @@ from textual.widgets import Footer, Static
 
 import styles
 from core.safety.untrusted import clean
-from core.tenant import Tenant
+from core.tenant import KUBE_OFF, Tenant
 from tui.clock import Clock, frozen_clock, system_clock
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
@@ -114,7 +114,7 @@ class TriageApp(App[None]):
         """Why Tier 2 is not read although the tenant could offer it (`--no-kube` with --demo or --case)."""
         if self.options.kube.enabled:
             return None
-        return "Tier 2 unavailable: turned off with --no-kube"
+        return KUBE_OFF
 
     def compose(self) -> ComposeResult:
         yield TopBar(f"opening {self.options.describe()}")

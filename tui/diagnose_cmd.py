@@ -17,7 +17,6 @@ from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.runai_params import invalid_workload_id
-from core.tenant import KUBE_OFF
 from tui.headless import (
     add_now_argument,
     add_tenant_arguments,
@@ -25,6 +24,7 @@ from tui.headless import (
     run_or_explain,
     start_options,
     tenant_now,
+    tier2_for,
     usage_failed,
     write_out,
 )
@@ -117,10 +117,7 @@ async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Rep
         # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
         request = dataclasses.replace(request, now=tenant_now(tenant, request.now))
         # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
-        if not options.kube.enabled:  # a demo or case tenant serves Tier 2 whatever the flag: not read here
-            return await run_to_report(request, tenant.runai, None, tier2_unavailable=KUBE_OFF)
-        # Tier 2 opens in its own thread while Step 1 reads, and only a diagnosis that goes on waits for it.
-        return await run_to_report(request, tenant.runai, open_tier2=tenant.open_tier2)
+        return await run_to_report(request, tenant.runai, **tier2_for(options, tenant))
     finally:
         await tenant.aclose()
 

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from core.diagnosis.engine import DiagnosisFailed, UnknownCluster
 from core.diagnosis.request import UsageError
@@ -21,7 +21,7 @@ from core.models.base import out_of_range
 from core.safety.untrusted import clean
 from core.sources.errors import ApiTimeout, MalformedResponse
 from core.sources.kube_types import KubeSettings
-from core.tenant import Tenant
+from core.tenant import KUBE_OFF, Tenant
 from tui.start import StartOptions, StartProblem
 
 T = TypeVar("T")
@@ -61,6 +61,14 @@ def start_options(args: argparse.Namespace) -> StartOptions:
             enabled=not args.no_kube,
         ),
     )
+
+
+def tier2_for(options: StartOptions, tenant: Tenant) -> dict[str, Any]:
+    """How a headless command's diagnoses read Tier 2: opened in its own thread by the first diagnosis that gets
+    past Step 1, or not at all with --no-kube (a demo or case tenant serves Tier 2 whatever the flag)."""
+    if not options.kube.enabled:
+        return {"tier2_unavailable": KUBE_OFF}
+    return {"open_tier2": tenant.open_tier2}
 
 
 def parse_now(text: str | None) -> datetime | None:

@@ -40,7 +40,7 @@ from core.triage.attention import AttentionCache, attention_filters, read_attent
 from core.triage.batch import MAX_DIAGNOSES
 from core.triage.scan import DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, scan
 from core.triage.scan_render import to_dict
-from tui.headless import CapturedAtUnusable, advice, say, tenant_now
+from tui.headless import CapturedAtUnusable, advice, say, tenant_now, tier2_for
 from tui.start import StartOptions, StartProblem, open_tenant
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -160,7 +160,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
         request = _request(cluster_id, workload_id, workload_name, project, lookback, active, holder.now())
         tenant = holder.tenant
         try:
-            report = await run_to_report(request, tenant.runai, open_tier2=tenant.open_tier2)
+            report = await run_to_report(request, tenant.runai, **tier2_for(holder.options, tenant))
         except DiagnosisFailed as exc:
             raise ToolError(f"no report could be produced: {exc}. {advice(exc)}") from None
         return Report.model_validate(json_dict(report))
@@ -227,7 +227,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
         tenant = holder.tenant
         now = holder.now() or datetime.now(UTC)
         try:
-            result = await scan(request, tenant.runai, open_tier2=tenant.open_tier2, now=now)
+            result = await scan(request, tenant.runai, **tier2_for(holder.options, tenant), now=now)
         except DiagnosisFailed as exc:
             raise ToolError(f"no scan could be produced: {exc}") from None
         return to_dict(result)

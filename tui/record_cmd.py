@@ -25,6 +25,7 @@ from core.models.report import Report
 from core.record import RecordingTap, recorded_bundle
 from core.report.render import RENDERERS
 from core.sim.bundle import BundleError, parse_bundle
+from core.tenant import KUBE_OFF
 from core.words import plural
 from tui.diagnose_cmd import add_diagnose_arguments, request_from_args
 from tui.headless import advice, run_or_explain, say, start_options, tenant_now, usage_failed, write_out
@@ -81,7 +82,9 @@ async def record_with(options: StartOptions, request: DiagnosisRequest, tap: Rec
         request = dataclasses.replace(request, now=now)
         secrets = tenant.runai.tokens.secrets()
         try:
-            report = await run_to_report(request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable)
+            # Tier 2 is opened before the first read (not in a thread beside it): the recording needs to see it.
+            kube = (tenant.kube, tenant.kube_unavailable) if options.kube.enabled else (None, KUBE_OFF)
+            report = await run_to_report(request, tenant.runai, kube[0], tier2_unavailable=kube[1])
         except DiagnosisFailed as exc:  # no report; what was read (the failure included) is still worth keeping
             return Recorded(None, exc, now, secrets)
         return Recorded(report, None, now, secrets)

@@ -26,6 +26,7 @@ from tui.headless import (
     run_or_explain,
     start_options,
     tenant_now,
+    tier2_for,
     usage_failed,
     write_out,
 )
@@ -90,9 +91,8 @@ async def scan_with(
     tenant = open_tenant(options).tenant
     try:
         now = tenant_now(tenant, request.now) or datetime.now(UTC)
-        # Tier 2 opens in its own thread when the first diagnosis that needs it gets past Step 1.
         request = dataclasses.replace(request, now=now)
-        return await scan(request, tenant.runai, open_tier2=tenant.open_tier2, now=now, progress=progress)
+        return await scan(request, tenant.runai, **tier2_for(options, tenant), now=now, progress=progress)
     finally:
         await tenant.aclose()
 

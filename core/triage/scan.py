@@ -15,6 +15,7 @@ Nothing is guessed: a row without an id or a phase change time is counted as ski
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from datetime import datetime
 from core.diagnosis.engine import DiagnosisFailed, OpenTier2, Tier1
 from core.diagnosis.reader import error_why
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
+from core.diagnosis.steps.cluster import check_cluster
 from core.models.runai import Workload
 from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
@@ -149,6 +151,16 @@ def _outside(workload: Workload, request: ScanRequest, start: datetime, end: dat
     return None
 
 
+async def _cluster_id(tier1: Tier1, given: str) -> str:
+    """The tenant's id for the cluster `given` names (its id in any case, or its exact name), as a diagnosis
+    checks it; raises UnknownCluster with the tenant's clusters. A list that cannot be read leaves it as given."""
+    try:
+        page = await tier1.list_clusters_page()
+    except Exception:  # an old tenant, or a key without the role: the list filter will say if it matches nothing
+        return given.strip()
+    return check_cluster(given, page).cluster_id
+
+
 async def _list(tier1: Tier1, request: ScanRequest, result: ScanResult) -> list[Workload]:
     rows: list[Workload] = []
     offset: int | None = 0
@@ -188,6 +200,7 @@ async def scan(
 ) -> ScanResult:
     """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
     entry whose verdict says why."""
+    request = dataclasses.replace(request, cluster_id=await _cluster_id(tier1, request.cluster_id))
     start, end = request.window(now)
     result = ScanResult(request, start, end)
     rows = await _list(tier1, request, result)

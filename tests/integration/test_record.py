@@ -256,3 +256,15 @@ def test_a_diagnosis_that_cannot_report_is_still_recorded_and_replays_the_failur
     assert [(f["status"], f["times"] >= 1) for f in recorded["faults"]] == [(0, True)]
     code, _, replay_err = _cli(["diagnose", "--case", str(target), *ids])
     assert code == 1 and "no report could be produced" in replay_err
+
+
+def test_record_with_no_kube_reads_and_keeps_no_kubernetes(tmp_path: Path) -> None:
+    case = next(c for c in demo_expectations() if c.get("lookup") == "name" and c["outcome"] == "diagnosed")
+    target = tmp_path / "tier1-only.json"
+    ids = ["--cluster-id", case["clusterId"], "--name", case["name"], "--project", case["project"],
+           "--lookback", case.get("lookback") or "24h"]
+    code, out, err = _cli(["record", "--demo", "--no-kube", *ids, "--out", str(target), "--format", "json"])
+    assert code == 0, err
+    report = json.loads(out)
+    assert any("--no-kube" in m["why"] for m in report["missing"]), report["missing"]
+    assert "kubernetes" not in json.loads(target.read_text(encoding="utf-8"))

@@ -263,3 +263,24 @@ def test_the_scan_command_runs_without_loading_textual() -> None:
 
 def test_window_start_is_the_since_before_now(week: ScanResult) -> None:
     assert week.end - week.start == timedelta(days=7)
+
+
+def test_scan_with_no_kube_and_a_cluster_name_reads_no_kubernetes() -> None:
+    # The cluster by its exact name, as diagnose takes it: the scan lists that cluster's workloads.
+    code, out, err = _cli(["scan", "--demo", "--no-kube", "--cluster-id", "demo-east", "--since", "2h",
+                           "--format", "json"])  # fmt: skip
+    assert code == 0, err
+    scanned = json.loads(out)
+    assert scanned["clusterId"] == EAST
+    reports = [r["report"] for r in scanned["results"] if r.get("report")]
+    assert reports, scanned
+    for report in reports:
+        if report["outcome"] == "diagnosed":
+            assert any("--no-kube" in m["why"] for m in report["missing"]), report["missing"]
+            assert not any(e["source"].startswith("kubectl") for e in report["evidence"])
+
+
+def test_scan_of_an_unknown_cluster_lists_the_tenants_clusters() -> None:
+    code, out, err = _cli(["scan", "--demo", "--cluster-id", "no-such-cluster", "--since", "2h"])
+    assert code == 1 and out == ""
+    assert "not a cluster of this tenant" in err and EAST in err
