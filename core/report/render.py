@@ -165,6 +165,25 @@ FINDINGS_TITLE = "Infrastructure findings (faults under the workload, for the ad
 NO_FINDINGS = "Infrastructure findings: none in the evidence read"
 
 
+# Whether a finding clears the workload depends on its kind: a failing GPU, driver, fabric or control plane is
+# not the workload's doing; a node short of memory or disk evicts the pods using most over their requests, and an
+# admission refusal may be the spec's as much as the policy's.
+_LABELS = {
+    "gpu-hardware": "Not the workload's fault",
+    "gpu-driver-runtime": "Not the workload's fault",
+    "network-fabric": "Not the workload's fault",
+    "control-plane": "Not the workload's fault",
+    "node-pressure": "The node ran short",
+    "admission": "Pods refused",
+}
+
+
+def finding_label(finding: Finding) -> str:
+    """A few words that head a finding: what it says about the workload, or "Also found" when it does not
+    explain the failure."""
+    return _LABELS.get(finding.kind, "Under the workload") if finding.explains else "Also found"
+
+
 def finding_head(finding: Finding) -> str:
     """`gpu-hardware on node gpu-e-07, for the administrator (explains this failure)`."""
     where = f" on node {_safe_line(finding.node)}" if finding.node else ""

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from core.report.render import json_dict, md_code, md_escape
+from core.report.render import finding_label, json_dict, md_code, md_escape
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
 
@@ -51,12 +51,27 @@ def _recurrence(entry: ScanEntry) -> str | None:
     return f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}"
 
 
+def finding_line(entry: ScanEntry) -> str | None:
+    """The infrastructure finding that explains the failure, in a few words (who acts, which node), if any."""
+    report = entry.verdict.report
+    found = next((f for f in report.findings if f.explains), None) if report is not None else None
+    if found is None:
+        return None
+    node = f" on node {_line(found.node, 80)}" if found.node else ""
+    return f"⚑ {finding_label(found)}: {found.kind}{node}, for the {found.owner}"
+
+
 def top_line(entry: ScanEntry) -> tuple[str, str | None]:
-    """(the line that best says why, its source): the first evidence line, else the reason, else the failure."""
+    """(the line that best says why, its source): the log's explaining line when there is one (an exit code says
+    that a program failed, its log says why; an OOM kill is said by its own evidence), else the first evidence
+    line, else the reason, else the failure."""
     report = entry.verdict.report
     if report is None:
         return entry.verdict.failure or "no report", None
     if report.outcome == "diagnosed" and report.evidence:
+        log = next((e for e in report.evidence if e.signal == "log-line"), None)
+        if log is not None and report.category != "OOM_KILLED":
+            return log.text, log.source
         return report.evidence[0].text, report.evidence[0].source
     return report.reason or entry.why, None
 
@@ -100,7 +115,9 @@ def to_text(result: ScanResult) -> str:
             rec = _recurrence(entry)
             head += f"  {rec}" if rec else ""
             text, source = top_line(entry)
-            out += [head, f"      {_line(text, 300)}" + (f" ({source})" if source else ""), f"      id {w.id}"]
+            out += [head, f"      {_line(text, 300)}" + (f" ({source})" if source else "")]
+            out += [f"      {flag}"] if (flag := finding_line(entry)) else []
+            out.append(f"      id {w.id}")
     out += ["", *_footer(result)]
     return "\n".join(out) + "\n"
 
@@ -121,6 +138,7 @@ def to_markdown(result: ScanResult) -> str:
             text, source = top_line(entry)
             cited = f" _(source: {md_code(source)})_" if source else ""
             out += [f"- {', '.join(parts)}  ", f"  {md_escape(_line(text, 300))}{cited}"]
+            out[-1] += f"  \n  {md_escape(flag)}" if (flag := finding_line(entry)) else ""
     out += ["", *(f"_{md_escape(line)}_" for line in _footer(result))]
     return "\n".join(out) + "\n"
 

@@ -284,3 +284,14 @@ def test_scan_of_an_unknown_cluster_lists_the_tenants_clusters() -> None:
     code, out, err = _cli(["scan", "--demo", "--cluster-id", "no-such-cluster", "--since", "2h"])
     assert code == 1 and out == ""
     assert "not a cluster of this tenant" in err and EAST in err
+
+
+def test_the_text_says_why_with_the_log_line_and_flags_infrastructure() -> None:
+    code, out, err = _cli(["scan", "--demo", "--cluster-id", EAST, "--since", "2h"])
+    assert code == 0, err
+    blocks = out.split("\n  20")  # one block per workload: its heading line starts with the date
+    xid = next(b for b in blocks if "llama-405b-pretrain" in b)
+    assert "CUDA error: unspecified launch failure" in xid and "(kubectl logs --previous)" in xid
+    assert "⚑ Not the workload's fault: gpu-hardware on node gpu-e-47, for the administrator" in xid
+    evicted = next(b for b in blocks if "graph-embed" in b)
+    assert "⚑ The node ran short: node-pressure" in evicted  # it used far over its request: not cleared

@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from core.models.report import Finding, Report
-from core.report.render import finding_head
+from core.report.render import finding_head, finding_label
 
 MARK = "⚑"
 
@@ -26,8 +26,7 @@ def findings_line(report: Report) -> Text | None:
     if not report.findings:
         return None
     top = report.findings[0]
-    label = "Not the workload's fault" if top.explains else "Also found"
-    line = Text(f"{MARK} {label}", style="bold reverse")
+    line = Text(f"{MARK} {finding_label(top)}", style="bold reverse")
     line.append(f" {top.kind}{_where(top)} · for the {top.owner}", style="bold")
     line.append(": " + top.text.split(': "', 1)[0])
     more = len(report.findings) - 1
