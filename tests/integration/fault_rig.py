@@ -93,6 +93,25 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              source="kubectl describe node"),
 )
 
+# Reads added with multi-pod workloads and infrastructure findings, tried end to end only: each on a case that
+# makes it. Every one is secondary: its failure is a stated gap and the diagnosis carries on.
+MULTIPOD = CASES / "multipod"
+SECONDARY_E2E: tuple[Endpoint, ...] = (
+    Endpoint("clusters list", "GET /api/v1/clusters", OOM_CASE, OOM_ID, OOM_CLUSTER, source="list_clusters"),
+    Endpoint("name's other submissions", "GET /api/v1/workloads", OOM_CASE, OOM_ID, OOM_CLUSTER,
+             source="list_workloads"),
+    Endpoint("pod metrics", "GET /api/v1/workloads/{id}/pods/{pod}/metrics", MULTIPOD / "per-pod-memory.json",
+             "b0d6d05d-7ee9-56e2-8ddb-34b856a5b0d7", NODE_CLUSTER, source="get_workload_metrics"),
+    Endpoint("v2 spec", "GET /api/v2/workloads/{id}", MULTIPOD / "spec-v2-mpijob.json",
+             "1271fc39-650c-5a52-a94a-39a3fa393c92", NODE_CLUSTER, source="get_workload_spec"),
+    Endpoint("inference revisions", "GET /api/v1/workloads/inferences/{id}/revisions",
+             MULTIPOD / "inference-revision-not-covered.json", "983b471b-1802-5939-b28a-d0aca92055cc", NODE_CLUSTER,
+             source="get_workload_pods"),
+    Endpoint("kube pods on node", "GET /api/v1/pods", CASES / "infra" / "gpu-xid48-node-event.json",
+             "079b1c6d-f363-5823-9d85-1944b9bcb370", NODE_CLUSTER, kube=True,
+             source="kubectl get pods --all-namespaces --field-selector spec.nodeName"),
+)  # fmt: skip
+
 # The fault matrix's columns, as bundle fault items (without "match"). A persistent fault: every attempt gets it.
 FAULTS: dict[str, dict[str, Any]] = {
     "reset": {"status": 0},

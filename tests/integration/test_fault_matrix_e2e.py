@@ -20,7 +20,16 @@ from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
 from core.sources.budget import time_budget
-from tests.integration.fault_rig import ABSORBED, ENDPOINTS, FAULTS, Endpoint, bundle_with, fault_item, served
+from tests.integration.fault_rig import (
+    ABSORBED,
+    ENDPOINTS,
+    FAULTS,
+    SECONDARY_E2E,
+    Endpoint,
+    bundle_with,
+    fault_item,
+    served,
+)
 
 BUDGET_S = 8.0
 # Past the budget, only the engine's own work is left: a diagnosis ends soon after.
@@ -57,6 +66,9 @@ def _request(endpoint: Endpoint) -> DiagnosisRequest:
     return DiagnosisRequest(cluster_id=endpoint.cluster_id, workload_id=endpoint.workload_id, now=moment)
 
 
+EVERY = ENDPOINTS + SECONDARY_E2E
+
+
 async def _diagnose(endpoint: Endpoint, fault: str) -> tuple[Report | DiagnosisFailed, float, int]:
     with served(bundle_with(endpoint.case, [fault_item(endpoint, fault)])) as s:
         tenant = s.tenant()
@@ -89,10 +101,10 @@ async def test_a_report_unless_a_primary_read_failed(fault: str, capsys: pytest.
     failures: list[str] = []
     if fault in ("hang", "trickle", "trickle head"):
         # These only cost waiting: the twelve diagnoses run side by side, each on its own simulated tenant.
-        runs = await asyncio.gather(*(_diagnose(endpoint, fault) for endpoint in ENDPOINTS))
+        runs = await asyncio.gather(*(_diagnose(endpoint, fault) for endpoint in EVERY))
     else:
-        runs = [await _diagnose(endpoint, fault) for endpoint in ENDPOINTS]
-    for endpoint, (outcome, elapsed, asked) in zip(ENDPOINTS, runs, strict=True):
+        runs = [await _diagnose(endpoint, fault) for endpoint in EVERY]
+    for endpoint, (outcome, elapsed, asked) in zip(EVERY, runs, strict=True):
         tried += 1
         worst = max(worst, elapsed)
         where = f"{endpoint.name} x {fault}"
