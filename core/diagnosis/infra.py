@@ -250,3 +250,8 @@ def node_level_evidence(observations: Sequence[Observation], failed_pod: str | N
 
 def explaining(findings: Sequence[Finding]) -> list[Finding]:
     return [f for f in findings if f.explains]
+
+
+def routed_findings(observations: Sequence[Observation], pod_seen: bool, failed_at: datetime | None) -> list[Finding]:
+    """The findings of a workload routed out at Step 1: no pod is diagnosed, so none is the failed one."""
+    return infra_findings(observations, Scope(None, None, None, None, 0, pod_seen, failed_at))

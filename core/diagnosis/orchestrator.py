@@ -20,16 +20,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import infra
 from core.diagnosis.findings import Collect, Journal
-from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.kube_reads import KubeReads
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
-from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1
+from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1, cancel_all
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import is_preempted
 from core.diagnosis.steps import (
@@ -45,7 +43,7 @@ from core.diagnosis.steps import (
     submissions,
 )
 from core.diagnosis.steps.history import HistoryRead, read_history
-from core.diagnosis.steps.inspect import NamespaceFound, PodsRead, SpecRead
+from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
 from core.models.gc_pause import older_collections_postponed
@@ -110,13 +108,7 @@ class Orchestrator:
             with older_collections_postponed():  # what the reads parse is not walked by the GC again and again
                 report = await self.diagnose()
         finally:  # a route-out or a failure leaves reads in flight: their answers are not wanted
-            pending = [task for task in self.tasks if not task.done()]
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-            for task in self.tasks:  # a read that failed beside the one that ended the run: already reported
-                if not task.cancelled():
-                    task.exception()
+            await cancel_all(self.tasks)
         self.emit(VerdictReady(report, self.reader.total, self.clock() - self.started))
         return report
 
@@ -194,17 +186,11 @@ class Orchestrator:
         self.steps.finish(3)
         tier1_obs = status.observations + pods.observations + history.observations + revision.observations
         self.known.set_result((history, tier1_obs))
-        window = conditional.failure_window(history.current, w)
-        if (w.phase or "") not in ENDING_PHASES:  # a failure still happening: its pods end up to now
-            window = (window[0], self.now)
+        window = conditional.episode_window(history.current, w, self.now)
         if several and t2 is not None and ns_task is not None:
             self.steps.start(4)
-            first_pass = multipod.termination_order(w, pods.pods, tier1_obs, window).order
-            tier2 = self.spawn(
-                self.kube_reads(t2).several(
-                    w, multipod.to_describe(first_pass, pods.pods), window, ns_task, pods, tier2
-                )
-            )
+            names = multipod.earliest_failed(w, pods.pods, tier1_obs, window)
+            tier2 = self.spawn(self.kube_reads(t2).several(w, names, window, ns_task, pods, tier2))
         if ns_task is not None:
             self.take_namespace(await ns_task)
 
@@ -217,74 +203,45 @@ class Orchestrator:
 
         # Step 4: conditional evidence. With OOM evidence from Run:ai or from the pod's first Kubernetes answers,
         # metrics run beside the remaining Kubernetes reads; otherwise the rest of Tier 2 may still call for them.
+        # A workload of several pods reads each pod's own series once the order its pods ended in is known.
         self.steps.start(4)
-        if several:
-            return await self.conclude_several(w, spec, pods, history, tier1_obs, window, tier2)
-        first = await self.early if tier2 is not None else NO_TIER2
-        early_obs = tier1_obs + first.observations
-        gate = conditional.needs_metrics(early_obs)
         metrics_task = None
-        if gate[0] and not is_preempted(early_obs):
-            metrics_task = self.spawn(self.metrics(w, history, pods, first.pod, gate))
+        if not several:
+            first = await self.early if tier2 is not None else NO_TIER2
+            early_obs = tier1_obs + first.observations
+            gate = conditional.needs_metrics(early_obs)
+            if gate[0] and not is_preempted(early_obs):
+                metrics_task = self.spawn(self.metrics(w, history, pods, first.pod, gate))
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
             return await self.route_out(route)
-        observations = tier1_obs + found.observations
-        if metrics_task is not None:
-            metrics = await metrics_task
+        if several:
+            read = await multipod.evidence_of_several(self.reader, self.t1, w, pods.pods, tier1_obs, found, window,
+                                                      self.now)  # fmt: skip
+            take(read.ordered.findings)
+            take(read.pod_metrics.findings)
+            gathered = classify.gathered_several(w, spec, pods, history, found, read, self.t2 is not None)
         else:
-            metrics = await self.metrics(w, history, pods, found.pod, conditional.needs_metrics(observations))
-        take(metrics.findings)
+            observations = tier1_obs + found.observations
+            if metrics_task is not None:
+                metrics = await metrics_task
+            else:
+                metrics = await self.metrics(w, history, pods, found.pod, conditional.needs_metrics(observations))
+            take(metrics.findings)
+            gathered = classify.Gathered(
+                w, observations, spec, pods, history, metrics, found.pod, found.log, self.t2 is not None,
+                node_pods=found.node_pods,
+            )
         self.steps.finish(4)
 
         # Step 5: classify and report.
         self.steps.start(5)
-        gathered = classify.Gathered(
-            w, observations, spec, pods, history, metrics, found.pod, found.log, tier2_available=self.t2 is not None,
-            cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
-        )  # fmt: skip
-        return await self.conclude(gathered)
-
-    async def conclude_several(
-        self,
-        w: Workload,
-        spec: SpecRead,
-        pods: PodsRead,
-        history: HistoryRead,
-        tier1_obs: tuple[Observation, ...],
-        window: tuple[datetime | None, datetime | None],
-        tier2: asyncio.Task[Tier2Found] | None,
-    ) -> Report:
-        """Steps 4 and 5 for a workload of several pods: the order they ended in decides which pod's evidence
-        the verdict rests on, and memory is read per pod, never from the workload's sum over its pods."""
-        found = await tier2 if tier2 is not None else self.no_tier2()
-        if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
-            return await self.route_out(route)
-        several = await multipod.evidence_of_several(
-            self.reader, self.t1, w, pods.pods, tier1_obs, found, window, self.now
-        )
-        self.journal.take(several.ordered.findings)
-        self.journal.take(several.pod_metrics.findings)
-        ordered, cause, pod_metrics = several.ordered, several.cause, several.pod_metrics
-        self.steps.finish(4)
-        self.steps.start(5)
-        first = ordered.order.first
-        k8s_first = found.k8s_pods.get(first.pod) if first is not None else found.pod
-        gathered = classify.Gathered(
-            w, cause, spec, pods, history, conditional.NOT_READ, k8s_first, found.log,
-            tier2_available=self.t2 is not None, several=True, order=ordered.order, pod_metrics=pod_metrics,
-            cluster=(await self.cluster_read()).observations, node_pods=found.node_pods,
-        )  # fmt: skip
-        return await self.conclude(gathered)
+        return await self.conclude(dataclasses.replace(gathered, cluster=(await self.cluster_read()).observations))
 
     async def conclude(self, gathered: classify.Gathered) -> Report:
         if self.others is not None:
-            others = await self.others
-            gathered = dataclasses.replace(gathered, others=others)
-            if others.failed is None and others.why:
-                gap = Collect()
-                gap.missing("other submissions of this name", others.why, submissions.LIST)
-                self.journal.take(gap.done())
+            gathered = dataclasses.replace(gathered, others=await self.others)
+            self.journal.take(submissions.gap_of(gathered.others))
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
         self.journal.take(conclusion.findings)
         report = classify.report(gathered, conclusion, self.basis())
@@ -301,12 +258,7 @@ class Orchestrator:
         return KubeReads(t2, self.reader, self.journal, self.spawn, self.known, self.early, self.now)
 
     def no_tier2(self) -> Tier2Found:
-        gap = Collect()
-        if self.t2 is None:
-            gap.missing("Kubernetes evidence (pod, previous log, events, node)", self.t2_unavailable or "unavailable")
-        else:
-            gap.missing("Kubernetes evidence", "no pod name is known (no pods returned and no event names one)")
-        self.journal.take(gap.done())
+        self.journal.take(kubernetes.no_tier2_gap(self.t2 is not None, self.t2_unavailable))
         return NO_TIER2
 
     def take_namespace(self, found: NamespaceFound) -> None:
@@ -337,8 +289,7 @@ class Orchestrator:
         if not self.steps.finished(1):
             self.steps.finish(1)
         failed_at = self.workload.phase_updated_at if self.workload else None
-        scope = infra.Scope(None, None, None, None, 0, self.pod_seen, failed_at)
-        findings = infra.infra_findings(self.status_obs + read.observations, scope)
+        findings = infra.routed_findings(self.status_obs + read.observations, self.pod_seen, failed_at)
         return classify.routed(route, self.basis(), findings)
 
     def basis(self) -> classify.Basis:

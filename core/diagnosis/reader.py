@@ -10,7 +10,8 @@ start and finish, with the reads each made.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -174,3 +175,15 @@ class Steps:
 
     def finished(self, step: int) -> bool:
         return step in self._finished
+
+
+async def cancel_all(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Cancel the tasks still running and wait for them; a read that failed beside the one that ended the run
+    was already reported, so its exception is consumed here, not logged as never retrieved."""
+    pending = [task for task in tasks if not task.done()]
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()

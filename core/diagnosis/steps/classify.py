@@ -22,10 +22,11 @@ from core.diagnosis.progress import MemoryTrend
 from core.diagnosis.report_builder import ReportInputs, build_report, routed_report
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import Verdict, classify, is_preempted
-from core.diagnosis.steps.conditional import METRICS, MetricsRead, failure_time
+from core.diagnosis.steps.conditional import METRICS, NOT_READ, MetricsRead, failure_time
 from core.diagnosis.steps.history import HISTORY, HistoryRead
 from core.diagnosis.steps.inspect import PodsRead, SpecRead
-from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries
+from core.diagnosis.steps.kubernetes import Tier2Found
+from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries, SeveralRead
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
@@ -69,6 +70,20 @@ class Basis:
     evidence: list[EvidenceItem]
     missing: list[MissingItem]
     notes: list[str]
+
+
+def gathered_several(
+    w: Workload, spec: SpecRead, pods: PodsRead, history: HistoryRead, found: Tier2Found, read: SeveralRead,
+    tier2_available: bool,
+) -> Gathered:  # fmt: skip
+    """What Step 5 classifies for a workload of several pods: the evidence of the pod that failed first (and of
+    the workload), the pod Kubernetes described for it, the order the pods ended in and their own memory."""
+    first = read.ordered.order.first
+    k8s_first = found.k8s_pods.get(first.pod) if first is not None else found.pod
+    return Gathered(
+        w, read.cause, spec, pods, history, NOT_READ, k8s_first, found.log, tier2_available, several=True,
+        order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

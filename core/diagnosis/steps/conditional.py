@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import HistoryAnalysis, Occurrence, in_window
+from core.diagnosis.history import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
 from core.diagnosis.memory import MAX_SAMPLES, MEMORY_TYPES, RunWindow, plan_queries, usage_summary
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
@@ -34,6 +34,14 @@ def failure_time(current: Occurrence | None, w: Workload) -> datetime | None:
     if current is not None and current.at is not None:
         return current.at
     return w.phase_updated_at
+
+
+def episode_window(
+    current: Occurrence | None, w: Workload, now: datetime
+) -> tuple[datetime | None, datetime | None]:
+    """The failure's window, running up to now while the workload has not ended (its pods end up to now)."""
+    window = failure_window(current, w)
+    return window if (w.phase or "") in ENDING_PHASES else (window[0], now)
 
 
 def failure_window(current: Occurrence | None, w: Workload) -> tuple[datetime | None, datetime | None]:

@@ -70,6 +70,16 @@ class Tier2Found:
 NO_TIER2 = Tier2Found(None, ())
 
 
+def no_tier2_gap(configured: bool, unavailable: str | None) -> Findings:
+    """Why no Kubernetes evidence was read: Tier 2 is not there (and why), or no pod could be named."""
+    gap = Collect()
+    if not configured:
+        gap.missing("Kubernetes evidence (pod, previous log, events, node)", unavailable or "unavailable")
+    else:
+        gap.missing("Kubernetes evidence", "no pod name is known (no pods returned and no event names one)")
+    return gap.done()
+
+
 @dataclass(frozen=True, slots=True)
 class PodDescribed:
     pod: K8sPod | None  # None when it could not be read

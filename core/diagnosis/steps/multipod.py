@@ -291,3 +291,11 @@ async def evidence_of_several(
             reader, t1, w.id or "", targets[:MAX_POD_METRICS], pods, now, gate[1], left=len(targets) - MAX_POD_METRICS
         )
     return SeveralRead(ordered, cause, pod_metrics)
+
+
+def earliest_failed(
+    w: Workload, pods: Sequence[RunaiPod], observations: tuple[Observation, ...],
+    window: tuple[datetime | None, datetime | None],
+) -> list[str]:  # fmt: skip
+    """The pods to describe first, from the order Run:ai's answers alone give (Kubernetes refines it)."""
+    return to_describe(termination_order(w, pods, observations, window).order, pods)

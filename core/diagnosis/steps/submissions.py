@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
@@ -184,3 +185,11 @@ def other_submissions(
         newest_failed_id=quote(newest.id, 80) if newest is not None and newest.id else None,
         why=note,
     )
+
+
+def gap_of(others: OtherSubmissions | None) -> Findings:
+    """A stated gap when the name's other submissions could not be counted (and why), else nothing."""
+    found = Collect()
+    if others is not None and others.failed is None and others.why:
+        found.missing("other submissions of this name", others.why, LIST)
+    return found.done()
