@@ -36,8 +36,9 @@ class PaneActions(Screen[None]):
         pane = self.query_one(f"#{pane_id}", TabPane)
         tables = [t for t in pane.query(DataTable) if t.display]
         target = tables[0] if tables else next((w for w in pane.query("*") if w.focusable), None)
-        if target is not None:
-            target.focus()
+        # A pane with nothing to focus (the memory chart) takes the focus from the pane left, or the tabs would
+        # follow the focus back to the hidden table that kept it.
+        self.set_focus(target)
 
     def _step_tab(self, delta: int) -> None:
         panes = [pane for pane, _ in TABS]
