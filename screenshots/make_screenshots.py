@@ -165,6 +165,20 @@ SHOTS: tuple[Shot, ...] = (
         verdict_on("tab-log"),
     ),
     Shot(
+        "diagnosis-cascade-pods.svg",
+        "An 8-pod training job on the Pod tab: its pods in the order they ended, the first failure (◆) the verdict "
+        "rests on, the workers and master SIGTERMed after it listed as its consequences.",
+        "dist-oom-cascade",
+        verdict_on("tab-pod"),
+    ),
+    Shot(
+        "diagnosis-infra-finding.svg",
+        "A 16-pod job that crashed on a GPU that fell off the bus (Xid 79): the category stays the seed's, and the "
+        "⚑ line says the fault is under the workload, on which node, and who acts on it.",
+        "xid79-16pod",
+        verdict_on(None),
+    ),
+    Shot(
         "diagnosis-preempted.svg",
         "A preempted workload is routed out rather than diagnosed: the banner says where to look next.",
         "preempt-priority",
