@@ -79,7 +79,7 @@ class Scope:
 
 def first_failed_pod(pods: Sequence[RunaiPod]) -> str | None:
     """The pod that failed first (its cleaned name) by Run:ai's completedAt (or phase time); None when several tie
-    or none has a time. (The termination order of multi-pod workloads, issue 10, can replace this reading.)"""
+    or none has a time. Used only when no termination order was made (a workload of several pods has one)."""
     failed = [p for p in pods if p.name and (p.k8s_phase or "") in _FAILED_PHASES]
     if len(failed) == 1:
         return quote(failed[0].name, 120)

@@ -76,6 +76,25 @@ class Gated:
         return gated
 
 
+class ClustersOnce:
+    """A Run:ai source whose clusters list is read once and shared. Every diagnosis checks its cluster against
+    that list (and reads the cluster's status from it); within one batch the list does not change, so a batch of
+    fifty diagnoses makes one read of it, not fifty. A failed read is shared too: each diagnosis states the gap."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self._read: asyncio.Future[Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def list_clusters_page(self) -> Any:
+        if self._read is None:
+            self._read = asyncio.ensure_future(self._inner.list_clusters_page())
+        # Shielded: one diagnosis cancelled (the picker left its page) does not cancel the read the others await.
+        return await asyncio.shield(self._read)
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """One diagnosis of a batch: its report and every progress event (so a screen can replay it), or why none."""
@@ -137,7 +156,7 @@ async def diagnose_many(
     Tier 2 is given (`tier2` / `tier2_unavailable`) or opened with `open_tier2` by the first diagnosis that
     needs it (each waits for the same opening), its reads under the same gate."""
     gate = asyncio.Semaphore(politeness.requests)
-    gated1: Any = Gated(tier1, gate)
+    gated1: Any = Gated(ClustersOnce(tier1), gate)
     gated2: Any = Gated(tier2, gate) if tier2 is not None else None
     turns = asyncio.Semaphore(politeness.diagnoses)
     gated_open: OpenTier2 | None = None

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from core.diagnosis.engine import DiagnosisFailed, OpenTier2, Tier1
 from core.diagnosis.reader import error_why
@@ -28,7 +29,7 @@ from core.diagnosis.steps.cluster import check_cluster
 from core.models.runai import Workload
 from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
-from core.triage.batch import Politeness, Verdict, diagnose_many, verdict_label
+from core.triage.batch import ClustersOnce, Politeness, Verdict, diagnose_many, verdict_label
 from core.triage.verdicts import count_line
 
 SCHEMA = "runai-triage/scan@1"
@@ -200,6 +201,7 @@ async def scan(
 ) -> ScanResult:
     """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
     entry whose verdict says why."""
+    tier1 = cast(Tier1, ClustersOnce(tier1))  # the scan's cluster check and every diagnosis share one list read
     request = dataclasses.replace(request, cluster_id=await _cluster_id(tier1, request.cluster_id))
     start, end = request.window(now)
     result = ScanResult(request, start, end)

@@ -295,3 +295,16 @@ def test_the_text_says_why_with_the_log_line_and_flags_infrastructure() -> None:
     assert "⚑ Not the workload's fault: gpu-hardware on node gpu-e-47, for the administrator" in xid
     evicted = next(b for b in blocks if "graph-embed" in b)
     assert "⚑ The node ran short: node-pressure" in evicted  # it used far over its request: not cleared
+
+
+@module_loop
+async def test_the_clusters_list_is_read_once_per_scan(demo_bundle: CaseBundle) -> None:
+    # Every diagnosis checks its cluster against the list; within one scan it is one read, however many diagnoses.
+    async with open_bundle_tenant(demo_bundle, label="demo") as tenant:
+        assert tenant.control_plane is not None and tenant.captured_at is not None
+        result = await scan(ScanRequest(cluster_id="demo-east", since="24h"), tenant.runai, None,
+                            tier2_unavailable="off", now=tenant.captured_at)  # fmt: skip
+        requests = tenant.control_plane.requests
+    assert len(result.entries) > 10
+    assert sum(1 for r in requests if r.path == "/api/v1/clusters") == 1
+    assert all(e.verdict.report is not None for e in result.entries)

@@ -17,6 +17,7 @@ from core.diagnosis.infra import CLUSTERS
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.reader import ReadFailure
 from core.diagnosis.signals.control_plane import cluster_health
+from core.models.clusters import same_cluster
 from core.models.pages import Page
 from core.models.runai import Cluster
 
@@ -37,8 +38,7 @@ def cluster_health_of(page: Page[Cluster] | ReadFailure, cluster_id: str, now: d
     if isinstance(page, ReadFailure):
         found.missing("Run:ai cluster status", page.missing.why, CLUSTERS)
         return ClusterRead((), found.done())
-    wanted = cluster_id.strip().lower()
-    cluster = next((c for c in page.items if (c.uuid or "").strip().lower() == wanted), None)
+    cluster = next((c for c in page.items if same_cluster(c.uuid, cluster_id)), None)
     if cluster is None:
         return ClusterRead((), found.done())
     name = quote(cluster.name or cluster.uuid, 120)
