@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import SchemaValidator
 
-from core.models.base import FAST_VALIDATION, ApiModel, parse_timestamp, timestamp_validator
+from core.models import safe_json
+from core.models.base import FAST_VALIDATION, ApiModel, NeedsTolerantPath, parse_timestamp, timestamp_validator
 
 T = TypeVar("T", bound=ApiModel)
 
@@ -84,3 +85,122 @@ def prepare_all() -> None:
             pending.append(model)
             if model.__module__.startswith("core."):
                 validator(model)
+
+
+# -- pages decoded and validated in one pass ------------------------------------------------------------------
+# ``json.loads`` then ``validate_python`` builds every object of a page twice (dicts, then models). pydantic can
+# validate the bytes directly (``validate_json``), building the models only. That path is taken only when its
+# answer is the one the two-step path would give: any item or envelope it refuses, any integer literal too long
+# for Python, and any free-form value (an ``Any`` field or an unknown key) nested deep enough that the two-step
+# path would have cut it (``safe_json.MAX_DEPTH``), makes the caller take the two-step path for the whole body.
+
+_CONTAINER_SCHEMAS = frozenset({"model-fields", "typed-dict", "dict", "list", "tuple", "set", "frozenset"})
+# Levels above an item of a page: the envelope object and its list.
+_ENVELOPE_LEVELS = 2
+_PAGE_VALIDATORS: dict[tuple[str, type[ApiModel]], SchemaValidator | None] = {}
+
+
+def _typed_depth(node: Any, definitions: dict[str, Any], path: tuple[str, ...]) -> int | None:
+    """The most lists and objects a schema's typed part nests (``Any`` counts 0); None when unbounded (a model
+    that contains itself). Over-counts rather than under-counts: it only decides when the fast path is safe."""
+    if isinstance(node, list):
+        depths = [_typed_depth(child, definitions, path) for child in node]
+        return None if None in depths else max((d for d in depths if d is not None), default=0)
+    if not isinstance(node, dict):
+        return 0
+    if node.get("type") == "definition-ref":
+        ref = node.get("schema_ref")
+        if ref in path or ref not in definitions:
+            return None
+        return _typed_depth(definitions[ref], definitions, (*path, ref))
+    children = [value for key, value in node.items() if key != "definitions" and isinstance(value, dict | list)]
+    deepest = _typed_depth(children, definitions, path)
+    if deepest is None:
+        return None
+    kind = node.get("type")  # a str in a schema node; in a ``fields`` mapping, a field that is named "type"
+    return deepest + (1 if isinstance(kind, str) and kind in _CONTAINER_SCHEMAS else 0)
+
+
+def _guarded(node: Any, guard: dict[str, Any]) -> Any:
+    """A copy of a schema in which every ``Any`` value, unknown keys' values included, passes ``guard``."""
+    if isinstance(node, dict):
+        if node.get("type") == "any":
+            return guard
+        copied = {key: _guarded(value, guard) for key, value in node.items()}
+        if node.get("type") == "model-fields":
+            copied["extras_schema"] = guard
+        return copied
+    if isinstance(node, list):
+        return [_guarded(value, guard) for value in node]
+    return node
+
+
+def _depth_guard(levels: int) -> dict[str, Any]:
+    def within(value: Any) -> Any:
+        if not safe_json.within_depth(value, levels):
+            raise NeedsTolerantPath(f"nested deeper than {levels} levels")
+        return value
+
+    return {"type": "function-after", "schema": {"type": "any"}, "function": {"type": "no-info", "function": within}}
+
+
+def page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | None:
+    """A validator of ``{key: [model, ...], "next": ...}`` bytes, built once; None when ``model`` nests without
+    bound (the two-step path is then the only one)."""
+    known = (key, model)
+    if known in _PAGE_VALIDATORS:
+        return _PAGE_VALIDATORS[known]
+    with _LOCK:
+        if known not in _PAGE_VALIDATORS:
+            _PAGE_VALIDATORS[known] = _build_page_validator(key, model)
+    return _PAGE_VALIDATORS[known]
+
+
+def _build_page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | None:
+    if not model.__pydantic_complete__:
+        model.model_rebuild()
+    item = _strip(model.__pydantic_core_schema__)
+    definitions = {d["ref"]: d for d in item.get("definitions", []) if isinstance(d, dict) and "ref" in d}
+    typed = _typed_depth(item, definitions, ())
+    if typed is None:
+        return None
+    # A free-form value sits in an object at most this deep, so it may hold the rest of MAX_DEPTH.
+    levels = safe_json.MAX_DEPTH - _ENVELOPE_LEVELS - typed
+    if levels < 1:
+        return None
+    guard = _depth_guard(levels)
+    item = _guarded(item, guard)
+    inner = item
+    if item.get("type") == "definitions":
+        inner = item["schema"]
+    page = {
+        "type": "typed-dict",
+        "fields": {
+            key: {"type": "typed-dict-field", "schema": {"type": "list", "items_schema": inner}},
+            "next": {"type": "typed-dict-field", "schema": guard, "required": False},
+        },
+        "extra_behavior": "ignore",
+    }
+    if item is not inner:
+        page = {"type": "definitions", "schema": page, "definitions": item["definitions"]}
+    return SchemaValidator(page)
+
+
+def validate_page_json(raw: bytes, key: str, model: type[T]) -> tuple[list[T], Any] | None:
+    """The items and the raw ``next`` of a page body, decoded and validated in one pass; None whenever the
+    two-step path must decide (a problem to report, a value it would cut, a body it would refuse)."""
+    validator = page_validator(key, model)
+    if validator is None:
+        return None
+    try:
+        safe_json.check_counts(raw)
+    except safe_json.TooManyValues:
+        return None
+    token = FAST_VALIDATION.set(True)
+    try:
+        body = validator.validate_json(raw)
+    except ValueError:  # ValidationError, and anything else pydantic refuses
+        return None
+    finally:
+        FAST_VALIDATION.reset(token)
+    return body[key], body.get("next")

@@ -188,6 +188,18 @@ def parse_page(body: Any, key: str, model: type[T], *, max_items: int | None = N
     return _parse_items(raw_items, key, model, next_offset, max_items)
 
 
+def parse_page_bytes(raw: bytes, key: str, model: type[T], *, max_items: int | None = None) -> Page[T]:
+    """``parse_page(parse_json(raw, ...), ...)`` with the same answer, errors and problems, faster: a clean page
+    is decoded straight into models (``fast.validate_page_json``); any other goes the two-step way."""
+    with gc_paused():
+        found = fast.validate_page_json(raw, key, model)
+    if found is not None:
+        items, raw_next = found
+        if max_items is None or len(items) <= max_items:
+            return Page(items=items, next=_parse_next({"next": raw_next}, f"'{key}' page"))
+    return parse_page(parse_json(raw, "body"), key, model, max_items=max_items)
+
+
 def parse_list(body: Any, model: type[T], what: str, *, max_items: int | None = None) -> Page[T]:
     """Parse a bare JSON list (``GET /api/v1/clusters``); item paths are ``what[i]``; ``next`` is None."""
     if not isinstance(body, list):

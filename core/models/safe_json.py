@@ -64,7 +64,7 @@ class TooManyValues(ValueError):
     """The body holds more values than any real answer; decoding it would cost memory out of all proportion."""
 
 
-def _check_counts(raw: bytes | str) -> None:
+def check_counts(raw: bytes | str) -> None:
     # Counted in C before decoding: a few bytes per value ("[{},{},...]") would otherwise become hundreds of
     # MiB of Python objects. Brackets and commas inside strings count too, which only errs on the safe side.
     if isinstance(raw, str):
@@ -80,7 +80,7 @@ def _check_counts(raw: bytes | str) -> None:
 def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Decode ``raw`` like ``json.loads`` (so errors are ``JSONDecodeError``/``UnicodeDecodeError``), with the
     limits above applied; ``TooManyValues`` when the body is made of far more values than a real answer."""
-    _check_counts(raw)
+    check_counts(raw)
     try:
         try:
             value = json.loads(raw)
@@ -125,6 +125,22 @@ def prune(value: Any, max_depth: int = MAX_DEPTH) -> Any:
 
 
 _CONTAINERS = frozenset({dict, list})
+
+
+def within_depth(value: Any, levels: int) -> bool:
+    """True when no list or object in ``value`` lies deeper than ``levels`` levels (``value`` itself is level 1);
+    walked like ``prune``, level by level, so a hostile value costs no recursion."""
+    level: list[Any] = [value] if type(value) in _CONTAINERS else []
+    for _ in range(levels):
+        if not level:
+            return True
+        level = [
+            child
+            for container in level
+            for child in (container.values() if type(container) is dict else container)
+            if type(child) in _CONTAINERS
+        ]
+    return not level
 
 
 def _kind(value: Any) -> str:

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 import httpx
 
 from core.models.base import ApiModel
-from core.models.pages import Page, ShapeError, json_type, parse_json, parse_list, parse_object, parse_page
+from core.models.pages import Page, ShapeError, json_type, parse_json, parse_list, parse_object, parse_page_bytes
 from core.models.runai import (
     Cluster,
     HistoryRecord,
@@ -214,8 +214,9 @@ class RunaiClient:
             "deleted": deleted,
             "search": search,
         }
-        body = await self._get_json("/api/v1/workloads", params, resource="workloads")
-        return self._page("/api/v1/workloads", params, body, "workloads", Workload)
+        return await self._get_page(
+            "/api/v1/workloads", params, resource="workloads", key="workloads", model=Workload
+        )
 
     async def count_workloads(self, filters: Sequence[str] | None = None, deleted: bool | None = None) -> int:
         path = "/api/v1/workloads/count"
@@ -239,8 +240,9 @@ class RunaiClient:
         check_sort_order(sort_order)
         path = f"/api/v1/workloads/{segment(workload_id)}/events"
         params = {"offset": offset, "limit": limit, "sortOrder": sort_order}
-        body = await self._get_json(path, params, resource="workload events")
-        return self._page(path, params, body, "events", WorkloadEvent)
+        return await self._get_page(
+            path, params, resource="workload events", key="events", model=WorkloadEvent
+        )
 
     async def get_spec(self, workload_id: str, workload_type: str | None) -> WorkloadSpecDoc:
         """The submitted spec from the kind-specific endpoint chosen by `workload_type`."""
@@ -256,8 +258,9 @@ class RunaiClient:
         check_paging(offset, limit)
         path = f"/api/v1/workloads/{segment(workload_id)}/pods"
         params = {"deleted": deleted, "offset": offset, "limit": limit}
-        body = await self._get_json(path, params, resource="workload pods")
-        return self._page(path, params, body, "pods", RunaiPod)
+        return await self._get_page(
+            path, params, resource="workload pods", key="pods", model=RunaiPod
+        )
 
     async def get_history(
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
@@ -265,8 +268,9 @@ class RunaiClient:
         check_paging(offset, limit)
         path = f"/api/v1/workloads/{segment(workload_id)}/history"
         params = {"offset": offset, "limit": limit}
-        body = await self._get_json(path, params, resource="workload history")
-        return self._page(path, params, body, "records", HistoryRecord)
+        return await self._get_page(
+            path, params, resource="workload history", key="records", model=HistoryRecord
+        )
 
     async def get_metrics(
         self,
@@ -329,8 +333,9 @@ class RunaiClient:
         check_paging(offset, limit)
         path = f"/api/v1/workloads/inferences/{segment(workload_id)}/revisions"
         params = {"offset": offset, "limit": limit}
-        body = await self._get_json(path, params, resource="inference revisions")
-        return self._page(path, params, body, "revisions", InferenceRevision)
+        return await self._get_page(
+            path, params, resource="inference revisions", key="revisions", model=InferenceRevision
+        )
 
     async def get_revision_pods(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[RunaiPod]:
         return await self._revision_feed(revision_id, "pods", "pods", RunaiPod, limit)
@@ -345,8 +350,9 @@ class RunaiClient:
         check_paging(0, limit)
         path = f"/api/v1/workloads/inferences/revisions/{segment(revision_id)}/{feed}"
         params = {"offset": 0, "limit": limit}
-        body = await self._get_json(path, params, resource=f"revision {feed}")
-        return self._page(path, params, body, key, model)
+        return await self._get_page(
+            path, params, resource=f"revision {feed}", key=key, model=model
+        )
 
     async def list_clusters_page(self) -> Page[Cluster]:
         """`GET /api/v1/clusters` with per-item problems kept (the body is a bare list, so `next` is None)."""
@@ -379,8 +385,9 @@ class RunaiClient:
             "offset": offset,
             "limit": limit,
         }
-        body = await self._get_json(path, params, resource="projects")
-        return self._page(path, params, body, "projects", Project)
+        return await self._get_page(
+            path, params, resource="projects", key="projects", model=Project
+        )
 
     # -- plumbing ----------------------------------------------------------------------------------
     @staticmethod
@@ -398,6 +405,31 @@ class RunaiClient:
     async def _get_json(
         self, path: str, params: Mapping[str, Any], *, resource: str, ok: Sequence[int] = (200,)
     ) -> Any:
+        content = await self._get_bytes(path, params, resource=resource, ok=ok)
+        try:
+            return parse_json(content, "body")
+        except ShapeError as exc:
+            raise self._unreadable(path, params, content, exc) from None
+
+    async def _get_page(
+        self, path: str, params: Mapping[str, Any], *, resource: str, key: str, model: type[M]
+    ) -> Page[M]:
+        """A page read and parsed: a page longer than the limit asked for is cut there (and says so)."""
+        content = await self._get_bytes(path, params, resource=resource)
+        limit = params.get("limit")
+        try:
+            return parse_page_bytes(content, key, model, max_items=limit if isinstance(limit, int) else None)
+        except ShapeError as exc:
+            raise self._unreadable(path, params, content, exc) from None
+
+    def _unreadable(self, path: str, params: Mapping[str, Any], content: bytes, exc: ShapeError) -> MalformedResponse:
+        if content.lstrip()[:1] == b"<":
+            return MalformedResponse("GET", self._target(path, params), _HTML_ANSWER)
+        return self._malformed(path, params, exc)
+
+    async def _get_bytes(
+        self, path: str, params: Mapping[str, Any], *, resource: str, ok: Sequence[int] = (200,)
+    ) -> bytes:
         query = self._query(params)
         target = self._target(path, params)
         limit, reason = self._call_limit()
@@ -410,12 +442,7 @@ class RunaiClient:
             if not scope.expired():
                 raise
             raise ApiTimeout("GET", target, limit, 0, reason) from None
-        try:
-            return parse_json(content, "body")
-        except ShapeError as exc:
-            if content.lstrip()[:1] == b"<":
-                raise MalformedResponse("GET", target, _HTML_ANSWER) from None
-            raise self._malformed(path, params, exc) from None
+        return content
 
     def _call_limit(self) -> tuple[float, str]:
         """Seconds this call may take in all, and the reason to give when it runs out."""
@@ -479,14 +506,6 @@ class RunaiClient:
     def _malformed(self, path: str, params: Mapping[str, Any], exc: ShapeError) -> MalformedResponse:
         problem = clean_text(scrub_secrets(str(exc), self._tokens.secrets()), 300)
         return MalformedResponse("GET", self._target(path, params), problem)
-
-    def _page(self, path: str, params: Mapping[str, Any], body: Any, key: str, model: type[M]) -> Page[M]:
-        limit = params.get("limit")
-        try:
-            # A page longer than the limit asked for is cut there (and says so): the rest is not ours to read.
-            return parse_page(body, key, model, max_items=limit if isinstance(limit, int) else None)
-        except ShapeError as exc:
-            raise self._malformed(path, params, exc) from None
 
     def _object(self, path: str, params: Mapping[str, Any], body: Any, model: type[M]) -> M:
         try:

@@ -113,7 +113,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
             pages += 1
             records += page.items
             problems += len(page.problems)
-            stamps = [r.timestamp for r in page.items if r.timestamp is not None]
+            stamps = [at for at in (r.timestamp for r in page.items) if at is not None]  # a computed property
             if order is None and len(stamps) >= 2:
                 order = "desc" if stamps[0] >= stamps[-1] else "asc"
             # Newest-first pages can stop at the cutoff; any other order must be read to the end.
@@ -146,7 +146,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
             return HistoryRead(None, None, (), found.done())
     if problems:
         found.missing("some history records", f"{plural(problems, 'record')} could not be read", HISTORY)
-    in_lookback = [r for r in records if r.timestamp is None or r.timestamp >= floor]
+    in_lookback = [r for r in records if (at := r.timestamp) is None or at >= floor]
     analysis = analyse_history(in_lookback, cutoff=cutoff, current_phase=w.phase)
     for problem in analysis.problems:
         found.missing("some history records", problem, HISTORY)
