@@ -97,7 +97,7 @@ def prepare_all() -> None:
 _CONTAINER_SCHEMAS = frozenset({"model-fields", "typed-dict", "dict", "list", "tuple", "set", "frozenset"})
 # Levels above an item of a page: the envelope object and its list.
 _ENVELOPE_LEVELS = 2
-_PAGE_VALIDATORS: dict[tuple[str, type[ApiModel]], SchemaValidator | None] = {}
+_PAGE_VALIDATORS: dict[tuple[str | None, type[ApiModel]], SchemaValidator | None] = {}
 
 
 def _typed_depth(node: Any, definitions: dict[str, Any], path: tuple[str, ...]) -> int | None:
@@ -144,19 +144,19 @@ def _depth_guard(levels: int) -> dict[str, Any]:
     return {"type": "function-after", "schema": {"type": "any"}, "function": {"type": "no-info", "function": within}}
 
 
-def page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | None:
-    """A validator of ``{key: [model, ...], "next": ...}`` bytes, built once; None when ``model`` nests without
-    bound (the two-step path is then the only one)."""
+def page_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator | None:
+    """A validator of ``{key: [model, ...], "next": ...}`` bytes (of one ``model`` object when ``key`` is None),
+    built once; None when ``model`` nests without bound (the two-step path is then the only one)."""
     known = (key, model)
     if known in _PAGE_VALIDATORS:
         return _PAGE_VALIDATORS[known]
     with _LOCK:
         if known not in _PAGE_VALIDATORS:
-            _PAGE_VALIDATORS[known] = _build_page_validator(key, model)
+            _PAGE_VALIDATORS[known] = _build_validator(key, model)
     return _PAGE_VALIDATORS[known]
 
 
-def _build_page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | None:
+def _build_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator | None:
     if not model.__pydantic_complete__:
         model.model_rebuild()
     item = _strip(model.__pydantic_core_schema__)
@@ -165,15 +165,15 @@ def _build_page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | 
     if typed is None:
         return None
     # A free-form value sits in an object at most this deep, so it may hold the rest of MAX_DEPTH.
-    levels = safe_json.MAX_DEPTH - _ENVELOPE_LEVELS - typed
+    levels = safe_json.MAX_DEPTH - (_ENVELOPE_LEVELS if key is not None else 0) - typed
     if levels < 1:
         return None
     guard = _depth_guard(levels)
     item = _guarded(item, guard)
-    inner = item
-    if item.get("type") == "definitions":
-        inner = item["schema"]
-    page = {
+    if key is None:
+        return SchemaValidator(item)
+    inner = item["schema"] if item.get("type") == "definitions" else item
+    page: dict[str, Any] = {
         "type": "typed-dict",
         "fields": {
             key: {"type": "typed-dict-field", "schema": {"type": "list", "items_schema": inner}},
@@ -186,9 +186,9 @@ def _build_page_validator(key: str, model: type[ApiModel]) -> SchemaValidator | 
     return SchemaValidator(page)
 
 
-def validate_page_json(raw: bytes, key: str, model: type[T]) -> tuple[list[T], Any] | None:
-    """The items and the raw ``next`` of a page body, decoded and validated in one pass; None whenever the
-    two-step path must decide (a problem to report, a value it would cut, a body it would refuse)."""
+def validate_json(raw: bytes, key: str | None, model: type[ApiModel]) -> Any:
+    """The body decoded and validated in one pass by ``page_validator(key, model)``; None whenever the two-step
+    path must decide (a problem to report, a value it would cut, a body it would refuse)."""
     validator = page_validator(key, model)
     if validator is None:
         return None
@@ -198,9 +198,19 @@ def validate_page_json(raw: bytes, key: str, model: type[T]) -> tuple[list[T], A
         return None
     token = FAST_VALIDATION.set(True)
     try:
-        body = validator.validate_json(raw)
+        return validator.validate_json(raw)
     except ValueError:  # ValidationError, and anything else pydantic refuses
         return None
     finally:
         FAST_VALIDATION.reset(token)
-    return body[key], body.get("next")
+
+
+def validate_page_json(raw: bytes, key: str, model: type[T]) -> tuple[list[T], Any] | None:
+    """The items and the raw ``next`` of a page body, in one pass; None when the two-step path must decide."""
+    body = validate_json(raw, key, model)
+    return None if body is None else (body[key], body.get("next"))
+
+
+def validate_object_json(raw: bytes, model: type[T]) -> T | None:
+    """One object body as ``model``, in one pass; None when the two-step path must decide."""
+    return validate_json(raw, None, model)  # type: ignore[no-any-return]

@@ -233,6 +233,15 @@ def _parse_items(
     return Page(items=items, next=next_offset, problems=problems, cut=cut)
 
 
+def parse_object_bytes(raw: bytes, model: type[T], what: str) -> T:
+    """``parse_object(parse_json(raw, ...), ...)`` with the same answer, faster for a clean body (see above)."""
+    with gc_paused():
+        found = fast.validate_object_json(raw, model)
+    if found is not None:
+        return found
+    return parse_object(parse_json(raw, "body"), model, what)
+
+
 def parse_object(body: Any, model: type[T], what: str) -> T:
     """Parse one object body (e.g. a workload); wrong fields are dropped and listed in ``parse_problems()``.
 

@@ -20,7 +20,15 @@ from urllib.parse import urlencode
 import httpx
 
 from core.models.base import ApiModel
-from core.models.pages import Page, ShapeError, json_type, parse_json, parse_list, parse_object, parse_page_bytes
+from core.models.pages import (
+    Page,
+    ShapeError,
+    parse_json,
+    parse_list,
+    parse_object,
+    parse_object_bytes,
+    parse_page_bytes,
+)
 from core.models.runai import (
     Cluster,
     HistoryRecord,
@@ -49,6 +57,7 @@ from core.sources.errors import (
     transport_failure,
 )
 from core.sources.guard import ReadOnlyTransport, token_paths
+from core.sources.metrics_body import MAX_SERIES_PER_TYPE, read_metrics
 from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, run_with_retry
 from core.sources.runai_params import (
     MAX_CLUSTERS,
@@ -81,35 +90,6 @@ _HTML_ANSWER = (
 
 # The request checks live in runai_params; these are re-exported because callers know them from here.
 __all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
-
-
-# One series per label set: a workload's memory usage is one, per-GPU or per-pod types a few dozen at most.
-MAX_SERIES_PER_TYPE = 64
-
-
-def _trim_metrics(body: Any, max_series: int, samples: int) -> list[str]:
-    """Cut, in place, series and samples beyond what was asked for; returns what was cut, for the record.
-
-    Like a page longer than its limit, an answer holding more than it was asked for is not read past that:
-    parsing it would cost time and memory out of proportion to anything a diagnosis could learn from it.
-    """
-    if not isinstance(body, dict) or not isinstance(body.get("measurements"), list):
-        return []
-    cuts: list[str] = []
-    series = body["measurements"]
-    if len(series) > max_series:
-        cuts.append(f"measurements: {len(series)} series where at most {max_series} fit the types asked for; "
-                    f"the {len(series) - max_series} past those were not read")
-        del series[max_series:]
-    extra = 0
-    for item in series:
-        values = item.get("values") if isinstance(item, dict) else None
-        if isinstance(values, list) and len(values) > samples:
-            extra += len(values) - samples
-            del values[samples:]
-    if extra:
-        cuts.append(f"measurements: {extra} samples beyond the {samples} per series asked for were not read")
-    return cuts
 
 
 class RunaiClient:
@@ -230,8 +210,11 @@ class RunaiClient:
 
     async def get_workload(self, workload_id: str) -> Workload:
         path = f"/api/v1/workloads/{segment(workload_id)}"
-        body = await self._get_json(path, {}, resource="workloads")
-        return self._object(path, {}, body, Workload)
+        content = await self._get_bytes(path, {}, resource="workloads")
+        try:
+            return parse_object_bytes(content, Workload, path)
+        except ShapeError as exc:
+            raise self._unreadable(path, {}, content, exc) from None
 
     async def get_events(
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT, sort_order: str = "desc"
@@ -315,13 +298,11 @@ class RunaiClient:
             "end": end_text,
             "numberOfSamples": samples,
         }
-        body = await self._get_json(path, params, resource="workload metrics", ok=(200, 207))
-        if isinstance(body, dict) and not isinstance(body.get("measurements"), list | None):
-            # The envelope itself is wrong: dropping the field would read as "no series" instead of "unreadable".
-            problem = f"expected 'measurements' to be a list, got {json_type(body['measurements'])}"
-            raise MalformedResponse("GET", self._target(path, params), problem)
-        cuts = _trim_metrics(body, len(types) * MAX_SERIES_PER_TYPE, samples)
-        response = self._object(path, params, body, MetricsResponse)
+        content = await self._get_bytes(path, params, resource="workload metrics", ok=(200, 207))
+        try:
+            response, cuts = read_metrics(content, len(types) * MAX_SERIES_PER_TYPE, samples, path)
+        except ShapeError as exc:
+            raise self._unreadable(path, params, content, exc) from None
         for cut in cuts:
             response.add_parse_problem(cut)
         return response

@@ -17,10 +17,19 @@ from hypothesis import strategies as st
 
 from core.models import fast
 from core.models.base import ApiModel
-from core.models.pages import Page, ShapeError, parse_json, parse_page, parse_page_bytes
-from core.models.runai import HistoryRecord, RunaiPod, Workload, WorkloadEvent
+from core.models.pages import (
+    Page,
+    ShapeError,
+    parse_json,
+    parse_object,
+    parse_object_bytes,
+    parse_page,
+    parse_page_bytes,
+)
+from core.models.runai import HistoryRecord, MetricsResponse, RunaiPod, Workload, WorkloadEvent
 from core.models.safe_json import MAX_DEPTH, Unreadable
 from core.sim.demo import load_demo_bundle
+from core.sources.metrics_body import read_metrics
 from tests.property.strategies import PROPERTY_SETTINGS, wrong_values
 from tests.unit.test_fast_validation import _state
 
@@ -167,3 +176,52 @@ def test_a_model_that_contains_itself_never_takes_the_one_pass_path() -> None:
     assert fast.page_validator("nodes", Node) is None
     quick, slow = _both(b'{"nodes": [{"name": "a", "child": {"name": "b"}}]}', "nodes", Node)
     assert quick == slow and quick[0][0][1]["child"] is not None
+
+
+def test_every_demo_object_body_reads_the_same_either_way() -> None:
+    data = load_demo_bundle().raw
+    compared = 0
+    for entry in data["workloads"]:
+        bodies: list[tuple[type[ApiModel], Any]] = [(Workload, entry["workload"])]
+        if entry.get("metrics"):
+            bodies.append((MetricsResponse, {"measurements": entry["metrics"]}))
+        for model, body in bodies:
+            raw = json.dumps(body).encode()
+            one_pass = _comparable(_state(parse_object_bytes(raw, model, "body")))
+            assert one_pass == _comparable(_state(parse_object(parse_json(raw, "body"), model, "body")))
+            compared += 1
+    assert compared > 2_000
+
+
+def _metrics_body(series: int, samples: int, bad: bool = False) -> bytes:
+    values: list[Any] = [{"value": str(i), "timestamp": f"2026-11-30T10:{i % 60:02d}:00Z"} for i in range(samples)]
+    if bad:
+        values[-1] = {"value": ["not", "a", "number"], "timestamp": "2026-11-30T10:00:00Z"}
+    one = {"type": "CPU_MEMORY_USAGE_BYTES", "values": values}
+    measurements = [one | {"labels": {"pod": f"p{n}"}} for n in range(series)]
+    return json.dumps({"measurements": measurements}).encode()
+
+
+@pytest.mark.parametrize(
+    ("series", "samples", "bad"),
+    [(1, 10, False), (3, 10, False), (1, 30, False), (4, 30, False), (4, 30, True), (1, 10, True)],
+)
+def test_metrics_are_cut_to_what_was_asked_for_the_same_way_on_both_paths(series: int, samples: int, bad: bool) -> None:
+    raw = _metrics_body(series, samples, bad)
+    response, cuts = read_metrics(raw, max_series=2, samples=20, what="body")
+    assert (fast.validate_object_json(raw, MetricsResponse) is not None) == (not bad)
+    # The two-step reference: decode, cut the decoded series, then read what is left.
+    body = parse_json(raw, "body")
+    del body["measurements"][2:]
+    for item in body["measurements"]:
+        del item["values"][20:]
+    reference = parse_object(body, MetricsResponse, "body")
+    assert _comparable(_state(response)) == _comparable(_state(reference))
+    said = " ".join(cuts)
+    assert ("series where at most 2" in said) == (series > 2)
+    assert ("beyond the 20 per series" in said) == (samples > 20)
+
+
+def test_a_metrics_envelope_that_is_not_a_list_is_unreadable_not_empty() -> None:
+    with pytest.raises(ShapeError, match="expected 'measurements' to be a list, got an object"):
+        read_metrics(b'{"measurements": {"a": 1}}', max_series=2, samples=20, what="body")
