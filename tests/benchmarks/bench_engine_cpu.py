@@ -113,7 +113,9 @@ def _profile(run: Callable[[], object]) -> None:
         print(f"    {name:40} {seconds * 1000:8.1f} ms  {seconds / total:6.1%}")
 
 
-def _measure(label: str, case: Path | None, requests: list[DiagnosisRequest], reps: int, profile: bool) -> None:
+def _measure(
+    label: str, case: Path | None, requests: list[DiagnosisRequest], reps: int, profile: bool, target: float | None
+) -> None:
     with ServedCase(case) as served:
         url, token = served.url, served.token
 
@@ -138,7 +140,7 @@ def _measure(label: str, case: Path | None, requests: list[DiagnosisRequest], re
         size = sum(len(b) for b in bodies)
         print(f"\n{label}: {len(requests)} diagnosis(es), {len(bodies)} responses, {size / 1e6:.1f} MB of JSON")
         print_ratio("CPU of the diagnoses (process_time)", samples["diagnosis"],
-                    "baseline json.loads of the same bodies", samples["baseline"], TARGET)  # fmt: skip
+                    "baseline json.loads of the same bodies", samples["baseline"], target)  # fmt: skip
         gc_ms = [g.seconds for g in gcs[1:]]  # the first was the warm-up round
         per_gen = gcs[-1].collections
         print(f"  of which cyclic GC: {median(gc_ms) * 1000:.1f} ms {spread(gc_ms)}; collections in the last "
@@ -191,11 +193,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="runai-bench-") as tmp:
         path, captured = big_history.write_big_case(Path(tmp))
         label = f"{big_history.RECORDS:,} history records, lookback 7d"
-        _measure(label, path, [big_history.request(captured)], reps, args.profile)
+        _measure(label, path, [big_history.request(captured)], reps, args.profile, TARGET)
     _measure_analysis(reps)
     demo = load_demo_bundle()
     assert demo.captured_at is not None
-    _measure("every hand-shaped demo story", None, _demo_requests(demo.captured_at), reps, args.profile)
+    # Small bodies: a story's CPU is per request (HTTP, the steps' logic), so the issue sets no ratio for it.
+    _measure("every hand-shaped demo story", None, _demo_requests(demo.captured_at), reps, args.profile, None)
 
 
 if __name__ == "__main__":

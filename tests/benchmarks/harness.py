@@ -57,13 +57,16 @@ def spread(values: list[float]) -> str:
     return f"[{min(values) * 1000:.0f}..{max(values) * 1000:.0f} ms]" if values else ""
 
 
-def print_ratio(what: str, measured: list[float], baseline_what: str, baseline: list[float], target: float) -> float:
-    """One line per figure: medians, the ratio, the target and whether it is met."""
+def print_ratio(
+    what: str, measured: list[float], baseline_what: str, baseline: list[float], target: float | None
+) -> float:
+    """One line per figure: medians, the ratio, the target and whether it is met (None: a figure the issue sets
+    no target for, printed for information)."""
     value, base = median(measured), median(baseline)
     r = ratio(value, base)
     print(f"  {what}: {ms(value)} {spread(measured)}")
     print(f"  {baseline_what}: {ms(base)} {spread(baseline)}")
-    print(f"  ratio {r:6.2f}x   target <= {target:g}x: {verdict(r, target)}")
+    print(f"  ratio {r:6.2f}x   " + (f"target <= {target:g}x: {verdict(r, target)}" if target else "(no target)"))
     return r
 
 
