@@ -202,9 +202,12 @@ class TriageApp(App[None]):
             self.open_diagnosis(DiagnosisTarget(o.cluster_id, o.workload_id, o.name, o.project))
 
     def _warm_up(self) -> None:
-        threading.Thread(target=_load_diagnosis, name="diagnosis-warm-up", daemon=True).start()
+        freeze = self._freeze_after_open
+        threading.Thread(target=_load_diagnosis, args=(freeze,), name="diagnosis-warm-up", daemon=True).start()
         if self.kube_off is None and self.tenant is not None:
-            self.tenant.start_opening_kube()
+            opening = self.tenant.start_opening_kube()
+            if freeze:  # the kubernetes client is ~300 modules of long-lived objects, like the engine's
+                opening.add_done_callback(lambda _: gc.freeze())
 
     def on_start_failed(self, message: StartFailed) -> None:
         self._show(ProblemScreen(message.problem, f"not connected · {self.options.describe()}"))
@@ -244,13 +247,17 @@ class TriageApp(App[None]):
         self.push_screen(HelpScreen(key_entries(self.screen, self), extra))
 
 
-def _load_diagnosis() -> None:
+def _load_diagnosis(freeze: bool) -> None:
     """What the first diagnosis would otherwise load when `enter` is pressed: its screen and the engine, and the
-    validators of the models it reads."""
+    validators of the models it reads. With `freeze` (the program), what that loaded goes to the collector's
+    permanent generation, as start-up's did: left in the young generations, it made every full collection of a
+    later diagnosis walk it again (a tenth of a second each, mid-diagnosis)."""
     import tui.screens.diagnosis  # noqa: F401 - loaded for its side effect: the modules are ready on first use
     from core.models.fast import prepare_all
 
     prepare_all()
+    if freeze:
+        gc.freeze()
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -12,7 +12,11 @@ machine hits both alike):
   report, painted (a full engine run over real HTTP, Tier 2 included); baseline: a fresh app pushing an empty
   screen (one Static) as soon as its first rows show, to that screen's first paint;
 - enter -> verdict, warm: the same again in an app whose every background warm-up has finished (waited for,
-  so the timing never races one); baseline: that app pushing the empty screen. Target <= 5x, cold or warm.
+  so the timing never races one), the picker's verdict column included: the row's verdict is known, so the
+  screen shows that diagnosis's events at once (no read); baseline: that app pushing the empty screen. Target
+  <= 5x, cold or warm;
+- r -> verdict again, warm: on that screen, `r` (a full engine run over real HTTP, everything loaded), to the
+  new report painted; the same baseline (no target: what a diagnosis itself costs, warm);
   (The minimal app's push of the same empty screen is printed beside: the app's own cost of a screen);
 - page switch: from `]` to the table showing different rows, with the 2,160-workload demo tenant; baseline:
   a key that updates a label, to the label showing the new text;
@@ -21,6 +25,10 @@ machine hits both alike):
 - memory chart: building the Memory tab's textual-plotext chart of the OOM story's 983 samples at 120x30;
   baseline: rendering Textual's Sparkline of the same samples at the same width (what the tab drew before).
 Prints a table; never asserts a time (the machine is shared, so numbers are only comparable within a run).
+
+Before the first round this checkout's modules are compiled to bytecode, as installing the package does (and as
+the baseline's Textual already is): where PYTHONDONTWRITEBYTECODE is set (this machine sets it) every fresh
+process would otherwise compile the app's ~300 modules from source, a cost no installed copy pays.
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -213,6 +222,12 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
             await asyncio.wrap_future(app.tenant.start_opening_kube())
         else:  # a checkout from before Tier 2 opened in its own thread
             await asyncio.to_thread(app.tenant.warm_kube)
+        for thread in threading.enumerate():  # the app's warm-up of the engine (started a second after launch)
+            if thread.name == "diagnosis-warm-up":
+                await asyncio.to_thread(thread.join)
+        await app.workers.wait_for_complete()
+        # The verdict column's diagnoses of this page (paused while the first diagnosis was on top) finish too.
+        await until(lambda: picker.verdicts_settled, "the verdict column")
         await app.workers.wait_for_complete()
         await pilot.pause()
         empty = await push_empty(app)
@@ -225,6 +240,14 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
         await until(lambda: _verdict(app), "the verdict")
         await painted(app)
         verdict = time.perf_counter() - t0
+        screen = app.screen
+        assert isinstance(screen, DiagnosisScreen)
+        t0 = time.perf_counter()
+        key(app, "r", "r")
+        await until(lambda s=screen: s.running or s.report is None, "the rerun")
+        await until(lambda: _verdict(app), "the rerun's verdict")
+        await painted(app)
+        rerun = time.perf_counter() - t0
         key(app, "escape", "\x1b")
         await until(lambda: _picker(app) is not None, "the picker again")
         picker = _picker(app)
@@ -235,7 +258,10 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
         attention = time.perf_counter() - t0
         page = picker._page
         reads = page.attention.event_reads if page is not None and page.attention is not None else 0
-    return {"verdict": verdict, "empty": empty, "page": min(switches), "attention": attention, "reads": reads}
+    return {
+        "verdict": verdict, "rerun": rerun, "empty": empty, "page": min(switches), "attention": attention,
+        "reads": reads,
+    }  # fmt: skip
 
 
 def chart_round() -> dict[str, float]:
@@ -279,6 +305,7 @@ ROWS = (
     Row("first", "first picker rows (--demo)", "40-row DataTable shown", 2.0),
     Row("cold", "enter -> verdict, cold", "app: empty screen push", 5.0),
     Row("verdict", "enter -> verdict, warm", "app: empty screen push", 5.0),
+    Row("rerun", "r -> verdict again, warm", "app: empty screen push"),
     Row("page", "] -> next page rows (2,160 wl)", "key -> label updated"),
     Row("attention", "a -> needs-attention rows", "key -> label updated"),
 )
@@ -288,6 +315,17 @@ def medians(rounds: list[dict[str, float]]) -> dict[str, float]:
     return {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
 
 
+def compile_checkout() -> int:
+    """Bytecode for this checkout's packages, written where imports look for it; the number of files."""
+    import compileall
+
+    packages = [ROOT / name for name in ("core", "tui", "styles", "tests")]
+    results = [compileall.compile_dir(str(p), quiet=1) for p in packages if p.is_dir()]
+    if not all(results):
+        raise RuntimeError("this checkout did not compile")
+    return sum(1 for p in packages for _ in p.rglob("*.py"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each app (median is reported)")
@@ -295,6 +333,7 @@ def main() -> None:
     args = parser.parse_args()
     story = {c["key"]: c for c in demo_expectations()}[STORY]
     rounds = max(1, args.rounds)
+    compiled = compile_checkout()
 
     launches: dict[str, list[dict[str, float]]] = {"app": [], "app-empty": [], "baseline": []}
     base_rounds: list[dict[str, float]] = []
@@ -310,6 +349,7 @@ def main() -> None:
     ours |= {"first": first_app["first"], "cold": first_app["cold"]}
     base = minimal | {
         "first": first_base["first"], "cold": medians(launches["app-empty"])["cold"], "verdict": ours["empty"],
+        "rerun": ours["empty"],
     }  # fmt: skip
 
     print(f"terminal app vs a minimal Textual app, headless {SIZE[0]}x{SIZE[1]}, median of {rounds}")
@@ -326,6 +366,7 @@ def main() -> None:
     print("(first rows: from process start, in a fresh process each; cold verdict: in that same process)")
     print(f"(the minimal app pushes the same empty screen in {first_base['cold'] * 1000:.1f} ms cold, "
           f"{minimal['verdict'] * 1000:.1f} ms warm)")  # fmt: skip
+    print(f"(bytecode of this checkout's {compiled} modules compiled before the first round, as an install does)")
     print(f"(the needs-attention page made {int(app_rounds[-1]['reads'])} events reads)")
     charts = [chart_round() for _ in range(rounds)]
     plotext = statistics.median(c["chart"] for c in charts)

@@ -6,7 +6,9 @@ exclusive) through `core.triage.batch` within the background politeness budget (
 flight), each verdict posted as it arrives. Any new page request stops the timer and cancels that worker first,
 so background reads never hold up paging and never continue for a page that is gone. Verdicts are cached by
 workload id and phaseUpdatedAt; a late one is still cached, but only drawn if its page is the one on screen.
-Opening a row with a cached report replays its events: no read.
+Opening a row with a cached report replays its events: no read. While another screen covers the picker (the
+user's own diagnosis above all), the background diagnoses pause: they would compete with it for the event loop
+and the server; the rows still waiting are taken up again when the picker shows again.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class PickerVerdicts(PickerReads):
     _verdict_seq: int
     _verdict_rows: list[Workload]
     _verdict_timer: Timer | None
+    _verdict_cluster: str | None
 
     def _stop_verdicts(self) -> None:
         if self._verdict_timer is not None:
@@ -64,14 +67,28 @@ class PickerVerdicts(PickerReads):
             if known is None:
                 pending.append(w)
         self._verdict_rows = eligible
+        self._verdict_cluster = cluster
         if pending:
-            self._verdict_timer = self.set_timer(START_DELAY_S, lambda: self._start_rows(seq, pending, cluster))
+            self._schedule_rows(seq, pending, cluster)
         self._show_verdict_line()
         return cells
 
+    def _schedule_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
+        self._verdict_timer = self.set_timer(START_DELAY_S, lambda: self._start_rows(seq, rows, cluster))
+
+    def on_screen_suspend(self) -> None:
+        # Another screen is on top (a diagnosis the user asked for): it has the machine to itself.
+        self._stop_verdicts()
+
+    def on_screen_resume(self) -> None:
+        # Back on the picker: the rows of the page on screen that still have no verdict are diagnosed again.
+        pending = [w for w in self._verdict_rows if self.verdicts.get(w) is None]
+        if pending and self._verdict_timer is None:
+            self._schedule_rows(self._verdict_seq, pending, self._verdict_cluster)
+
     def _start_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
         self._verdict_timer = None
-        if seq == self._verdict_seq and self.is_attached:
+        if seq == self._verdict_seq and self.is_attached and self.is_current:
             self._diagnose_rows(seq, rows, cluster)
 
     @property
