@@ -94,6 +94,9 @@ def prepare_all() -> None:
 # for Python, and any free-form value (an ``Any`` field or an unknown key) nested deep enough that the two-step
 # path would have cut it (``safe_json.MAX_DEPTH``), makes the caller take the two-step path for the whole body.
 
+# Below this size a body is read the two-step way: building a model's one-pass validator (a few ms, once per
+# model) would cost more than one pass saves on a few items, and a single diagnosis reads mostly small bodies.
+ONE_PASS_FROM = 16 * 1024
 _CONTAINER_SCHEMAS = frozenset({"model-fields", "typed-dict", "dict", "list", "tuple", "set", "frozenset"})
 # Levels above an item of a page: the envelope object and its list.
 _ENVELOPE_LEVELS = 2

@@ -188,11 +188,16 @@ def parse_page(body: Any, key: str, model: type[T], *, max_items: int | None = N
     return _parse_items(raw_items, key, model, next_offset, max_items)
 
 
-def parse_page_bytes(raw: bytes, key: str, model: type[T], *, max_items: int | None = None) -> Page[T]:
+def parse_page_bytes(
+    raw: bytes, key: str, model: type[T], *, max_items: int | None = None, one_pass_from: int = fast.ONE_PASS_FROM
+) -> Page[T]:
     """``parse_page(parse_json(raw, ...), ...)`` with the same answer, errors and problems, faster: a clean page
-    is decoded straight into models (``fast.validate_page_json``); any other goes the two-step way."""
-    with gc_paused():
-        found = fast.validate_page_json(raw, key, model)
+    of ``one_pass_from`` bytes or more is decoded straight into models (``fast.validate_page_json``); any other
+    goes the two-step way."""
+    found = None
+    if len(raw) >= one_pass_from:
+        with gc_paused():
+            found = fast.validate_page_json(raw, key, model)
     if found is not None:
         items, raw_next = found
         if max_items is None or len(items) <= max_items:
@@ -233,12 +238,13 @@ def _parse_items(
     return Page(items=items, next=next_offset, problems=problems, cut=cut)
 
 
-def parse_object_bytes(raw: bytes, model: type[T], what: str) -> T:
+def parse_object_bytes(raw: bytes, model: type[T], what: str, *, one_pass_from: int = fast.ONE_PASS_FROM) -> T:
     """``parse_object(parse_json(raw, ...), ...)`` with the same answer, faster for a clean body (see above)."""
-    with gc_paused():
-        found = fast.validate_object_json(raw, model)
-    if found is not None:
-        return found
+    if len(raw) >= one_pass_from:
+        with gc_paused():
+            found = fast.validate_object_json(raw, model)
+        if found is not None:
+            return found
     return parse_object(parse_json(raw, "body"), model, what)
 
 

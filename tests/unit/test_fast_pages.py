@@ -62,7 +62,7 @@ def _both(raw: bytes, key: str, model: type[ApiModel], max_items: int | None = N
             return ("ShapeError", str(exc))
         return (_comparable(_state(page.items)), page.next, [(p.index, p.message) for p in page.problems], page.cut)
 
-    one_pass = outcome(lambda: parse_page_bytes(raw, key, model, max_items=max_items))
+    one_pass = outcome(lambda: parse_page_bytes(raw, key, model, max_items=max_items, one_pass_from=0))
     two_steps = outcome(lambda: parse_page(parse_json(raw, "body"), key, model, max_items=max_items))
     return one_pass, two_steps
 
@@ -187,7 +187,7 @@ def test_every_demo_object_body_reads_the_same_either_way() -> None:
             bodies.append((MetricsResponse, {"measurements": entry["metrics"]}))
         for model, body in bodies:
             raw = json.dumps(body).encode()
-            one_pass = _comparable(_state(parse_object_bytes(raw, model, "body")))
+            one_pass = _comparable(_state(parse_object_bytes(raw, model, "body", one_pass_from=0)))
             assert one_pass == _comparable(_state(parse_object(parse_json(raw, "body"), model, "body")))
             compared += 1
     assert compared > 2_000
@@ -208,7 +208,7 @@ def _metrics_body(series: int, samples: int, bad: bool = False) -> bytes:
 )
 def test_metrics_are_cut_to_what_was_asked_for_the_same_way_on_both_paths(series: int, samples: int, bad: bool) -> None:
     raw = _metrics_body(series, samples, bad)
-    response, cuts = read_metrics(raw, max_series=2, samples=20, what="body")
+    response, cuts = read_metrics(raw, max_series=2, samples=20, what="body", one_pass_from=0)
     assert (fast.validate_object_json(raw, MetricsResponse) is not None) == (not bad)
     # The two-step reference: decode, cut the decoded series, then read what is left.
     body = parse_json(raw, "body")
@@ -224,4 +224,4 @@ def test_metrics_are_cut_to_what_was_asked_for_the_same_way_on_both_paths(series
 
 def test_a_metrics_envelope_that_is_not_a_list_is_unreadable_not_empty() -> None:
     with pytest.raises(ShapeError, match="expected 'measurements' to be a list, got an object"):
-        read_metrics(b'{"measurements": {"a": 1}}', max_series=2, samples=20, what="body")
+        read_metrics(b'{"measurements": {"a": 1}}', max_series=2, samples=20, what="body", one_pass_from=0)
