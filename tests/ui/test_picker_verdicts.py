@@ -1,7 +1,8 @@
 """Pilot tests of the picker's Verdict column against the demo tenant over real HTTP: verdicts arrive for the
 failed rows on screen and equal the single diagnosis; a page change cancels the diagnoses of the page left;
-a page seen before shows its verdicts from the cache without a read; verdicts never add a page fetch; and a
-row with a cached verdict opens at once, without a read."""
+a page seen before shows its verdicts from the cache without a read; verdicts never add a page fetch; a row
+with a cached verdict opens at once, without a read; and nothing is diagnosed in the background while the user's
+own diagnosis is on top."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from core.triage.verdicts import VerdictCache, page_line, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
-from tui.screens.picker_verdicts import GROUP
+from tui.screens.picker_verdicts import GROUP, START_DELAY_S
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
@@ -153,6 +154,32 @@ async def test_a_row_with_a_cached_verdict_opens_at_once(demo_tenant: Tenant) ->
         await pilot.press("r")
         await settle(pilot, lambda: diagnosis.report is not None and not diagnosis.running)
         assert any(r.path == WORKLOAD_PATH + (target.id or "") for r in _requests(demo_tenant)[before:])
+
+
+async def test_background_verdicts_wait_while_the_users_own_diagnosis_is_on_top(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _rows_shown(pilot)
+        rows = eligible(screen)
+        target = rows[0]
+        table = screen.query_one(WorkloadTable)
+        table.move_cursor(row=table.workloads.index(target))
+        await pilot.press("enter")  # at once: the verdict column has not started yet (or only just)
+        diagnosis = app.screen
+        assert isinstance(diagnosis, DiagnosisScreen)
+        await settle(pilot, lambda: diagnosis.report is not None and not diagnosis.running)
+        await pilot.pause(0.1)  # a read sent before the screen covered the picker has reached the server by now
+        covered = len(_requests(demo_tenant))
+        await pilot.pause(START_DELAY_S * 4)  # well past the column's start delay
+        # While the diagnosis is on top, nothing runs behind it: no worker, no read of another row.
+        assert not any(w.group == GROUP and w.is_running for w in app.workers)
+        assert not set(status_reads(_requests(demo_tenant)[covered:])) - {target.id}
+        waiting = [w for w in rows if w is not target and screen.verdicts.get(w) is None]
+        assert waiting, "every verdict is in: the column ran behind the diagnosis (or all before enter)"
+        # Back on the picker, the rows still without a verdict are diagnosed.
+        await pilot.press("escape")
+        await settle(pilot, lambda: verdicts_done(screen))
+        assert {w.id for w in waiting} <= set(status_reads(_requests(demo_tenant)[covered:]))
 
 
 def test_the_cache_keeps_a_verdict_per_phase_change() -> None:

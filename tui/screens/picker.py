@@ -12,7 +12,6 @@ failed and needs-attention rows on screen are diagnosed in the background (tui.s
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on
@@ -122,9 +121,6 @@ class PickerScreen(PickerViews):
         self._verdict_rows: list[Workload] = []
         self._verdict_timer: Timer | None = None
         self._verdict_cluster: str | None = None
-        # Until the first page is on screen, the reads it does not need (the project choices, the total count)
-        # wait for it, so they do not compete with it for the server and the event loop.
-        self._after_first_page: dict[str, Callable[[], object]] | None = {}
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -195,7 +191,6 @@ class PickerScreen(PickerViews):
         except ValueError as exc:
             self.nav.failed()
             self._loading = False
-            self._first_page_answered()
             self._show_error(exc)
             return
         self._loading = True
@@ -208,21 +203,7 @@ class PickerScreen(PickerViews):
         fetch = self._fetch_attention if self._query.attention else self._fetch_page
         fetch(self._seq, filters, self._sort, move.offset, self.nav.limit)
         if count:
-            generation = self._generation
-            self._after_first("count", lambda: self._fetch_count(generation, filters))
-
-    def _after_first(self, what: str, read: Callable[[], object]) -> None:
-        """Start `read` now, or once the first page has been answered if it has not yet (only the latest read
-        of each kind is kept: a newer one replaces it, as its exclusive worker group would)."""
-        if self._after_first_page is None:
-            read()
-        else:
-            self._after_first_page[what] = read
-
-    def _first_page_answered(self) -> None:
-        waiting, self._after_first_page = self._after_first_page, None
-        for read in (waiting or {}).values():
-            read()
+            self._fetch_count(self._generation, filters)
 
     # -- message handlers ---------------------------------------------------------------------------------
     def on_clusters_loaded(self, message: ClustersLoaded) -> None:
@@ -240,7 +221,7 @@ class PickerScreen(PickerViews):
             )
         bar = self.query_one(FilterBar)
         bar.set_clusters(self._clusters, selected)
-        self._after_first("projects", lambda: self._load_projects(self._shown_cluster()))
+        self._load_projects(selected)
         if self.query_one("#table-area").content_region.height > 1:
             self._first_query()  # the table area has its size (the page is sized to it): no frame to wait for
         else:
@@ -278,7 +259,7 @@ class PickerScreen(PickerViews):
     @on(FilterBar.Changed)
     def _filters_changed(self, message: FilterBar.Changed) -> None:
         if message.picker_query.cluster_id != self._query.cluster_id:
-            self._after_first("projects", lambda: self._load_projects(self._shown_cluster()))
+            self._load_projects(message.picker_query.cluster_id)
         self._apply_query(message.picker_query)
 
     def on_page_loaded(self, message: PageLoaded) -> None:
@@ -291,8 +272,6 @@ class PickerScreen(PickerViews):
         self._loading = False
         self._answered = True
         self._page = message
-        if self._after_first_page is not None:
-            self.call_after_refresh(self._first_page_answered)  # once the page is painted
         shown = [
             w for w in message.workloads if self._query.matches(w.name, w.project_name, w.cluster_id, w.phase)
         ]
@@ -318,7 +297,6 @@ class PickerScreen(PickerViews):
             return
         self.nav.failed()
         self._loading = False
-        self._first_page_answered()
         self._verdicts_for_page(message.seq, [], None, False)
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
