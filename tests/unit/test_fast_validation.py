@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pydantic import field_validator
 
 from core.models import fast
-from core.models.base import ApiModel, parse_timestamp, parse_timestamp_general, record_problem
+from core.models.base import ApiModel, Timestamp, parse_timestamp, parse_timestamp_general, record_problem
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import parse_page, parse_tolerant
 from core.models.runai import Cluster, HistoryRecord, MetricsResponse, Project, RunaiPod, Workload, WorkloadEvent
@@ -153,6 +153,30 @@ def test_the_shortcut_gives_utc_and_leaves_other_shapes_to_the_general_parser() 
     for raw in ("2026-11-30T12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.5Z", "٢٠٢٦-11-30T12:00:00Z",
                 "2026-11-30T12:00:00.4150Z", "2026-11-30T12:00:00.415+00:00"):  # fmt: skip
         assert _outcome(parse_timestamp, raw) == _outcome(parse_timestamp_general, raw)
+
+
+class _Stamped(ApiModel):
+    at: Timestamp = None
+
+
+@given(st.one_of(_common, st.sampled_from(["2026-11-30T12:00:00z", "2026-11-30T12:00:00+02:00", "", "yesterday"])))
+def test_the_fast_paths_read_a_timestamp_as_the_tolerant_path_does(raw: str) -> None:
+    # pydantic's own parser reads the common UTC shape on the fast paths; whatever it refuses goes to ours.
+    tolerant = _Stamped.model_validate({"at": raw})
+    quick = fast.validate_clean(_Stamped, {"at": raw})
+    one_pass = fast.validate_object_json(json.dumps({"at": raw}).encode(), _Stamped)
+    for read in (quick, one_pass):
+        if tolerant.parse_problems():
+            assert read is None
+            continue
+        assert read is not None and read.at == tolerant.at
+        if read.at is not None:
+            assert tolerant.at is not None
+            # Another zone object, the same UTC in every way the reports and the app use it.
+            assert read.at.utcoffset() == tolerant.at.utcoffset() and read.at.tzname() == tolerant.at.tzname()
+            assert read.at.isoformat() == tolerant.at.isoformat() and hash(read.at) == hash(tolerant.at)
+            assert read.at.strftime("%Y-%m-%d %H:%M:%S %Z") == tolerant.at.strftime("%Y-%m-%d %H:%M:%S %Z")
+            assert read.model_dump_json() == tolerant.model_dump_json()
 
 
 def _functions(node: Any) -> Iterator[Any]:
