@@ -136,7 +136,15 @@ def _measure(
             for body in bodies:
                 json.loads(body)
 
-        samples = alternate({"diagnosis": timed_diagnosis, "baseline": lambda: _cpu(decode)}, reps)
+        base_gcs: list[GcClock] = []
+
+        def timed_baseline() -> float:
+            with GcClock() as clock:
+                seconds = _cpu(decode)
+            base_gcs.append(clock)
+            return seconds
+
+        samples = alternate({"diagnosis": timed_diagnosis, "baseline": timed_baseline}, reps)
         size = sum(len(b) for b in bodies)
         print(f"\n{label}: {len(requests)} diagnosis(es), {len(bodies)} responses, {size / 1e6:.1f} MB of JSON")
         print_ratio("CPU of the diagnoses (process_time)", samples["diagnosis"],
@@ -145,6 +153,11 @@ def _measure(
         per_gen = gcs[-1].collections
         print(f"  of which cyclic GC: {median(gc_ms) * 1000:.1f} ms {spread(gc_ms)}; collections in the last "
               f"run: gen0 {per_gen[0]}, gen1 {per_gen[1]}, gen2 {per_gen[2]}")  # fmt: skip
+        # The baseline's own collections: whether a full one falls inside it is what moves it most between runs.
+        base_ms = [g.seconds for g in base_gcs]
+        full = sum(g.collections[2] for g in base_gcs)
+        print(f"  the baseline's cyclic GC: {median(base_ms) * 1000:.1f} ms {spread(base_ms)}; full collections in "
+              f"its {len(base_gcs)} runs: {full}")  # fmt: skip
         if profile:
             _profile(diagnose)
 
@@ -186,7 +199,7 @@ def _demo_requests(captured: datetime) -> list[DiagnosisRequest]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5, help="repetitions of each side (median kept; default 5)")
+    parser.add_argument("--reps", type=int, default=9, help="repetitions of each side (median kept; default 9)")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile split by package")
     args = parser.parse_args()
     reps = max(1, args.reps)
