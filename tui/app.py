@@ -22,7 +22,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.filter import LineFilter, Monochrome, NoColor
 from textual.theme import Theme
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 import styles
 from core.safety.untrusted import clean
@@ -43,6 +43,7 @@ from tui.start import (
     open_tenant,
     options_from_args,
 )
+from tui.widgets.footer import KeysFooter
 from tui.widgets.top_bar import TopBar
 
 if TYPE_CHECKING:  # the engine loads after the first page (see _warm_up)
@@ -119,7 +120,7 @@ class TriageApp(App[None]):
     def compose(self) -> ComposeResult:
         yield TopBar(f"opening {self.options.describe()}")
         yield Static(Text(clean(f"Opening {self.options.describe()}…", one_line=True)), id="start-message")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._restore_theme()

@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Container
 from textual.events import Resize
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 from textual.worker import Worker
 
 import styles
@@ -59,6 +59,7 @@ from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
+from tui.widgets.footer import KeysFooter
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
@@ -232,7 +233,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
                 yield LogPane(id="log")
             with TabPane("Node", id="tab-node"):
                 yield NodePane(id="node")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._fit(self.app.size.width, self.app.size.height)

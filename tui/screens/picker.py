@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Container
 from textual.events import Resize
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Select
+from textual.widgets import DataTable, Input, Select
 
 from core.models.clusters import find_cluster, listed_clusters
 from core.models.runai import Cluster, Workload
@@ -48,6 +48,7 @@ from tui.screens.picker_text import workload_detail
 from tui.screens.picker_views import PickerViews
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
+from tui.widgets.footer import KeysFooter
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -132,7 +133,7 @@ class PickerScreen(PickerViews):
         yield RowDetail(id="row-detail")
         yield VerdictLine(id="verdict-line")
         yield PageIndicator(id="page-indicator")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._notice("loading", "Loading clusters…", f"Reading {self.tenant.label}.")

@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.safety.untrusted import clean
 from core.sources.errors import (
@@ -28,6 +28,7 @@ from core.sources.errors import (
     UnreachableError,
 )
 from tui.start import StartProblem
+from tui.widgets.footer import KeysFooter
 from tui.widgets.top_bar import TopBar
 
 
@@ -103,7 +104,7 @@ class ProblemScreen(Screen[None]):
                 hints = Text("What to do\n", style="bold")
                 hints.append("\n".join(self.problem.hints))
                 yield Static(hints, id="problem-hints")
-        yield Footer()
+        yield KeysFooter()
 
     def action_quit_app(self) -> None:
         self.app.exit(return_code=1)
