@@ -16,6 +16,7 @@ from core.diagnosis.request import DiagnosisRequest
 from core.models.runai import Workload
 from core.sim.bundle import CaseBundle
 from core.sim.control_plane import RecordedRequest
+from core.sim.demo import demo_expectations
 from core.tenant import Tenant, open_bundle_tenant
 from core.triage.batch import Verdict, verdict_label
 from core.triage.verdicts import VerdictCache, page_line, wants_verdict
@@ -23,6 +24,7 @@ from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.picker_verdicts import GROUP, START_DELAY_S
+from tui.start import StartOptions
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
@@ -180,6 +182,25 @@ async def test_background_verdicts_wait_while_the_users_own_diagnosis_is_on_top(
         await pilot.press("escape")
         await settle(pilot, lambda: verdicts_done(screen))
         assert {w.id for w in waiting} <= set(status_reads(_requests(demo_tenant)[covered:]))
+
+
+async def test_a_page_loaded_under_a_start_up_diagnosis_waits_for_the_picker_to_show(demo_tenant: Tenant) -> None:
+    # `runai-triage --workload-id ...`: the diagnosis is pushed at start, over a picker whose first page loads
+    # behind it. That page's verdicts wait too (Textual calls the screen just under the top one "current").
+    story = next(c for c in demo_expectations() if c.get("lookup") == "id" and c.get("workloadId"))
+    options = StartOptions(mode="demo", cluster_id=story["clusterId"], workload_id=story["workloadId"])
+    app = make_app(demo_tenant, options=options)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, DiagnosisScreen) and app.screen.report is not None)
+        picker = next(s for s in app.screen_stack if isinstance(s, PickerScreen))
+        await settle(pilot, lambda: picker.first_answer and not picker.loading)
+        await pilot.pause(START_DELAY_S * 4)
+        behind = status_reads(_requests(demo_tenant))
+        assert behind.count(story["workloadId"]) == 1  # the diagnosis asked for, and nothing in the background
+        assert set(behind) == {story["workloadId"]}
+        await pilot.press("escape")
+        await settle(pilot, lambda: verdicts_done(picker))
+        assert len(set(status_reads(_requests(demo_tenant)))) > 1
 
 
 def test_the_cache_keeps_a_verdict_per_phase_change() -> None:

@@ -88,7 +88,8 @@ class PickerVerdicts(PickerReads):
 
     def _start_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
         self._verdict_timer = None
-        if seq == self._verdict_seq and self.is_attached and self.is_current:
+        # `is_current` would not do: Textual counts the screen just below the top one as current too.
+        if seq == self._verdict_seq and self.is_attached and self.app.screen is self:
             self._diagnose_rows(seq, rows, cluster)
 
     @property
