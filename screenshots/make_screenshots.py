@@ -28,7 +28,8 @@ from core.sim.demo import demo_expectations, load_demo_bundle
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen, request_for
+from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis_open import request_for
 from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
 from tui.start import OpenedTenant, StartOptions

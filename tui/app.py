@@ -236,7 +236,7 @@ class TriageApp(App[None]):
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
             # Loaded on first use (or by the warm-up below, if it came first): the first page need not wait.
-            from tui.screens.diagnosis import show_diagnosis
+            from tui.screens.diagnosis_open import show_diagnosis
 
             show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay)
 
@@ -253,7 +253,7 @@ def _load_diagnosis(freeze: bool) -> None:
     validators of the models it reads. With `freeze` (the program), what that loaded goes to the collector's
     permanent generation, as start-up's did: left in the young generations, it made every full collection of a
     later diagnosis walk it again (a tenth of a second each, mid-diagnosis)."""
-    import tui.screens.diagnosis  # noqa: F401 - loaded for its side effect: the modules are ready on first use
+    import tui.screens.diagnosis_open  # noqa: F401 - loaded for its side effect: the modules are ready on first use
     from core.models.fast import prepare_all
 
     prepare_all()

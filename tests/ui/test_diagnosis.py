@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import TabbedContent
 from textual.worker import WorkerState
 
 from core.diagnosis.engine import diagnose, run_to_report
@@ -44,7 +45,8 @@ from tests.ui.conftest import CLUSTER, small_bundle, workload
 from tui.app import TriageApp
 from tui.export import EXPORT_DIR_ENV, export_name, safe_fragment
 from tui.messages import DiagnosisProgress, DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen, show_diagnosis
+from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis_open import show_diagnosis
 from tui.start import StartOptions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
@@ -334,7 +336,30 @@ async def test_esc_cancels_a_hung_diagnosis(demo_bundle: CaseBundle, tenants: Ca
         await until(pilot, lambda: not isinstance(app.screen, DiagnosisScreen))
         await until(pilot, lambda: worker.state == WorkerState.CANCELLED)
         assert time.monotonic() - began < 10.0
-        assert not screen.is_attached
+        assert screen not in app.screen_stack
+
+
+async def test_the_next_workload_opens_on_the_kept_screen_as_on_a_new_one(demo: Tenant) -> None:
+    first, second = CASES["oom-rising"], CASES["crash-traceback"]
+    app = make(demo, options_for(first))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await verdict(pilot)
+        assert screen.report is not None and screen.report.category == first["category"]
+        await pilot.press("5")  # the Pod tab, its table focused
+        await pilot.pause()
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, DiagnosisScreen))
+        app.open_diagnosis(DiagnosisTarget(second["clusterId"], None, second["name"], second["project"]))
+        again = await verdict(pilot)
+        assert again is screen  # kept, not composed again
+        report = again.report
+        assert report is not None and (report.outcome, report.category) == (second["outcome"], second["category"])
+        assert again.query_one(TabbedContent).active == "tab-evidence"
+        assert second["name"] in again.query_one(VerdictBanner).plain
+        assert first["name"] not in again.query_one(VerdictBanner).plain
+        focused = again.focused  # not left on the Pod tab's table of the workload before
+        assert focused is None or all(node.id != "tab-pod" for node in focused.ancestors_with_self)
+        assert again.exports == [] and again.failure is None
 
 
 async def test_rerun_runs_the_engine_again(demo: Tenant) -> None:

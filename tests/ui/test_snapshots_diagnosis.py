@@ -19,7 +19,8 @@ from core.sim.demo import demo_expectations
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen, request_for
+from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis_open import request_for
 from tui.start import OpenedTenant, StartOptions
 
 CASES = {case["key"]: case for case in demo_expectations()}

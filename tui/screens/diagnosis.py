@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from textual import work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 from textual.containers import Container
@@ -51,7 +50,7 @@ from core.safety.untrusted import clean
 from core.tenant import Tenant
 from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
-from tui.messages import DiagnosisProgress, DiagnosisStopped, DiagnosisTarget
+from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
 from tui.screens.diagnosis_text import failure_words, verdict_preface
@@ -96,39 +95,6 @@ NOT_READ_DEFAULTS = {
 
 class _Resettable(Protocol):
     def reset(self) -> None: ...
-
-
-# -- opening ----------------------------------------------------------------------------------------------
-def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACKS[0]) -> DiagnosisRequest:
-    """The engine request for a picker choice or the start-up options; raises UsageError naming what lacks."""
-    return DiagnosisRequest(
-        cluster_id=target.cluster_id or "",
-        workload_id=target.workload_id,
-        name=None if target.workload_id else target.name,
-        project=None if target.workload_id else target.project,
-        lookback=lookback,
-        now=now,
-    )
-
-
-def show_diagnosis(
-    app: App[object],
-    tenant: Tenant,
-    target: DiagnosisTarget,
-    clock: Clock,
-    *,
-    kube_off: str | None = None,
-    replay: tuple[ProgressEvent, ...] = (),
-) -> bool:
-    """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification.
-    `replay`: the events of a diagnosis already made (the picker's verdict column), shown at once."""
-    try:
-        request = request_for(target, clock())
-    except UsageError as exc:
-        app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
-        return False
-    app.push_screen(DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off, replay=replay))
-    return True
 
 
 # -- the screen -------------------------------------------------------------------------------------------
@@ -299,6 +265,24 @@ class DiagnosisScreen(PaneActions, ReportActions):
             self.post_message(DiagnosisStopped(run_id, title, clean(str(exc), max_len=600), "Press r to retry."))
         finally:
             batches.close()  # a cancelled run: what waited is stale
+
+    def serves(self, tenant: Tenant, clock: Clock | None, kube_off: str | None) -> bool:
+        return self.tenant is tenant and self._clock is clock and self.kube_off == kube_off
+
+    def open_for(self, request: DiagnosisRequest, replay: tuple[ProgressEvent, ...] = ()) -> None:
+        """This screen, kept from an earlier diagnosis, for `request`: as a new one would open, on Evidence."""
+        self.cancel()
+        self._replay = replay
+        self.base_request = request
+        self.lookback = request.lookback
+        self.failure = None
+        self.worker = None
+        self.stale_dropped = 0
+        self.exports, self.copies = [], []
+        self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
+        self.show_tab("tab-evidence")
+        self.set_focus(None)  # shown again, it focuses as when first mounted
+        self.start()
 
     def cancel(self) -> None:
         if self.worker is not None and self.worker.is_running:
