@@ -81,6 +81,18 @@ def _bodies(served: ServedCase) -> list[bytes]:
         return [http.get(r["path"], params=[tuple(q) for q in r["query"]]).content for r in seen]
 
 
+def _gc_timed(run: Callable[[], object], clocks: list[GcClock]) -> Callable[[], float]:
+    """`run`'s CPU seconds, with the collector's time and collections of that run kept in `clocks`."""
+
+    def timed() -> float:
+        with GcClock() as clock:
+            seconds = _cpu(run)
+        clocks.append(clock)
+        return seconds
+
+    return timed
+
+
 def _cpu(run: Callable[[], object]) -> float:
     start = time.process_time()
     run()
@@ -124,26 +136,13 @@ def _measure(
 
         diagnose()  # warm: first-use costs (schemas, regexes) are not what this measures
         bodies = _bodies(served)
-        gcs: list[GcClock] = []
-
-        def timed_diagnosis() -> float:
-            with GcClock() as clock:
-                seconds = _cpu(diagnose)
-            gcs.append(clock)
-            return seconds
-
         def decode() -> None:
             for body in bodies:
                 json.loads(body)
 
+        gcs: list[GcClock] = []
         base_gcs: list[GcClock] = []
-
-        def timed_baseline() -> float:
-            with GcClock() as clock:
-                seconds = _cpu(decode)
-            base_gcs.append(clock)
-            return seconds
-
+        timed_diagnosis, timed_baseline = _gc_timed(diagnose, gcs), _gc_timed(decode, base_gcs)
         samples = alternate({"diagnosis": timed_diagnosis, "baseline": timed_baseline}, reps)
         size = sum(len(b) for b in bodies)
         print(f"\n{label}: {len(requests)} diagnosis(es), {len(bodies)} responses, {size / 1e6:.1f} MB of JSON")
