@@ -20,6 +20,7 @@ from pydantic_core import SchemaValidator
 
 from core.models import safe_json
 from core.models.base import FAST_VALIDATION, ApiModel, NeedsTolerantPath, parse_timestamp, timestamp_validator
+from core.models.report import ReportModel
 
 T = TypeVar("T", bound=ApiModel)
 
@@ -89,14 +90,19 @@ def validate_clean(model: type[T], data: dict[str, Any]) -> T | None:
 
 
 def prepare_all() -> None:
-    """Build every API model's validators now (the app does it in a warm-up thread, so the first diagnosis does
-    not pay for the seventy of them); each model is built under the same lock its first use would take."""
+    """Build every API model's validators now, and the report's models (the app does it in a warm-up thread, so
+    the first diagnosis does not pay for the eighty of them); each API model is built under the same lock its
+    first use would take."""
     pending: list[type[ApiModel]] = [ApiModel]
     while pending:
         for model in pending.pop().__subclasses__():
             pending.append(model)
             if model.__module__.startswith("core."):
                 validator(model)
+    with _LOCK:
+        for report_model in ReportModel.__subclasses__():
+            if not report_model.__pydantic_complete__:
+                report_model.model_rebuild()
 
 
 # -- pages decoded and validated in one pass ------------------------------------------------------------------

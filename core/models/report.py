@@ -66,7 +66,9 @@ FindingSource = Source | Literal["list_clusters"]
 
 
 class ReportModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # Built on first use, not at import: the picker imports these names before its first paint, and the first
+    # report (or the app's warm-up, `core.models.fast.prepare_all`) builds them.
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True)
 
 
 class WorkloadRef(ReportModel):

@@ -8,6 +8,8 @@ silenced by the fast path; the timestamp shortcut agrees with the general parser
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC
 from typing import Any
@@ -204,3 +206,17 @@ def test_prepare_all_builds_every_api_model_both_ways() -> None:
     models = [K8sEvent, K8sNode, K8sPod, Cluster, HistoryRecord, MetricsResponse, Project, RunaiPod, Workload]
     for model in models:
         assert model.__pydantic_complete__ and model in fast._VALIDATORS
+
+
+
+def test_the_report_models_are_built_on_first_use_or_by_prepare_all_not_at_import() -> None:
+    # A fresh interpreter: this one has built them long ago.
+    code = (
+        "import core.models.report as r, core.models.fast as f\n"
+        "print(r.Report.__pydantic_complete__, r.EvidenceItem.__pydantic_complete__)\n"
+        "f.prepare_all()\n"
+        "print(r.Report.__pydantic_complete__, r.EvidenceItem.__pydantic_complete__)\n"
+    )
+    root = CASES.parent.parent
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
+    assert done.stdout.split() == ["False", "False", "True", "True"]
