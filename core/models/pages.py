@@ -240,12 +240,17 @@ def _parse_items(
 
 def parse_object_bytes(raw: bytes, model: type[T], what: str, *, one_pass_from: int = fast.ONE_PASS_FROM) -> T:
     """``parse_object(parse_json(raw, ...), ...)`` with the same answer, faster for a clean body (see above)."""
-    if len(raw) >= one_pass_from:
-        with gc_paused():
-            found = fast.validate_object_json(raw, model)
-        if found is not None:
-            return found
-    return parse_object(parse_json(raw, "body"), model, what)
+    found = object_in_one_pass(raw, model, one_pass_from)
+    return found if found is not None else parse_object(parse_json(raw, "body"), model, what)
+
+
+def object_in_one_pass(raw: bytes, model: type[T], one_pass_from: int = fast.ONE_PASS_FROM) -> T | None:
+    """A clean body of ``one_pass_from`` bytes or more as ``model``, read in one pass; else None (read it the
+    two-step way)."""
+    if len(raw) < one_pass_from:
+        return None
+    with gc_paused():
+        return fast.validate_object_json(raw, model)
 
 
 def parse_object(body: Any, model: type[T], what: str) -> T:

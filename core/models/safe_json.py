@@ -107,12 +107,7 @@ def prune(value: Any, max_depth: int = MAX_DEPTH) -> Any:
         return _too_deep(_kind(value), max_depth)
     level: list[Any] = [value]
     for _ in range(max_depth - 1):
-        level = [
-            child
-            for container in level
-            for child in (container.values() if type(container) is dict else container)
-            if type(child) in _CONTAINERS
-        ]
+        level = _next_level(level)
         if not level:
             return value
     # ``level`` holds the containers at max_depth: any container inside them is one level too deep.
@@ -134,13 +129,18 @@ def within_depth(value: Any, levels: int) -> bool:
     for _ in range(levels):
         if not level:
             return True
-        level = [
-            child
-            for container in level
-            for child in (container.values() if type(container) is dict else container)
-            if type(child) in _CONTAINERS
-        ]
+        level = _next_level(level)
     return not level
+
+
+def _next_level(level: list[Any]) -> list[Any]:
+    """The lists and objects directly inside those of ``level`` (a comprehension: every value is looked at)."""
+    return [
+        child
+        for container in level
+        for child in (container.values() if type(container) is dict else container)
+        if type(child) in _CONTAINERS
+    ]
 
 
 def _kind(value: Any) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.models.fast import ONE_PASS_FROM, validate_object_json
-from core.models.gc_pause import gc_paused
-from core.models.pages import ShapeError, json_type, parse_json, parse_object
+from core.models.fast import ONE_PASS_FROM
+from core.models.pages import ShapeError, json_type, object_in_one_pass, parse_json, parse_object
 from core.models.runai import MetricSeries, MetricsResponse
 
 # One series per label set: a workload's memory usage is one, per-GPU or per-pod types a few dozen at most.
@@ -18,10 +17,7 @@ def read_metrics(
     raw: bytes, max_series: int, samples: int, what: str, *, one_pass_from: int = ONE_PASS_FROM
 ) -> tuple[MetricsResponse, list[str]]:
     """The response and what was cut from it; ShapeError when the body or its envelope is unreadable."""
-    response = None
-    if len(raw) >= one_pass_from:
-        with gc_paused():
-            response = validate_object_json(raw, MetricsResponse)
+    response = object_in_one_pass(raw, MetricsResponse, one_pass_from)
     if response is not None:  # clean throughout, so cutting after reading keeps what cutting before would
         return response, _trim_series(response.measurements or [], _model_values, max_series, samples)
     body = parse_json(raw, "body")

@@ -362,6 +362,21 @@ async def test_the_next_workload_opens_on_the_kept_screen_as_on_a_new_one(demo: 
         assert again.exports == [] and again.failure is None
 
 
+async def test_a_diagnosis_opened_over_the_kept_screen_gets_a_screen_of_its_own(demo: Tenant) -> None:
+    first, second = CASES["oom-rising"], CASES["crash-traceback"]
+    app = make(demo, options_for(first))
+    async with app.run_test(size=SIZE) as pilot:
+        below = await verdict(pilot)
+        # Opened while the kept screen is still on the stack (nothing pops it first): a new screen on top.
+        app.open_diagnosis(DiagnosisTarget(second["clusterId"], None, second["name"], second["project"]))
+        above = await verdict(pilot)
+        assert above is not below and above.report is not None
+        assert (above.report.outcome, above.report.category) == (second["outcome"], second["category"])
+        assert below.report is not None and below.report.category == first["category"]  # left as it was
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is below)
+
+
 async def test_rerun_runs_the_engine_again(demo: Tenant) -> None:
     app = make(demo, options_for(CASES["crash-traceback"]))
     async with app.run_test(size=SIZE) as pilot:

@@ -48,11 +48,12 @@ def show_diagnosis(
         app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
         return False
     screen = _kept_screen(app, tenant, clock, kube_off)
-    if screen is None:
-        screen = DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off, replay=replay)
-        app.install_screen(screen, KEPT)
-    else:
+    if screen is not None:
         screen.open_for(request, replay)
+    else:
+        screen = DiagnosisScreen(request, tenant, clock=clock, kube_off=kube_off, replay=replay)
+        if not app.is_screen_installed(KEPT):  # the kept one may be on the stack still: this one goes when popped
+            app.install_screen(screen, KEPT)
     app.push_screen(screen)
     return True
 
