@@ -47,6 +47,10 @@ QUIET_PHASES: tuple[str, ...] = (
 ALWAYS = frozenset({"Failed", "Crashed", "Stopped"})
 
 
+# The phases judged by the engine's Step 1 signals (`checked()`); every other phase is judged by its name alone.
+SIGNAL_PHASES = ("Pending", "Running", "Degraded")
+
+
 # The engine's Step 1 signals come from the engine, loaded when this view is first used rather than before the
 # picker's first page (which never needs the engine).
 @functools.cache
@@ -58,6 +62,12 @@ def checked() -> dict[str, frozenset[SignalKind]]:
     # A Pending workload whose pods the API server refuses to create waits forever too: it needs attention.
     pending = START_FAILURE_KINDS | {SignalKind.ADMISSION_DENIED}
     return {"Pending": pending, "Running": CRASH_KINDS, "Degraded": CRASH_KINDS}
+
+
+def judging_loads_the_engine(workload: Workload) -> bool:
+    """True when `judge_listed(workload)` would first load the engine's signals (tens of milliseconds of
+    imports, once per process): a Pending / Running / Degraded row before anything has used them."""
+    return (workload.phase or "") in SIGNAL_PHASES and checked.cache_info().currsize == 0
 
 
 SOURCE = "get_workload_status"
@@ -115,9 +125,9 @@ def judge_listed(workload: Workload) -> Judgement | None:
     phase = workload.phase or ""
     if phase in ALWAYS:
         return Judgement(True, f"phase {phase}")
-    wanted = checked().get(phase)
-    if wanted is None:
+    if phase not in SIGNAL_PHASES:  # judged by its name: the engine's signals are not loaded for it
         return Judgement(False, f"phase {phase or '(none)'} does not need a failure diagnosis")
+    wanted = checked()[phase]
     from core.diagnosis.observations import from_conditions, from_phase_message
 
     obs = from_phase_message(phase, workload.phase_message, SOURCE, workload.phase_updated_at)

@@ -67,12 +67,14 @@ def count_line(labels: Sequence[str]) -> str:
     return " · ".join(f"{n} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def page_line(labels: Iterable[str], waiting: int, eligible: int) -> str:
-    """The line under the picker: `verdicts: 4 OOM_KILLED · 2 UNKNOWN` and how many are still being read."""
+def page_line(labels: Iterable[str], waiting: int, eligible: int, checking: int = 0) -> str:
+    """The line under the picker: `verdicts: 4 OOM_KILLED · 2 UNKNOWN` and how many are still being read;
+    `checking` rows are not yet known to want a verdict (their status is still to be judged)."""
     shown = list(labels)
-    if not eligible:
+    if not eligible and not checking:
         return "verdicts: no failed or needs-attention rows on this page"
     text = "verdicts: " + (count_line(shown) if shown else "none yet")
-    if waiting:
-        text += f" (diagnosing {waiting} more in the background)"
-    return text
+    busy = [f"diagnosing {waiting} more in the background"] if waiting else []
+    if checking:
+        busy.append(f"checking the status of {checking} more row{'s' if checking != 1 else ''}")
+    return text + (f" ({'; '.join(busy)})" if busy else "")

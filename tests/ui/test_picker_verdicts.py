@@ -18,6 +18,7 @@ from core.sim.bundle import CaseBundle
 from core.sim.control_plane import RecordedRequest
 from core.sim.demo import demo_expectations
 from core.tenant import Tenant, open_bundle_tenant
+from core.triage.attention import SIGNAL_PHASES, checked
 from core.triage.batch import Verdict, verdict_label
 from core.triage.verdicts import VerdictCache, page_line, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
@@ -214,3 +215,47 @@ def test_the_cache_keeps_a_verdict_per_phase_change() -> None:
     for other in ("b", "c"):
         cache.put(Workload.model_validate({"id": other, "phaseUpdatedAt": at.isoformat()}), verdict)
     assert cache.get(w) is None and len(cache) == 2  # the oldest went first
+
+
+async def test_rows_judged_by_the_engine_get_their_verdicts_after_the_first_paint(
+    demo_bundle: CaseBundle, demo_tenant: Tenant
+) -> None:
+    listed = [Workload.model_validate(entry["workload"]) for entry in demo_bundle.workloads]
+    crashing = [w for w in listed if w.phase in SIGNAL_PHASES and wants_verdict(w, attention_view=False)]
+    assert crashing, "the demo has a Pending / Running workload whose status shows a failing pod"
+    # As in a fresh process: nothing has loaded the engine's Step 1 signals yet, so the Pending / Running rows
+    # are judged by the background worker once the page is painted, not before it.
+    checked.cache_clear()
+    app = make_app(demo_tenant, options=StartOptions(cluster_id=crashing[0].cluster_id))
+    async with app.run_test(size=(140, 70)) as pilot:
+        screen = await loaded_picker(pilot)
+        table = screen.query_one(WorkloadTable)
+        judged_later = [w for w in table.workloads if w.phase in SIGNAL_PHASES]
+        assert crashing[0].id in {w.id for w in judged_later}, "the crashing row is on the first page"
+        if checked.cache_info().currsize == 0:  # the first paint came before the worker: what a user sees then
+            assert all(table.verdict_text(w.id or "") is None for w in judged_later)
+            assert "checking the status of" in screen.query_one(VerdictLine).plain
+            assert not screen.verdicts_settled
+        await settle(pilot, lambda: screen.verdicts_settled)
+        # Once judged: exactly the rows the engine's scope check keeps have verdicts, each equal to the single
+        # diagnosis's; the others have no cell and were never read.
+        kept = [w for w in judged_later if wants_verdict(w, attention_view=False)]
+        assert crashing[0].id in {w.id for w in kept}
+        for w in judged_later:
+            assert (table.verdict_text(w.id or "") is not None) == (w in kept), w.name
+        for w in kept:
+            request = DiagnosisRequest(cluster_id=w.cluster_id or "", workload_id=w.id, now=app.clock())
+            alone = await run_to_report(request, demo_tenant.runai, demo_tenant.kube,
+                                        tier2_unavailable=demo_tenant.kube_unavailable)
+            assert table.verdict_text(w.id or "") == verdict_label(alone), w.name
+        assert "checking" not in screen.query_one(VerdictLine).plain
+        never = {w.id for w in judged_later if w not in kept}
+        assert not never & set(status_reads(_requests(demo_tenant)))
+
+
+def test_the_verdict_line_names_rows_still_to_be_judged() -> None:
+    assert page_line([], 0, 0) == "verdicts: no failed or needs-attention rows on this page"
+    assert page_line([], 0, 0, 1) == "verdicts: none yet (checking the status of 1 more row)"
+    assert page_line(["OOM_KILLED"], 2, 3, 4) == (
+        "verdicts: 1 OOM_KILLED (diagnosing 2 more in the background; checking the status of 4 more rows)"
+    )

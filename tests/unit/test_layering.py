@@ -117,3 +117,38 @@ def test_the_app_loads_the_engine_after_its_first_page() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]"
+
+
+FIRST_PAGE_MODULES = """
+import asyncio, sys
+from tui.app import TriageApp
+from tui.screens.picker import PickerScreen
+from tui.start import StartOptions
+from tui.widgets.workload_table import WorkloadTable
+
+async def main() -> None:
+    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False)
+    async with app.run_test(size=(140, 70)) as pilot:
+        def rows() -> list:
+            screen = app.screen
+            tables = list(screen.query(WorkloadTable)) if isinstance(screen, PickerScreen) else []
+            return tables[0].workloads if tables and tables[0].row_count else []
+
+        while not rows():
+            await asyncio.sleep(0.001)
+        phases = sorted({w.phase for w in rows()})
+        print(phases, sorted(m for m in sys.modules if m.startswith("core.diagnosis")))
+
+asyncio.run(main())
+"""
+
+
+def test_the_first_page_is_shown_before_anything_loads_the_engine() -> None:
+    # Pending and Running rows are judged with the engine's Step 1 signals: on the first page that judgement
+    # waits for the verdict worker, which loads the engine after the page is painted.
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_PAGE_MODULES], capture_output=True, text=True, cwd=ROOT, check=True, timeout=120
+    )
+    phases, loaded = out.stdout.strip().split("] ")
+    assert "'Pending'" in phases and "'Failed'" in phases  # rows of both kinds were judged for that page
+    assert loaded == "[]"

@@ -120,6 +120,7 @@ class PickerScreen(PickerViews):
         self.verdicts = VerdictCache()
         self._verdict_seq = -1
         self._verdict_rows: list[Workload] = []
+        self._verdict_later: list[Workload] = []
         self._verdict_timer: Timer | None = None
         self._verdict_cluster: str | None = None
 

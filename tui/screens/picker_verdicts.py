@@ -1,14 +1,16 @@
 """The picker's verdict column: background diagnoses of the failed and needs-attention rows on screen.
 
-When a page lands, its eligible rows (core.triage.verdicts) that have a cached verdict show it at once. The rest
-are diagnosed once the page has been on screen for START_DELAY_S, in one worker (group `picker-verdicts`,
-exclusive) through `core.triage.batch` within the background politeness budget (two diagnoses, four reads in
-flight), each verdict posted as it arrives. Any new page request stops the timer and cancels that worker first,
-so background reads never hold up paging and never continue for a page that is gone. Verdicts are cached by
-workload id and phaseUpdatedAt; a late one is still cached, but only drawn if its page is the one on screen.
-Opening a row with a cached report replays its events: no read. While another screen covers the picker (the
-user's own diagnosis above all), the background diagnoses pause: they would compete with it for the event loop
-and the server; the rows still waiting are taken up again when the picker shows again.
+When a page lands, its eligible rows (core.triage.verdicts) that have a cached verdict show it at once. A Pending /
+Running row is judged with the engine's Step 1 signals: until something has loaded them, that judgement waits for
+the worker below, so the first page is painted before the engine loads. The rest are diagnosed once the page has
+been on screen for START_DELAY_S, in one worker (group `picker-verdicts`, exclusive) through `core.triage.batch`
+within the background politeness budget (two diagnoses, four reads in flight), each verdict posted as it arrives.
+Any new page request stops the timer and cancels that worker first, so background reads never hold up paging and
+never continue for a page that is gone. Verdicts are cached by workload id and phaseUpdatedAt; a late one is still
+cached, but only drawn if its page is the one on screen. Opening a row with a cached report replays its events: no
+read. While another screen covers the picker (the user's own diagnosis above all), the background diagnoses pause:
+they would compete with it for the event loop and the server; the rows still waiting are taken up again when the
+picker shows again.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from textual import work
 from textual.timer import Timer
 
 from core.models.runai import Workload
+from core.triage.attention import judging_loads_the_engine
 from core.triage.verdicts import VerdictCache, page_line, wants_verdict
 from tui.clock import Clock
 from tui.messages import VerdictArrived
@@ -44,6 +47,7 @@ class PickerVerdicts(PickerReads):
     verdicts: VerdictCache
     _verdict_seq: int
     _verdict_rows: list[Workload]
+    _verdict_later: list[Workload]
     _verdict_timer: Timer | None
     _verdict_cluster: str | None
 
@@ -55,10 +59,16 @@ class PickerVerdicts(PickerReads):
 
     def _verdicts_for_page(self, seq: int, shown: list[Workload], cluster: str | None, attention: bool) -> dict[
             str, Text]:
-        """The Verdict cells of a page about to be shown; starts diagnosing the rows that have none yet."""
+        """The Verdict cells of a page about to be shown; starts diagnosing the rows that have none yet.
+
+        Rows whose judgement would load the engine first (a Pending / Running row, before anything used it)
+        are judged by the worker, after the page is painted: the first page never waits for the engine."""
         self._stop_verdicts()
         self._verdict_seq = seq
-        eligible = [w for w in shown if wants_verdict(w, attention_view=attention) and (w.cluster_id or cluster)]
+        candidates = [w for w in shown if w.id and (w.cluster_id or cluster)]
+        later = [] if attention else [w for w in candidates if judging_loads_the_engine(w)]
+        later_ids = {w.id for w in later}
+        eligible = [w for w in candidates if w.id not in later_ids and wants_verdict(w, attention_view=attention)]
         cells: dict[str, Text] = {}
         pending: list[Workload] = []
         for w in eligible:
@@ -67,11 +77,26 @@ class PickerVerdicts(PickerReads):
             if known is None:
                 pending.append(w)
         self._verdict_rows = eligible
+        self._verdict_later = later
         self._verdict_cluster = cluster
-        if pending:
+        if pending or later:
             self._schedule_rows(seq, pending, cluster)
         self._show_verdict_line()
         return cells
+
+    def _judge_later(self, seq: int) -> list[Workload]:
+        """Judge the rows left for after the engine loaded; returns those that want a diagnosis, now waiting."""
+        if seq != self._verdict_seq:
+            return []
+        later, self._verdict_later = self._verdict_later, []
+        more = [w for w in later if wants_verdict(w, attention_view=False)]
+        table = self.query_one(WorkloadTable)
+        for w in more:
+            known = self.verdicts.get(w)
+            table.set_verdict(w.id or "", verdict_cell(known) if known is not None else WAITING)
+        self._verdict_rows = [*self._verdict_rows, *more]
+        self._show_verdict_line()
+        return [w for w in more if self.verdicts.get(w) is None]
 
     def _schedule_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
         self._verdict_timer = self.set_timer(START_DELAY_S, lambda: self._start_rows(seq, rows, cluster))
@@ -83,7 +108,7 @@ class PickerVerdicts(PickerReads):
     def on_screen_resume(self) -> None:
         # Back on the picker: the rows of the page on screen that still have no verdict are diagnosed again.
         pending = [w for w in self._verdict_rows if self.verdicts.get(w) is None]
-        if pending and self._verdict_timer is None:
+        if (pending or self._verdict_later) and self._verdict_timer is None:
             self._schedule_rows(self._verdict_seq, pending, self._verdict_cluster)
 
     def _start_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
@@ -95,7 +120,7 @@ class PickerVerdicts(PickerReads):
     @property
     def verdicts_settled(self) -> bool:
         """True when every eligible row on screen has its verdict (tests and screenshots wait for this)."""
-        return all(self.verdicts.get(w) is not None for w in self._verdict_rows)
+        return not self._verdict_later and all(self.verdicts.get(w) is not None for w in self._verdict_rows)
 
     def replay_for(self, workload: Workload) -> tuple[ProgressEvent, ...]:
         """The events of this row's background diagnosis, when it produced a report (else nothing)."""
@@ -105,13 +130,17 @@ class PickerVerdicts(PickerReads):
     def _show_verdict_line(self) -> None:
         labels = [v.label for w in self._verdict_rows if (v := self.verdicts.get(w)) is not None]
         waiting = len(self._verdict_rows) - len(labels)
-        self.query_one(VerdictLine).show(page_line(labels, waiting, len(self._verdict_rows)))
+        line = page_line(labels, waiting, len(self._verdict_rows), len(self._verdict_later))
+        self.query_one(VerdictLine).show(line)
 
     @work(group=GROUP, exclusive=True, exit_on_error=False)
     async def _diagnose_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
         # The engine loads here, after the page has been on screen for START_DELAY_S (never before a first page),
         # in a thread: the UI loop keeps painting while its modules import.
         await asyncio.to_thread(importlib.import_module, "core.triage.batch")
+        rows = [*rows, *self._judge_later(seq)]
+        if not rows:
+            return
         from core.diagnosis.request import DiagnosisRequest
         from core.triage.batch import BACKGROUND, diagnose_many
 
