@@ -152,3 +152,15 @@ def test_the_first_page_is_shown_before_anything_loads_the_engine() -> None:
     phases, loaded = out.stdout.strip().split("] ")
     assert "'Pending'" in phases and "'Failed'" in phases  # rows of both kinds were judged for that page
     assert loaded == "[]"
+
+
+def test_httpx_comes_without_its_command_line_client() -> None:
+    # httpx imports its CLI (click, pygments) whenever click is installed; neither the app nor a headless
+    # command runs it, and it cost 60-100 ms of each start. The client itself is whole.
+    code = (
+        "import sys, tui.cli, tui.diagnose_cmd, tui.app, httpx; tui.cli.build_parser(); "
+        "print(sorted(m for m in ('click', 'pygments', 'httpx._main') if sys.modules.get(m) is not None), "
+        "callable(httpx.main), callable(httpx.AsyncClient))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[] True True"
