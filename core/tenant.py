@@ -1,7 +1,8 @@
 """A tenant is what a diagnosis reads from: a Run:ai client (Tier 1) and, when available, a Kubernetes source.
 
-Demo and case modes serve a bundle from the simulated control plane on loopback and point the same clients
-at it, so nothing downstream can tell a simulated tenant from a real one except by its label.
+Demo and case modes serve a bundle from the simulated control plane on loopback (from this process, or, for the
+terminal app, from a process of its own: core.sim.process) and point the same clients at it, so nothing
+downstream can tell a simulated tenant from a real one except by its label.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from core.sim.bundle import CaseBundle, load_bundle
 from core.sim.control_plane import ControlPlane
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
+from core.sim.process import Served, SimProcess
 from core.sources.credentials import BearerToken, Credentials
 from core.sources.errors import clean_text
 from core.sources.kube_types import KubeSettings, KubeUnavailable
@@ -33,6 +35,12 @@ if TYPE_CHECKING:
 
 KubeOpener = Callable[[], "KubeSource | KubeUnavailable"]
 KUBE_OFF = "Tier 2 unavailable: disabled with --no-kube"
+NO_KUBE_SECTION = "Tier 2 unavailable: the case bundle has no kubernetes section"
+DEMO_LABEL = "demo tenant"
+
+
+def case_label(path: str | Path) -> str:
+    return f"case {Path(path).name}"
 
 
 class Tenant:
@@ -56,7 +64,7 @@ class Tenant:
         kube_opener: KubeOpener | None = None,
         captured_at: datetime | None = None,
         control_plane: ControlPlane | None = None,
-        server: LoopbackServer | None = None,
+        stop: Callable[[], None] | None = None,
         tempdir: tempfile.TemporaryDirectory[str] | None = None,
     ) -> None:
         self.label = label
@@ -71,7 +79,7 @@ class Tenant:
         self._state_lock = threading.Lock()  # held only to read or change the fields below, never while opening
         self._closed = False
         self._opened: concurrent.futures.Future[None] | None = None
-        self._server = server
+        self._stop = stop  # what serves a simulated tenant: its loopback server or its process
         self._tempdir = tempdir
 
     def warm_kube(self) -> None:
@@ -148,8 +156,8 @@ class Tenant:
             kube = self._kube
         if kube is not None:
             kube.close()
-        if self._server is not None:
-            self._server.stop()
+        if self._stop is not None:
+            self._stop()
         if self._tempdir is not None:
             self._tempdir.cleanup()
 
@@ -172,47 +180,74 @@ def open_bundle_tenant(
     control_plane = ControlPlane(bundle, latency_ms=latency_ms)
     server = LoopbackServer(control_plane)
     url = server.start()
+    kube_token = control_plane.kube_token if bundle.kubernetes is not None else None
+    served = Served(url, control_plane.issue_token(), kube_token, bundle.captured_at)
+    return _connect(served, label, timeout, tap, server.stop, control_plane)
+
+
+def open_served_tenant(
+    process: SimProcess, *, label: str, timeout: httpx.Timeout | float | None = None, tap: Tap | None = None
+) -> Tenant:
+    """Connect both clients over real HTTP to a bundle served from a process of its own, once it is ready (at
+    most READY_TIMEOUT_S); closing the tenant stops the process. Raises SimProcessFailed (and stops it) when it
+    cannot serve: the bundle cannot be used, or the process exited, answered something else or never answered."""
+    served = process.ready()
+    try:
+        return _connect(served, label, timeout, tap, process.stop)
+    except BaseException:
+        process.stop()
+        raise
+
+
+def _connect(
+    served: Served,
+    label: str,
+    timeout: httpx.Timeout | float | None,
+    tap: Tap | None,
+    stop: Callable[[], None],
+    control_plane: ControlPlane | None = None,
+) -> Tenant:
+    """Both clients pointed at a simulator: the Run:ai client with its bearer token, and, when the bundle has a
+    kubernetes section, a kubeconfig for the Kubernetes client in a directory of its own."""
     kwargs = {"timeout": timeout} if timeout is not None else {}
-    runai = RunaiClient(url, BearerToken(control_plane.issue_token()), tap=tap, **kwargs)
-    if bundle.kubernetes is None:
-        return Tenant(
-            label,
-            runai,
-            kube_unavailable="Tier 2 unavailable: the case bundle has no kubernetes section",
-            captured_at=bundle.captured_at,
-            control_plane=control_plane,
-            server=server,
-        )
+    runai = RunaiClient(served.url, BearerToken(served.token), tap=tap, **kwargs)
+    opener, tempdir = _kube_opener(served.url, served.kube_token, tap) if served.kube_token else (None, None)
+    return Tenant(
+        label,
+        runai,
+        kube_unavailable=None if opener else NO_KUBE_SECTION,
+        kube_opener=opener,
+        captured_at=served.captured_at,
+        control_plane=control_plane,
+        stop=stop,
+        tempdir=tempdir,
+    )
+
+
+def _kube_opener(url: str, token: str, tap: Tap | None) -> tuple[KubeOpener, tempfile.TemporaryDirectory[str]]:
+    """How to open the Kubernetes client on a simulator, and the directory holding its kubeconfig."""
     tempdir = tempfile.TemporaryDirectory(prefix="runai-triage-")
     kubeconfig = Path(tempdir.name) / "kubeconfig"
-    write_kubeconfig(kubeconfig, url, control_plane.kube_token)
+    write_kubeconfig(kubeconfig, url, token)
 
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed
 
         return open_kube_source(KubeSettings(kubeconfig=kubeconfig, in_cluster=False), env={}, tap=tap)
 
-    return Tenant(
-        label,
-        runai,
-        kube_opener=open_kube,
-        captured_at=bundle.captured_at,
-        control_plane=control_plane,
-        server=server,
-        tempdir=tempdir,
-    )
+    return open_kube, tempdir
 
 
 def open_case_tenant(path: str | Path, **kwargs: object) -> Tenant:
     """Raises core.sim.bundle.BundleError with a clear message when the file is not a usable bundle."""
     bundle = load_bundle(path)
-    return open_bundle_tenant(bundle, label=f"case {Path(path).name}", **kwargs)  # type: ignore[arg-type]
+    return open_bundle_tenant(bundle, label=case_label(path), **kwargs)  # type: ignore[arg-type]
 
 
 def open_demo_tenant(**kwargs: object) -> Tenant:
     from core.sim.demo import load_demo_bundle
 
-    return open_bundle_tenant(load_demo_bundle(), label="demo tenant", **kwargs)  # type: ignore[arg-type]
+    return open_bundle_tenant(load_demo_bundle(), label=DEMO_LABEL, **kwargs)  # type: ignore[arg-type]
 
 
 def open_real_tenant(

@@ -37,6 +37,7 @@ from tui.settings import config_dir as settings_dir
 from tui.start import (
     CONNECT_HINTS,
     OpenedTenant,
+    ServedOpener,
     StartOptions,
     StartProblem,
     UsageError,
@@ -48,6 +49,7 @@ from tui.widgets.top_bar import TopBar
 
 if TYPE_CHECKING:  # the engine loads after the first page (see _warm_up)
     from core.diagnosis.progress import ProgressEvent
+    from core.sim.process import SimProcess
 
 STYLES_DIR = Path(styles.__file__).parent
 ATTENTION_NOTE = (
@@ -132,6 +134,8 @@ class TriageApp(App[None]):
     async def on_unmount(self) -> None:
         if self.tenant is not None and self._owns_tenant:
             await self.tenant.aclose()
+        if isinstance(self._opener, ServedOpener):
+            self._opener.close()  # a simulator started for this app that it never came to use
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         filters = super().get_line_filters()
@@ -261,13 +265,26 @@ def _load_diagnosis(freeze: bool) -> None:
         gc.freeze()
 
 
-def run_tui(args: argparse.Namespace) -> int:
-    """Run the interactive app for parsed arguments; returns the process exit status."""
+def program_app(args: argparse.Namespace, simulator: SimProcess | None, **overrides: bool) -> TriageApp:
+    """The app as the program runs it, on the simulator `tui.cli.start_simulator` started for `--demo` or
+    `--case` (None: what the options describe, opened in this process). Raises UsageError for options that
+    do not fit together (the simulator is stopped then). `overrides`: TriageApp options (benchmarks)."""
     try:
         options = options_from_args(args)
+    except UsageError:
+        if simulator is not None:
+            simulator.stop()
+        raise
+    opener = ServedOpener(options, simulator) if simulator is not None else None
+    return TriageApp(options, opener=opener, **({"freeze_after_open": True} | overrides))
+
+
+def run_tui(args: argparse.Namespace, simulator: SimProcess | None = None) -> int:
+    """Run the interactive app for parsed arguments; returns the process exit status."""
+    try:
+        app = program_app(args, simulator)
     except UsageError as exc:
         print(f"runai-triage: error: {exc}", file=sys.stderr)
         return 2
-    app = TriageApp(options, freeze_after_open=True)
     app.run()
     return int(app.return_code or 0)

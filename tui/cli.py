@@ -1,4 +1,9 @@
-"""The `runai-triage` command line. Kept free of Textual so headless commands start fast and stay light."""
+"""The `runai-triage` command line. Kept free of Textual so headless commands start fast and stay light.
+
+With no command (the terminal app), the options are read first by a parser that loads nothing else
+(tui.app_args), and a demo or case tenant's simulator is started in a process of its own before the app's modules
+load, so the two load side by side. The commands' modules load only when a command is named.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +11,21 @@ import argparse
 import gc
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from core import __version__
-from tui.diagnose_cmd import add_diagnose_parser
-from tui.mcp_cmd import add_mcp_parser
-from tui.record_cmd import add_record_parser
-from tui.scan_cmd import add_scan_parser
-from tui.serve import add_serve_parser
-from tui.start import add_tui_arguments
+from core.sim.process import SimProcess
+from tui.app_args import add_tui_arguments, app_arguments, option_text
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # Imported here: the commands load the diagnosis engine, which the terminal app loads only after its first page.
+    from tui.diagnose_cmd import add_diagnose_parser
+    from tui.mcp_cmd import add_mcp_parser
+    from tui.record_cmd import add_record_parser
+    from tui.scan_cmd import add_scan_parser
+    from tui.serve import add_serve_parser
+
     parser = argparse.ArgumentParser(
         prog="runai-triage",
         description=(
@@ -36,13 +45,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        from tui.app import run_tui  # Textual loads only for the interactive app
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = app_arguments(argv)
+    if args is None:  # a command, help, or something wrong: the full parser reads it
+        args = build_parser().parse_args(argv)
+        if args.command is not None:
+            return int(args.handler(args))
+    simulator = start_simulator(args)
+    from tui.app import run_tui  # Textual loads only for the interactive app
 
-        return run_tui(args)
-    return int(args.handler(args))
+    return run_tui(args, simulator)
+
+
+def start_simulator(args: argparse.Namespace) -> SimProcess | None:
+    """For `--demo` and `--case`, the simulator's own process, started now (returns at once): it loads the
+    tenant on another core while this process loads the app, and then serves it without taking the app's GIL."""
+    if getattr(args, "tui_demo", False):
+        return SimProcess.start()
+    case = option_text(args, "tui_case")
+    return SimProcess.start(Path(case).expanduser()) if case else None
 
 
 def run() -> None:

@@ -1,21 +1,24 @@
-"""Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand) and how they
-turn into a tenant.
+"""Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand, see tui.app_args)
+and how they turn into a tenant.
 
 Kept free of Textual (and of `tui.app`, which imports this module) so `tui/cli.py` and the headless commands
-can use these options without loading the UI; `tui.app.run_tui` runs the app. Option destinations are prefixed
-`tui_` so they cannot collide with a subcommand's options of the same name.
+can use these options without loading the UI; `tui.app.run_tui` runs the app. The program opens a demo or case
+tenant from the simulator's own process (`ServedOpener`); `open_tenant` serves it from this process (the
+headless commands, and the app as tests build it).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from core.sim.bundle import BundleError
+from core.sim.process import SimProcess, SimProcessFailed
 from core.sources.credentials import (
     CliSession,
     Credentials,
@@ -24,10 +27,20 @@ from core.sources.credentials import (
     credentials_from_env,
     load_cli_session,
 )
+from core.sources.errors import clean_text
 from core.sources.kube_types import KubeSettings
 from core.sources.runai_params import invalid_workload_id
 from core.sources.tap import Tap
-from core.tenant import Tenant, open_case_tenant, open_demo_tenant, open_real_tenant
+from core.tenant import (
+    DEMO_LABEL,
+    Tenant,
+    case_label,
+    open_case_tenant,
+    open_demo_tenant,
+    open_real_tenant,
+    open_served_tenant,
+)
+from tui.app_args import option_text
 
 Mode = Literal["env", "demo", "case"]
 
@@ -41,6 +54,11 @@ CONNECT_HINTS: tuple[str, ...] = (
 BUNDLE_HINTS: tuple[str, ...] = (
     "Fix the bundle (format runai-triage/case@1, see docs/case-format.md) or pass another with --case FILE.",
     "To try the app without a bundle: runai-triage --demo",
+)
+SIMULATOR_HINTS: tuple[str, ...] = (
+    "Press r to start it again.",
+    "`runai-triage serve --demo` (or `--case FILE`) runs the same simulator in the foreground and shows what "
+    "stops it.",
 )
 
 
@@ -91,55 +109,18 @@ class OpenedTenant:
     cluster_id: str | None = None
 
 
-def add_tui_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of the interactive app to the top-level `runai-triage` parser."""
-    group = parser.add_argument_group("interactive app (runai-triage with no subcommand)")
-    source = group.add_mutually_exclusive_group()
-    source.add_argument("--demo", dest="tui_demo", action="store_true", help="open the built-in demo tenant")
-    source.add_argument("--case", dest="tui_case", metavar="FILE", help="open a runai-triage/case@1 bundle")
-    group.add_argument(
-        "--base-url", dest="tui_base_url", metavar="URL", help="Run:ai tenant URL (default: $RUNAI_BASE_URL)"
-    )
-    group.add_argument("--kubeconfig", dest="tui_kubeconfig", metavar="FILE", help="kubeconfig for Tier 2")
-    group.add_argument("--kube-context", dest="tui_kube_context", metavar="NAME", help="kubeconfig context")
-    group.add_argument(
-        "--no-kube", dest="tui_no_kube", action="store_true", help="do not read Kubernetes (Tier 1 only)"
-    )
-    group.add_argument(
-        "--cluster-id", dest="tui_cluster_id", metavar="UUID", help="cluster to show first: its id or exact name"
-    )
-    group.add_argument(
-        "--workload-id",
-        dest="tui_workload_id",
-        metavar="ID",
-        help="open straight into this workload's diagnosis",
-    )
-    group.add_argument(
-        "--name", dest="tui_name", metavar="NAME", help="workload name to diagnose (with --project)"
-    )
-    group.add_argument("--project", dest="tui_project", metavar="NAME", help="project of --name")
-
-
-def _text(args: argparse.Namespace, name: str) -> str | None:
-    value = getattr(args, name, None)
-    if value is None:
-        return None
-    value = str(value).strip()
-    return value or None
-
-
 def options_from_args(args: argparse.Namespace) -> StartOptions:
     """Check the options of `add_tui_arguments` against each other; raises UsageError naming the clash."""
-    case = _text(args, "tui_case")
+    case = option_text(args, "tui_case")
     demo = bool(getattr(args, "tui_demo", False))
     mode: Mode = "demo" if demo else "case" if case else "env"
-    base_url = _text(args, "tui_base_url")
+    base_url = option_text(args, "tui_base_url")
     if base_url and mode != "env":
         raise UsageError(f"--base-url cannot be used with --{mode}: the {mode} tenant has its own address")
-    workload_id = _text(args, "tui_workload_id")
-    name = _text(args, "tui_name")
-    project = _text(args, "tui_project")
-    cluster_id = _text(args, "tui_cluster_id")
+    workload_id = option_text(args, "tui_workload_id")
+    name = option_text(args, "tui_name")
+    project = option_text(args, "tui_project")
+    cluster_id = option_text(args, "tui_cluster_id")
     if workload_id and (name or project):
         raise UsageError("give either --workload-id or --name/--project, not both")
     if (name is None) != (project is None):
@@ -151,10 +132,10 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
     problem = invalid_workload_id(workload_id) if workload_id else None
     if problem:  # checked before the app starts, as the diagnose command does, so nothing odd is ever sent
         raise UsageError(f"--workload-id: {problem}")
-    kubeconfig = _text(args, "tui_kubeconfig")
+    kubeconfig = option_text(args, "tui_kubeconfig")
     kube = KubeSettings(
         kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
-        context=_text(args, "tui_kube_context"),
+        context=option_text(args, "tui_kube_context"),
         enabled=not bool(getattr(args, "tui_no_kube", False)),
     )
     return StartOptions(
@@ -222,3 +203,45 @@ def open_tenant(
         raise StartProblem("The Run:ai tenant URL is not usable", str(exc), CONNECT_HINTS) from None
     cluster = options.cluster_id or (session.cluster_uuid if session is not None else None)
     return OpenedTenant(tenant, cluster)
+
+
+class ServedOpener:
+    """How the program opens a demo or case tenant: from the simulator's own process (core.sim.process), which
+    `first` is when the program started it before loading the app. A retry (`r` on the problem screen) starts
+    a new one, so a bundle file fixed meanwhile is read again. Raises StartProblem, as `open_tenant` does."""
+
+    def __init__(self, options: StartOptions, first: SimProcess | None = None) -> None:
+        self.options = options
+        self._next = first
+        self._lock = threading.Lock()
+
+    def __call__(self) -> OpenedTenant:
+        with self._lock:
+            process, self._next = self._next, None
+        case = self.options.case_path if self.options.mode == "case" else None
+        if process is None:
+            process = SimProcess.start(case)
+        try:
+            tenant = open_served_tenant(process, label=DEMO_LABEL if case is None else case_label(case))
+        except SimProcessFailed as failed:
+            raise served_problem(failed) from None
+        return OpenedTenant(tenant, self.options.cluster_id)
+
+    def close(self) -> None:
+        """Stop a process started for the app that never came to use it (the app ended first)."""
+        with self._lock:
+            process, self._next = self._next, None
+        if process is not None:
+            process.stop()
+
+
+def served_problem(failed: SimProcessFailed) -> StartProblem:
+    """What to show when the simulator's process cannot serve: a bundle's problem exactly as `open_tenant`
+    words it, anything else with what the process wrote last (cleaned: it is shown as it is)."""
+    if failed.bundle_problem:
+        return StartProblem("The case bundle cannot be used", failed.what, BUNDLE_HINTS)
+    detail = failed.what[:1].upper() + failed.what[1:] + "."
+    if failed.stderr:
+        # The end says most (a traceback's last line): keep that, cleaned.
+        detail += f" What it wrote last: {clean_text(failed.stderr[-600:], 600)}"
+    return StartProblem("The simulated tenant did not start", detail, SIMULATOR_HINTS)

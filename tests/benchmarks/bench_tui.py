@@ -6,7 +6,9 @@ Every figure is a median of N rounds, the app's and the baseline's alternating (
 machine hits both alike):
 - first rows, from process start: `runai-triage --demo` in a fresh process until the picker's first rows are
   painted; baseline: a fresh process running a minimal Textual app until its 40-row DataTable is painted (both
-  through the same headless driver, `tests/benchmarks/tui_child.py`). Target <= 2x;
+  through the same headless driver, `tests/benchmarks/tui_child.py`). The app starts as the program does: the
+  simulator's process first (tui/cli.py `start_simulator`), then the app's modules, so the rows are what a
+  user gets. Target <= 2x;
 - enter -> verdict, cold: in a fresh app, `enter` on a failed demo story as soon as the first rows show
   (nothing warmed up yet: what the first diagnosis needs loads on first use), to the diagnosis screen holding its
   report, painted (a full engine run over real HTTP, Tier 2 included); baseline: a fresh app pushing an empty
@@ -24,7 +26,9 @@ machine hits both alike):
   made by the app); baseline: the same label update;
 - memory chart: building the Memory tab's textual-plotext chart of the OOM story's 983 samples at 120x30;
   baseline: rendering Textual's Sparkline of the same samples at the same width (what the tab drew before).
-Prints a table; never asserts a time (the machine is shared, so numbers are only comparable within a run).
+Every app here (in a fresh process or in this one) serves the demo tenant from the simulator's own process, as
+the program does. Prints a table; never asserts a time (the machine is shared, so numbers are only comparable
+within a run).
 
 Before the first round this checkout's modules are compiled to bytecode, as installing the package does (and as
 the baseline's Textual already is): where PYTHONDONTWRITEBYTECODE is set (this machine sets it) every fresh
@@ -57,11 +61,10 @@ from textual_plotext.plot import Plot
 
 from core.sim.demo import demo_expectations, load_demo_bundle
 from tests.benchmarks.harness import ROOT, python_env
-from tests.benchmarks.tui_child import as_the_program, painted, push_empty
-from tui.app import TriageApp
+from tests.benchmarks.tui_child import launch, painted, push_empty
+from tui.app import program_app
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
-from tui.start import StartOptions
 from tui.widgets.memory_plot import plot_spec
 from tui.widgets.workload_table import WorkloadTable
 
@@ -183,7 +186,7 @@ def _verdict(app: App[Any]) -> bool:
 
 
 async def app_round(pages: int, story_id: str) -> dict[str, float]:
-    app = TriageApp(StartOptions(mode="demo"), cursor_blink=False, **as_the_program())
+    app = program_app(*launch(), cursor_blink=False)  # as the program runs it: the simulator in its own process
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await until(lambda: bool(_rows(app)), "the picker's first rows")

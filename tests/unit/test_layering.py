@@ -164,3 +164,15 @@ def test_httpx_comes_without_its_command_line_client() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[] True True"
+
+
+def test_the_program_starts_the_simulator_before_anything_heavy_loads() -> None:
+    # `runai-triage --demo` reads its options and starts the simulator's own process first (tui/cli.py), so that
+    # process loads the tenant while this one loads the app: nothing heavy may load before that point.
+    code = (
+        "import sys, tui.cli; args = tui.cli.app_arguments(['--demo']); assert args is not None; "
+        "heavy = ('textual', 'pydantic', 'httpx', 'core.models', 'core.diagnosis', 'core.sources', 'core.tenant'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m.startswith(heavy)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,78 @@
+"""The simulator in a process of its own: `python -m core.sim.child --demo | --case FILE`.
+
+The terminal app starts it first thing (see core.sim.process), so the bundle loads (the demo tenant is ~600,000
+objects) on another core while the app loads its own modules, and every request is answered without taking the
+app's GIL. It serves the bundle on 127.0.0.1 (a free port) exactly as the in-process loopback server does, then
+writes one JSON line on stdout:
+- ready: `{"url", "token", "kube_token", "captured_at", "kubernetes"}` (`kube_token` is null, and `kubernetes`
+  false, when the bundle has no kubernetes section);
+- a bundle that cannot be used: `{"error": "bundle", "message": ...}` (the BundleError's message), then it exits.
+It serves until its stdin reaches EOF: its parent closed it, or died (even by SIGKILL: the kernel closes the
+pipe), so no server outlives the app. It ignores SIGINT for the same reason: its life is its parent's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+# The keys of the ready line, shared with the parent's reader (core.sim.process).
+READY_KEYS = ("url", "token", "kube_token", "captured_at", "kubernetes")
+BUNDLE_ERROR = "bundle"
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m core.sim.child", description=(__doc__ or "").splitlines()[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--demo", action="store_true", help="the built-in demo tenant")
+    source.add_argument("--case", metavar="FILE", help="a runai-triage/case@1 bundle")
+    return parser.parse_args(argv)
+
+
+def _say(out: TextIO, line: dict[str, object]) -> None:
+    out.write(json.dumps(line) + "\n")
+    out.flush()
+
+
+def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+    args = _arguments(argv)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    out = out or sys.stdout
+    # Imported here, after the arguments: what `--help` needs is argparse alone.
+    import gc
+
+    from core.sim.bundle import BundleError, load_bundle
+    from core.sim.control_plane import ControlPlane
+    from core.sim.loopback import LoopbackServer
+
+    try:
+        if args.demo:
+            from core.sim.demo import load_demo_bundle
+
+            bundle = load_demo_bundle()
+        else:
+            bundle = load_bundle(args.case)
+    except BundleError as exc:
+        _say(out, {"error": BUNDLE_ERROR, "message": str(exc)})
+        return 1
+    plane = ControlPlane(bundle, audited=False)  # nobody in this process audits its requests
+    server = LoopbackServer(plane)
+    url = server.start()
+    has_kube = plane.has_kubernetes
+    ready = (url, plane.issue_token(), plane.kube_token if has_kube else None, bundle.captured_at.isoformat(), has_kube)
+    _say(out, dict(zip(READY_KEYS, ready, strict=True)))
+    # What was loaded lives as long as the process: no later collection needs to walk it again.
+    gc.freeze()
+    try:
+        (stdin or sys.stdin).read()  # until EOF: the parent closed the pipe or is gone
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
