@@ -18,10 +18,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from core.sim.bundle import CaseBundle, load_bundle
-from core.sim.control_plane import ControlPlane
 from core.sim.kubeconfig import write_kubeconfig
-from core.sim.loopback import LoopbackServer
 from core.sim.process import Served, SimProcess
 from core.sources.credentials import BearerToken, Credentials
 from core.sources.errors import clean_text
@@ -30,6 +27,8 @@ from core.sources.runai import RunaiClient
 from core.sources.tap import Tap
 
 if TYPE_CHECKING:
+    from core.sim.bundle import CaseBundle
+    from core.sim.control_plane import ControlPlane
     from core.sources.kube import KubeSource
 
 
@@ -177,6 +176,10 @@ def open_bundle_tenant(
     tap: Tap | None = None,
 ) -> Tenant:
     """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers)."""
+    # Loaded here: the program serves its bundle from a process of its own (open_served_tenant) and needs neither.
+    from core.sim.control_plane import ControlPlane
+    from core.sim.loopback import LoopbackServer
+
     control_plane = ControlPlane(bundle, latency_ms=latency_ms)
     server = LoopbackServer(control_plane)
     url = server.start()
@@ -240,6 +243,8 @@ def _kube_opener(url: str, token: str, tap: Tap | None) -> tuple[KubeOpener, tem
 
 def open_case_tenant(path: str | Path, **kwargs: object) -> Tenant:
     """Raises core.sim.bundle.BundleError with a clear message when the file is not a usable bundle."""
+    from core.sim.bundle import load_bundle
+
     bundle = load_bundle(path)
     return open_bundle_tenant(bundle, label=case_label(path), **kwargs)  # type: ignore[arg-type]
 

@@ -93,8 +93,10 @@ class TriageApp(App[None]):
         for demo and case tenants, the wall clock for a real one). `config_dir` holds the user's settings
         (default: the platform's config directory, `$XDG_CONFIG_HOME/runai-triage` when that is set).
         `freeze_after_open` (the program sets it; tests, which open many apps in one process, do not): once the
-        tenant is open, what start-up loaded (modules, a demo or case bundle) goes to the collector's permanent
-        generation, so no later collection walks it again."""
+        tenant is open, what start-up loaded (its modules; a bundle served from this process) goes to the
+        collector's permanent generation, so no later collection walks it again; and the collector, which the
+        program turns off for its start-up (tui.cli.launch_app), is on again from the warm-up, or from a failed
+        start."""
         super().__init__()
         self.options = options or StartOptions()
         self._given = tenant
@@ -208,6 +210,8 @@ class TriageApp(App[None]):
 
     def _warm_up(self) -> None:
         freeze = self._freeze_after_open
+        if freeze:
+            gc.enable()  # off since the program started (tui.cli.launch_app): the first page is shown by now
         threading.Thread(target=_load_diagnosis, args=(freeze,), name="diagnosis-warm-up", daemon=True).start()
         if self.kube_off is None and self.tenant is not None:
             opening = self.tenant.start_opening_kube()
@@ -215,6 +219,8 @@ class TriageApp(App[None]):
                 opening.add_done_callback(lambda _: gc.freeze())
 
     def on_start_failed(self, message: StartFailed) -> None:
+        if self._freeze_after_open:
+            gc.enable()  # as the warm-up would have (see _warm_up)
         self._show(ProblemScreen(message.problem, f"not connected · {self.options.describe()}"))
 
     def _show(self, screen: PickerScreen | ProblemScreen) -> None:
@@ -266,9 +272,9 @@ def _load_diagnosis(freeze: bool) -> None:
 
 
 def program_app(args: argparse.Namespace, simulator: SimProcess | None, **overrides: bool) -> TriageApp:
-    """The app as the program runs it, on the simulator `tui.cli.start_simulator` started for `--demo` or
-    `--case` (None: what the options describe, opened in this process). Raises UsageError for options that
-    do not fit together (the simulator is stopped then). `overrides`: TriageApp options (benchmarks)."""
+    """The app as the program runs it, on the simulator `tui.cli.launch_app` started for `--demo` or `--case`
+    (None: what the options describe, opened in this process). Raises UsageError for options that do not fit
+    together (the simulator is stopped then). `overrides`: TriageApp options (tests, benchmarks)."""
     try:
         options = options_from_args(args)
     except UsageError:

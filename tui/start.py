@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from core.sim.bundle import BundleError
 from core.sim.process import SimProcess, SimProcessFailed
 from core.sources.credentials import (
     CliSession,
@@ -192,6 +191,8 @@ def open_tenant(
         return OpenedTenant(open_demo_tenant(tap=tap), options.cluster_id)
     if options.mode == "case":
         assert options.case_path is not None
+        from core.sim.bundle import BundleError  # loaded with the bundle it names, not by the program's app
+
         try:
             return OpenedTenant(open_case_tenant(options.case_path, tap=tap), options.cluster_id)
         except BundleError as exc:

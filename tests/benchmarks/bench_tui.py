@@ -7,8 +7,8 @@ machine hits both alike):
 - first rows, from process start: `runai-triage --demo` in a fresh process until the picker's first rows are
   painted; baseline: a fresh process running a minimal Textual app until its 40-row DataTable is painted (both
   through the same headless driver, `tests/benchmarks/tui_child.py`). The app starts as the program does: the
-  simulator's process first (tui/cli.py `start_simulator`), then the app's modules, so the rows are what a
-  user gets. Target <= 2x;
+  simulator's process first (tui/cli.py `launch_app`), then the app's modules, so the rows are what a user
+  gets. Target <= 2x;
 - enter -> verdict, cold: in a fresh app, `enter` on a failed demo story as soon as the first rows show
   (nothing warmed up yet: what the first diagnosis needs loads on first use), to the diagnosis screen holding its
   report, painted (a full engine run over real HTTP, Tier 2 included); baseline: a fresh app pushing an empty

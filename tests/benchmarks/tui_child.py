@@ -8,9 +8,9 @@ the seconds from an action taken right then to what it opens, cold (nothing warm
 - `app-empty`: the same app pushing an empty screen (one Static), to that screen's first paint;
 - `baseline`: a minimal Textual app showing a 40-row DataTable; then it pushes the same empty screen.
 `app` and `app-empty` start the app the way the program does (`launch`): first thing, before anything else
-loads, `tui.cli` reads the options and starts the demo tenant's simulator in a process of its own
-(`start_simulator`, the function `runai-triage` calls), then the app's modules load and `tui.app.program_app`
-builds the app `run_tui` runs; the first rows come from that process, as a user's do.
+loads, `tui.cli` reads the options and calls `launch_app` as `runai-triage` does (the collector off for the
+start-up, the demo tenant's simulator started in a process of its own), then the app's modules load and
+`tui.app.program_app` builds the app `run_tui` runs; the first rows come from that process, as a user's do.
 All run through `App.run_test` (the same headless driver) at the same size, and count "painted" the same way:
 rows in the table, then one screen refresh after.
 """
@@ -98,11 +98,11 @@ async def baseline() -> tuple[float, float]:
 def launch(argv: tuple[str, ...] = ("--demo",)) -> tuple[Any, Any]:
     """What `runai-triage` does before its app's modules load (tui/cli.py `main`): the options read, and the
     simulator's process started for them. Returns (options, the started process)."""
-    from tui.cli import app_arguments, start_simulator
+    from tui.cli import app_arguments, launch_app
 
     args = app_arguments(argv)
     assert args is not None, f"{argv} does not open the app"
-    return args, start_simulator(args)
+    return args, launch_app(args)
 
 
 async def triage(launched: tuple[Any, Any], empty: bool) -> tuple[float, float]:

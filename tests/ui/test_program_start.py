@@ -5,6 +5,9 @@ it over real HTTP. Real processes, the real clients, the pilot driving the app."
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 from datetime import datetime
 from pathlib import Path
 
@@ -34,7 +37,8 @@ SIZE = (120, 40)
 
 
 def launched(*argv: str) -> tuple[argparse.Namespace, SimProcess]:
-    """What `runai-triage ARGV` does before its app loads: the options read and the simulator started."""
+    """What `runai-triage ARGV` does before its app loads: the options read and the simulator started (the
+    collector stays on: `launch_app` turns it off for the program's start-up alone)."""
     args = app_arguments(argv)
     assert args is not None
     simulator = start_simulator(args)
@@ -46,7 +50,7 @@ async def test_the_program_opens_the_demo_picker_on_rows_from_the_simulators_pro
     demo_bundle: CaseBundle,
 ) -> None:
     args, simulator = launched("--demo")
-    app = program_app(args, simulator, cursor_blink=False)
+    app = program_app(args, simulator, cursor_blink=False, freeze_after_open=False)
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded_picker(pilot)
@@ -71,7 +75,7 @@ async def test_a_bad_case_file_gets_the_same_problem_screen_as_in_process(tmp_pa
     with pytest.raises(StartProblem) as in_process:
         open_tenant(StartOptions(mode="case", case_path=case))
     args, simulator = launched("--case", str(case))
-    app = program_app(args, simulator, cursor_blink=False)
+    app = program_app(args, simulator, cursor_blink=False, freeze_after_open=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, ProblemScreen))
         screen = app.screen
@@ -144,3 +148,32 @@ def test_the_apps_options_read_alone_are_what_the_full_parser_reads(argv: tuple[
 )
 def test_anything_but_the_apps_options_goes_to_the_full_parser(argv: tuple[str, ...]) -> None:
     assert app_arguments(argv) is None
+
+
+@pytest.mark.parametrize("argv", [("--demo",), ("--case", "no-such-bundle.json")])
+def test_the_collector_the_program_turns_off_is_on_again_once_started(argv: tuple[str, ...], tmp_path: Path) -> None:
+    # In a fresh interpreter: the collector's state is the process's. The program turns it off for its start-up
+    # (tui.cli.launch_app); the app turns it on again at its warm-up, or when the start fails.
+    code = (
+        "import asyncio, gc, sys, time\n"
+        "from tui.cli import app_arguments, launch_app\n"
+        f"args = app_arguments({list(argv)!r})\n"
+        "simulator = launch_app(args)\n"
+        "assert not gc.isenabled()\n"
+        "from tui.app import program_app\n"
+        "async def main():\n"
+        "    app = program_app(args, simulator, cursor_blink=False)\n"
+        "    async with app.run_test(size=(120, 40)):\n"
+        "        deadline = time.monotonic() + 30\n"
+        "        while not gc.isenabled() and time.monotonic() < deadline:\n"
+        "            await asyncio.sleep(0.05)\n"
+        "        print(type(app.screen).__name__, gc.isenabled())\n"
+        "asyncio.run(main())\n"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=90
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    screen = "PickerScreen" if argv == ("--demo",) else "ProblemScreen"
+    assert out.stdout.split() == [screen, "True"]
