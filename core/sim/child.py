@@ -48,6 +48,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, out:
     from core.sim.bundle import BundleError, load_bundle
     from core.sim.control_plane import ControlPlane
     from core.sim.loopback import LoopbackServer
+    from core.sim.workload_index import index_of
 
     try:
         if args.demo:
@@ -65,6 +66,9 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, out:
     has_kube = plane.has_kubernetes
     ready = (url, plane.issue_token(), plane.kube_token if has_kube else None, bundle.captured_at.isoformat(), has_kube)
     _say(out, dict(zip(READY_KEYS, ready, strict=True)))
+    # While the app still loads, the workload list is sorted newest first (how the picker first asks for it), so
+    # its first page does not wait for that; a request that comes first waits for the sort, never sorts twice.
+    index_of(bundle).prepare("phaseUpdatedAt", descending=True)
     # What was loaded lives as long as the process: no later collection needs to walk it again.
     gc.freeze()
     try:

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from core.sim.bundle import CaseBundle
-from core.sim.filtering import Condition, comparable, sort_items
+from core.sim.filtering import DATE_SORT_FIELDS, Condition, comparable, sort_items
 
 # Queries whose selections are kept: the picker's current one, the count beside it, and the ones a user goes
 # back and forth between.
@@ -69,6 +69,12 @@ class WorkloadIndex:
             more = len(selection.found) > offset + limit
         workloads = self._workloads
         return [workloads[i] for i in chunk], offset + limit if more else None
+
+    def prepare(self, sort_by: str | None, descending: bool) -> None:
+        """Sort the workloads in this order now, ahead of the first query that asks for it (a server with time
+        to spare before its first request)."""
+        with self._lock:
+            self._order(sort_by, descending, sort_by in DATE_SORT_FIELDS)
 
     def count(self, **query: Any) -> int:
         with self._lock:
