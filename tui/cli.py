@@ -12,10 +12,13 @@ import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core import __version__
-from core.sim.process import SimProcess
 from tui.app_args import add_tui_arguments, app_arguments, option_text
+
+if TYPE_CHECKING:
+    from core.sim.process import SimProcess
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +72,8 @@ def launch_app(args: argparse.Namespace) -> SimProcess | None:
 def start_simulator(args: argparse.Namespace) -> SimProcess | None:
     """For `--demo` and `--case`, the simulator's own process, started now (returns at once): it loads the
     tenant on another core while this process loads the app, and then serves it without taking the app's GIL."""
+    from core.sim.process import SimProcess  # the headless commands never need it
+
     if getattr(args, "tui_demo", False):
         return SimProcess.start()
     case = option_text(args, "tui_case")
