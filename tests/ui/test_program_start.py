@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 
 from core.sim.bundle import CaseBundle
 from core.sim.process import SimProcess
@@ -46,6 +47,13 @@ def launched(*argv: str) -> tuple[argparse.Namespace, SimProcess]:
     return args, simulator
 
 
+async def problem_shown(pilot: Pilot[None]) -> StartProblem:
+    await settle(pilot, lambda: isinstance(pilot.app.screen, ProblemScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, ProblemScreen)
+    return screen.problem
+
+
 async def test_the_program_opens_the_demo_picker_on_rows_from_the_simulators_process(
     demo_bundle: CaseBundle,
 ) -> None:
@@ -77,10 +85,7 @@ async def test_a_bad_case_file_gets_the_same_problem_screen_as_in_process(tmp_pa
     args, simulator = launched("--case", str(case))
     app = program_app(args, simulator, cursor_blink=False, freeze_after_open=False)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ProblemScreen))
-        screen = app.screen
-        assert isinstance(screen, ProblemScreen)
-        shown = screen.problem
+        shown = await problem_shown(pilot)
         assert (shown.title, shown.detail, shown.hints) == (
             in_process.value.title, in_process.value.detail, in_process.value.hints,
         )  # fmt: skip
@@ -93,11 +98,9 @@ async def test_a_simulator_that_fails_is_a_problem_screen_and_r_starts_a_new_one
     app = TriageApp(options, opener=ServedOpener(options, broken), cursor_blink=False)
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ProblemScreen))
-        screen = app.screen
-        assert isinstance(screen, ProblemScreen)
-        assert screen.problem.title == "The simulated tenant did not start"
-        assert "could not be started" in screen.problem.detail
+        problem = await problem_shown(pilot)
+        assert problem.title == "The simulated tenant did not start"
+        assert "could not be started" in problem.detail
         await pilot.press("r")  # a retry starts the real simulator
         await settle(pilot, lambda: isinstance(app.screen, PickerScreen), timeout=30)
         picker = await loaded_picker(pilot)

@@ -98,14 +98,19 @@ def test_a_planted_import_breaks_its_contract(planted_tree: Path, contract_id: s
     assert PLANTED[contract_id][2] in run.stdout, run.stdout
 
 
+def _fresh(code: str) -> str:
+    """What `code` prints, run in a fresh interpreter (what a module loads shows only in one)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    return out.stdout.strip()
+
+
 def test_the_headless_commands_do_not_load_textual() -> None:
     code = (
         "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.mcp_server; "
         "tui.cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _fresh(code) == "[]"
 
 
 def test_the_app_loads_the_engine_after_its_first_page() -> None:
@@ -115,8 +120,7 @@ def test_the_app_loads_the_engine_after_its_first_page() -> None:
         "import sys, tui.app; "
         "print(sorted(m for m in sys.modules if m == 'core.diagnosis' or m.startswith('core.diagnosis.')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _fresh(code) == "[]"
 
 
 FIRST_PAGE_MODULES = """
@@ -162,8 +166,7 @@ def test_httpx_comes_without_its_command_line_client() -> None:
         "print(sorted(m for m in ('click', 'pygments', 'httpx._main') if sys.modules.get(m) is not None), "
         "callable(httpx.main), callable(httpx.AsyncClient))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "[] True True"
+    assert _fresh(code) == "[] True True"
 
 
 def test_the_program_starts_the_simulator_before_anything_heavy_loads() -> None:
@@ -174,5 +177,4 @@ def test_the_program_starts_the_simulator_before_anything_heavy_loads() -> None:
         "heavy = ('textual', 'pydantic', 'httpx', 'core.models', 'core.diagnosis', 'core.sources', 'core.tenant'); "
         "print(sorted(m for m, module in sys.modules.items() if module and m.startswith(heavy)))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert out.stdout.strip() == "[]"
+    assert _fresh(code) == "[]"
