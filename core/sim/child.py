@@ -38,10 +38,10 @@ def _say(out: TextIO, line: dict[str, object]) -> None:
     out.flush()
 
 
-def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = _arguments(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    out = out or sys.stdout
+    out = sys.stdout
     # Imported here, after the arguments: what `--help` needs is argparse alone.
     import gc
 
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None, *, stdin: TextIO | None = None, out:
     # What was loaded lives as long as the process: no later collection needs to walk it again.
     gc.freeze()
     try:
-        (stdin or sys.stdin).read()  # until EOF: the parent closed the pipe or is gone
+        sys.stdin.read()  # until EOF: the parent closed the pipe or is gone
     finally:
         server.stop()
     return 0

@@ -137,8 +137,8 @@ class SimProcess:
             return ""
 
     def stop(self) -> None:
-        """Close the child's stdin (it stops serving and exits), then terminate it, and kill it if it lingers.
-        Safe to call more than once and from any thread."""
+        """Close the child's stdin and terminate it (it holds nothing to save), killing it if it lingers; closing
+        the tenant calls this. Safe to call more than once and from any thread."""
         self._end()
         self._stderr.close()
 
