@@ -3,6 +3,7 @@ headless commands do not load Textual when they run."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -167,6 +168,18 @@ def test_httpx_comes_without_its_command_line_client() -> None:
         "callable(httpx.main), callable(httpx.AsyncClient))"
     )
     assert _fresh(code) == "[] True True"
+
+
+def test_no_pydantic_plugin_sees_what_the_models_validate() -> None:
+    # A pydantic plugin installed in the environment would be handed every validated value (cluster data,
+    # credentials); finding plugins also scanned every installed distribution at start-up.
+    code = (
+        "import core.models.runai as r, pydantic.plugin._loader as loader; "
+        "r.Workload.model_validate({'name': 'a'}); print(list(loader.get_plugins()), loader._plugins)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}  # this process set it
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True, env=env)
+    assert out.stdout.strip() == "[] None"  # never looked for: `{}` would mean the scan ran
 
 
 def test_the_program_starts_the_simulator_before_anything_heavy_loads() -> None:
