@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from core.safety.redact.base import REDACTED, Rule, already_redacted, hide_group, unquote
+from core.safety.redact.base import REDACTED, LazyPattern, Rule, already_redacted, hide_group, unquote
 from core.safety.redact.entropy import credential_like, looks_random, shannon
 
 
@@ -25,13 +25,13 @@ def _token_like(value: str) -> bool:
 
 
 # -- HTTP ---------------------------------------------------------------------------------------------------
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = LazyPattern(
     r"(?i)\b(?P<name>(?:proxy-)?authorization)(?P<sep>\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?)"
     r"(?:(?P<scheme>bearer|basic|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256)[ \t]+)?"
     r"(?P<value>[^\s\"'\\,;]+)"
 )
-_BARE_BEARER = re.compile(r"(?i)\b(?P<scheme>bearer)(?P<sep>[ \t]+)(?P<value>[A-Za-z0-9._~+/=-]+)")
-_URL_USERINFO = re.compile(
+_BARE_BEARER = LazyPattern(r"(?i)\b(?P<scheme>bearer)(?P<sep>[ \t]+)(?P<value>[A-Za-z0-9._~+/=-]+)")
+_URL_USERINFO = LazyPattern(
     r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31}://)(?P<user>[^\s:/?#@]{0,256}):"
     r"(?P<password>[^\s/?#]{1,512})@"
 )
@@ -60,8 +60,8 @@ def _sub_url_userinfo(match: re.Match[str]) -> str:
 # -- AWS secret access key ---------------------------------------------------------------------------------
 # 40 characters of base64 with nothing key-like on either side (detect-secrets `aws` plugin; the AWS docs'
 # credential format). Only on a line that says aws/secret or carries an access key id.
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
-_AWS_CONTEXT = re.compile(r"(?i)aws|secret|akia|asia")
+_AWS_SECRET = LazyPattern(r"(?<![A-Za-z0-9/+=])(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+_AWS_CONTEXT = LazyPattern(r"(?i)aws|secret|akia|asia")
 
 
 def _sub_aws_secret(match: re.Match[str]) -> str:
@@ -80,12 +80,12 @@ def _sub_aws_secret(match: re.Match[str]) -> str:
 # `machine h login u password p` (curl, git and ftp read ~/.netrc) hides the password whatever it is. The
 # looser forms, `login u password p` and a `password p` line on its own (the multi-line layout), only take a
 # credential-like value, so "login attempt, password incorrect" stays readable.
-_NETRC_MACHINE = re.compile(
+_NETRC_MACHINE = LazyPattern(
     r"(?i)\b(?:machine[ \t]+[^\s]+|default)(?:[ \t]+(?:login|account|port)[ \t]+[^\s]+)*"
     r"[ \t]+password[ \t]+(?P<secret>[^\s]+)"
 )
-_NETRC_LOGIN = re.compile(r"(?i)\blogin[ \t]+[^\s]+[ \t]+password[ \t]+(?P<secret>[^\s]+)")
-_NETRC_LINE = re.compile(r"(?im)^[ \t]*password[ \t]+(?P<secret>[^\s]+)[ \t]*$")
+_NETRC_LOGIN = LazyPattern(r"(?i)\blogin[ \t]+[^\s]+[ \t]+password[ \t]+(?P<secret>[^\s]+)")
+_NETRC_LINE = LazyPattern(r"(?im)^[ \t]*password[ \t]+(?P<secret>[^\s]+)[ \t]*$")
 
 
 # -- command lines -----------------------------------------------------------------------------------------
@@ -96,30 +96,30 @@ _NETRC_LINE = re.compile(r"(?im)^[ \t]*password[ \t]+(?P<secret>[^\s]+)[ \t]*$")
 # the command word thousands of times stays cheap.
 # An argument as a shell passes it: quoted (blanks allowed inside) or one word that is not another flag.
 _ARG = r"(?:'[^'\n]{0,256}'|\"[^\"\n]{0,256}\"|[^\s'\"-][^\s]*)"
-_MYSQL_P = re.compile(
+_MYSQL_P = LazyPattern(
     r"(?i)\b(?:mysql(?:dump|admin|import|show|check|slap|sh)?|mariadb(?:-dump|-admin)?)\b[^\n;&|]{0,160}?"
     rf"[ \t]-p(?P<secret>{_ARG})"
 )
-_SSHPASS_P = re.compile(rf"\bsshpass\b[^\n;&|]{{0,160}}?[ \t]-p[ \t]*(?P<secret>{_ARG})")
-_DOCKER_LOGIN_P = re.compile(
+_SSHPASS_P = LazyPattern(rf"\bsshpass\b[^\n;&|]{{0,160}}?[ \t]-p[ \t]*(?P<secret>{_ARG})")
+_DOCKER_LOGIN_P = LazyPattern(
     r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n;&|]{0,160}?"
     rf"[ \t]-p[ \t]+(?P<secret>{_ARG})"
 )
-_REDIS_A = re.compile(rf"\bredis-cli\b[^\n;&|]{{0,160}}?[ \t]-a[ \t]+(?P<secret>{_ARG})")
-_CURL_U = re.compile(
+_REDIS_A = LazyPattern(rf"\bredis-cli\b[^\n;&|]{{0,160}}?[ \t]-a[ \t]+(?P<secret>{_ARG})")
+_CURL_U = LazyPattern(
     r"\bcurl\b[^\n;&|]{0,256}?[ \t](?:-u|--user)(?:=|[ \t]*)[\"']?[^\s:\"']{1,128}:(?P<secret>[^\s\"']+)"
 )
 # `wandb login <key>` (also after `--relogin` or `--host <url>`): the API key is the one bare word that is
 # not a flag and not a URL.
-_WANDB_LOGIN = re.compile(
+_WANDB_LOGIN = LazyPattern(
     r"(?i)\bwandb[ \t]+login\b(?P<flags>(?:[ \t]+--?[A-Za-z-]+(?:[= \t]+https?://[^\s]+)?)*)"
     r"[ \t]+(?P<secret>[^\s-][^\s]*)"
 )
 
 
 # -- vendor name next to a key (gitleaks' "semi-generic" rules) ---------------------------------------------
-def _near(vendor: str, value: str) -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?:{vendor})[^\n]{{0,80}}?(?<![A-Za-z0-9_-])(?P<secret>{value})(?![A-Za-z0-9_-])")
+def _near(vendor: str, value: str) -> LazyPattern:
+    return LazyPattern(rf"(?i)(?:{vendor})[^\n]{{0,80}}?(?<![A-Za-z0-9_-])(?P<secret>{value})(?![A-Za-z0-9_-])")
 
 
 _DATADOG = _near(r"datadog|\bdd[_-](?:api|app)", r"[a-f0-9]{32}|[a-z0-9]{40}")
@@ -128,7 +128,7 @@ _MAILGUN_SIGNING = _near(r"mailgun", r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}")
 
 # -- Docker Hub rate limits --------------------------------------------------------------------------------
 # `toomanyrequests: ...` can name the account that hit the limit (`as 'alice'`, `user alice`): personal data.
-_DOCKER_LIMIT_USER = re.compile(
+_DOCKER_LIMIT_USER = LazyPattern(
     r"(?i)(?P<lead>toomanyrequests:[^\n]{0,200}?(?:\bas|\buser|\busername|\baccount))"
     r"(?P<sep>[ \t]+)(?P<user>'[^'\n]{1,256}'|\"[^\"\n]{1,256}\"|[^\s:,.'\"]{1,256})"
 )

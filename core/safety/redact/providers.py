@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from core.safety.redact.base import REDACTED, Rule, already_redacted, hide_group
+from core.safety.redact.base import REDACTED, LazyPattern, Rule, already_redacted, hide_group
 
 # The character before a token must not continue it; `_` and `-` count, since many prefixes end in them.
 _B = r"(?<![A-Za-z0-9_-])"
@@ -26,8 +26,8 @@ def token(
     check: Callable[[str], bool] | None = None,
 ) -> Rule:
     """A rule that hides the `secret` group of `regex` (or the whole match when it has none)."""
-    pattern = re.compile(regex)
-    if "secret" in pattern.groupindex:
+    pattern = LazyPattern(regex)
+    if pattern.has_group("secret"):
         return Rule(name, keywords, pattern, hide_group("secret", check), source)
 
     def replace(match: re.Match[str]) -> str:
