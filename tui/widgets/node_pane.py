@@ -13,10 +13,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import NodeFound
+from core.diagnosis.signals.node_health import failing
 from tui.widgets.pane_state import PaneState
-
-# A condition in this status is a problem: Ready should be True, the pressure conditions False.
-_HEALTHY = {"Ready": "True"}
 
 
 def _since(at: datetime | None) -> str:
@@ -27,7 +25,16 @@ def _since(at: datetime | None) -> str:
 
 
 def unhealthy(kind: str, status: str) -> bool:
-    return status != _HEALTHY.get(kind, "False")
+    """The diagnosis's own polarity (a `...Ready` type should be True, a problem type False, so a detector's
+    `AcceleratedHardwareReady=False` is the fault), and a condition nobody can vouch for (Unknown) is no better."""
+    return failing(kind, status) or status == "Unknown"
+
+
+def _reason_message(reason: str | None, message: str | None) -> Text:
+    line = Text(reason or "")
+    if message:
+        line.append((" · " if reason else "") + message)
+    return line
 
 
 class NodePane(PaneState, VerticalScroll):
@@ -79,8 +86,9 @@ class NodePane(PaneState, VerticalScroll):
         table.add_column("condition", no_wrap=True)
         table.add_column("status", no_wrap=True)
         table.add_column("since", no_wrap=True)
-        table.add_column("reason", max_width=28, overflow="fold")
-        table.add_column("message", ratio=1, overflow="fold")
+        # Reason and message share the one flexible column: beside four fixed ones at 80 columns, a message
+        # column of its own was squeezed to one letter a line.
+        table.add_column("reason · message", ratio=1, min_width=16, overflow="fold")
         for c in n.conditions:
             bad = unhealthy(c.type, c.status)
             table.add_row(
@@ -88,8 +96,7 @@ class NodePane(PaneState, VerticalScroll):
                 Text(c.type),
                 Text(c.status, style="bold" if bad else ""),
                 Text(_since(c.since)),
-                Text(c.reason or ""),
-                Text(c.message or ""),
+                _reason_message(c.reason, c.message),
             )
         parts.append(table if n.conditions else Text("The node reports no conditions.", style="italic"))
         parts.append(Text("Taints: " + (", ".join(n.taints) if n.taints else "none")))
