@@ -69,6 +69,21 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except BundleError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    # The request log is opened before anything is served: a path it cannot write is a usage error now, not a
+    # traceback after the "Serving" lines.
+    try:
+        log_file = open(args.request_log, "a", encoding="utf-8") if args.request_log else None  # noqa: SIM115
+    except OSError as exc:
+        print(f"error: --request-log {args.request_log}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        return _serve(args, bundle, log_file, out)
+    finally:
+        if log_file:
+            log_file.close()
+
+
+def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None, out: TextIO) -> int:
     control_plane = ControlPlane(bundle, latency_ms=args.latency_ms)
     server = LoopbackServer(control_plane, port=args.port)
     try:
@@ -76,27 +91,32 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except OSError as exc:
         print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    kubeconfig = Path(args.kubeconfig_out) if args.kubeconfig_out else None
+    if kubeconfig is not None:
+        try:
+            write_kubeconfig(kubeconfig, url, control_plane.kube_token)
+        except OSError as exc:
+            server.stop()
+            print(f"error: --kubeconfig-out {kubeconfig}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     token = control_plane.issue_token()
     print(f"Serving {bundle.source} ({len(bundle.workloads)} workloads) at {url}", file=out)
     print("Authenticate with either of:", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_BEARER_TOKEN={token}", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any", file=out)
     print("  (POST /api/v2/token or /api/v1/token hands out a token for any client id and secret)", file=out)
-    if args.kubeconfig_out:
-        path = Path(args.kubeconfig_out)
-        write_kubeconfig(path, url, control_plane.kube_token)
-        print(f"Kubernetes API: kubeconfig written to {path} (export KUBECONFIG={path})", file=out)
+    if kubeconfig is not None:
+        print(f"Kubernetes API: kubeconfig written to {kubeconfig} (export KUBECONFIG={kubeconfig})", file=out)
     else:
         print("Kubernetes API: same address; pass --kubeconfig-out FILE for a kubeconfig", file=out)
     print("Press Ctrl-C to stop.", file=out)
     out.flush()
-    return _serve_until_stopped(server, control_plane, args.request_log)
+    return _serve_until_stopped(server, control_plane, log_file)
 
 
-def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, log_path: str | None) -> int:
+def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, log_file: TextIO | None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115 - closed below
     writer = _RequestLogWriter(control_plane, log_file) if log_file else None
     try:
         while not stop.wait(0.2):
@@ -106,7 +126,6 @@ def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, lo
         pass
     finally:
         server.stop()
-        if writer and log_file:
+        if writer:
             writer.flush()
-            log_file.close()
     return 0

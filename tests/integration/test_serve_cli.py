@@ -97,6 +97,10 @@ def test_serve_demo_starts_and_lists(tmp_path: Path) -> None:
         (["--case", "/nonexistent/case.json"], 1, "/nonexistent/case.json"),
         (["--case", str(OOM_CASE), "--port", "70000"], 2, "--port 70000"),
         (["--case", str(OOM_CASE), "--latency-ms", "-5"], 2, "--latency-ms"),
+        # Files it cannot write are named before it serves, never a traceback once it is serving.
+        (["--case", str(OOM_CASE), "--request-log", "/nonexistent/dir/requests.jsonl"], 2, "--request-log"),
+        (["--case", str(OOM_CASE), "--kubeconfig-out", "/nonexistent/dir/kubeconfig"], 2, "--kubeconfig-out"),
+        (["--case", str(OOM_CASE), "--request-log", "/"], 2, "--request-log"),
     ],
 )
 def test_serve_bad_input_is_a_message_not_a_traceback(args: list[str], code: int, needle: str) -> None:
