@@ -54,14 +54,14 @@ def _write(path: Path, bundle: dict[str, Any], force: bool) -> None:
     text = json.dumps(bundle, indent=1, ensure_ascii=False) + "\n"
     # Written beside the target first, so a failure never leaves half a bundle under the name asked for.
     partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    if force:
-        os.replace(partial, path)
-        return
     try:
-        os.link(partial, path)  # fails if `path` exists: an existing file is never overwritten by surprise
+        partial.write_text(text, encoding="utf-8")
+        if force:
+            os.replace(partial, path)
+        else:
+            os.link(partial, path)  # fails if `path` exists: an existing file is never overwritten by surprise
     finally:
-        partial.unlink()
+        partial.unlink(missing_ok=True)  # gone after a replace; after a failure, no stray file is left
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,8 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     path = Path(args.out).expanduser()
     try:
         request = request_from_args(args)
+        if path.is_dir():
+            raise UsageError(f"--out {path} is a directory; name a file, for example {path / 'incident.json'}")
         if path.exists() and not args.force:
             raise UsageError(f"--out {path} exists; choose another file or pass --force to overwrite it")
         if not path.parent.is_dir():

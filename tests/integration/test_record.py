@@ -240,6 +240,22 @@ def test_record_needs_what_diagnose_needs(tmp_path: Path) -> None:
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_an_out_that_is_a_directory_is_a_usage_error_and_leaves_nothing_beside_it(
+    tmp_path: Path, force: list[str]
+) -> None:
+    case = next(c for c in demo_expectations() if c.get("lookup") == "name" and c["outcome"] == "diagnosed")
+    target = tmp_path / "reports"
+    target.mkdir()
+    ids = ["--cluster-id", case["clusterId"], "--name", case["name"], "--project", case["project"]]
+    code, out, err = _cli(["record", "--demo", *ids, "--out", str(target), *force])
+    # --force cannot help with a directory, so the message must not suggest it; it names a file to use instead.
+    assert code == 2 and out == "", err
+    assert "is a directory" in err and str(target / "incident.json") in err and "--force" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reports"]  # no .partial left beside it
+    assert list(target.iterdir()) == []
+
+
 def test_a_diagnosis_that_cannot_report_is_still_recorded_and_replays_the_failure(tmp_path: Path) -> None:
     raw = json.loads((CASES / "rules" / "failed-app-exit.json").read_text(encoding="utf-8"))
     request = raw["request"]
