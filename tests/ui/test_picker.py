@@ -33,6 +33,7 @@ from tui.widgets.attention_toggle import AttentionToggle
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
+from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (120, 40)
@@ -322,10 +323,14 @@ async def test_error_state_says_what_happened_and_r_retries(
         assert notice.kind == "error" and notice.display
         assert notice.plain.startswith(title)
         assert "/api/v1/workloads" in notice.plain and "Press r to retry" in notice.plain
+        # A page that was never read is not a page without failures: the verdict line says it was not read.
+        line = screen.query_one(VerdictLine).plain
+        assert "no failed" not in line and "could not be read" in line, line
         await pilot.press("r")
         await settle(pilot, lambda: not screen.loading and bool(rows(screen)))
         assert [w.name for w in rows(screen)] == ["job-a", "job-b"]
         assert not notice.display
+        assert "could not be read" not in screen.query_one(VerdictLine).plain
 
 
 async def test_unreachable_control_plane(bundle_tenant: Any) -> None:

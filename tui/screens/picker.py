@@ -299,7 +299,7 @@ class PickerScreen(PickerViews):
             return
         self.nav.failed()
         self._loading = False
-        self._verdicts_for_page(message.seq, [], None, False)
+        self._verdicts_unread(message.seq)
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
 

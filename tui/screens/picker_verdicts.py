@@ -127,6 +127,11 @@ class PickerVerdicts(PickerReads):
         known = self.verdicts.get(workload)
         return known.events if known is not None and known.report is not None else ()
 
+    def _verdicts_unread(self, seq: int) -> None:
+        """The page could not be read: no rows to diagnose, and a line that says why rather than "no failures"."""
+        self._verdicts_for_page(seq, [], None, False)
+        self.query_one(VerdictLine).show("verdicts: none, the page could not be read")
+
     def _show_verdict_line(self) -> None:
         labels = [v.label for w in self._verdict_rows if (v := self.verdicts.get(w)) is not None]
         waiting = len(self._verdict_rows) - len(labels)
