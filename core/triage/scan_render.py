@@ -17,6 +17,7 @@ from typing import Any
 from core.report.render import finding_label, json_dict, md_code, md_escape
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
+from core.words import plural
 
 FAILURE_SCHEMA = "runai-triage/scan-failure@1"
 # Skipped rows are counted by reason; this many are named in JSON, the rest only counted.
@@ -87,15 +88,17 @@ def _headline(result: ScanResult) -> str:
     labels = [e.label for e in result.entries]
     if not labels:
         return "Nothing failed or needs attention in the window."
-    return f"{len(labels)} workloads failed or need attention: {count_line(labels)}"
+    verb = "needs" if len(labels) == 1 else "need"
+    return f"{plural(len(labels), 'workload')} failed or {verb} attention: {count_line(labels)}"
 
 
 def _footer(result: ScanResult) -> list[str]:
-    lines = [f"Listed {result.listed} rows; {len(result.entries)} diagnosed, {len(result.skipped)} skipped."]
+    lines = [f"Listed {plural(result.listed, 'row')}; {len(result.entries)} diagnosed, {len(result.skipped)} skipped."]
     if result.skipped:
         lines.append(f"Skipped: {_skipped_summary(result)}.")
     if result.unreadable:
-        lines.append(f"{result.unreadable} listed rows could not be read and are left out.")
+        left = "is" if result.unreadable == 1 else "are"
+        lines.append(f"{plural(result.unreadable, 'listed row')} could not be read and {left} left out.")
     if result.more:
         lines.append(
             f"More rows matched than the {result.request.max_workloads} scanned: narrow the window or the "

@@ -29,6 +29,7 @@ from core.tenant import Tenant, open_bundle_tenant
 from core.triage.batch import Politeness, diagnose_many
 from core.triage.scan import ScanRequest, ScanResult, scan
 from core.triage.scan_render import SCAN_RENDERERS, to_dict
+from tests.paths import CASES
 from tui.cli import main as cli_main
 
 # The demo tenant (one loopback server) is shared by the module, so its async tests share one event loop.
@@ -308,3 +309,14 @@ async def test_the_clusters_list_is_read_once_per_scan(demo_bundle: CaseBundle) 
     assert len(result.entries) > 10
     assert sum(1 for r in requests if r.path == "/api/v1/clusters") == 1
     assert all(e.verdict.report is not None for e in result.entries)
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_scan_of_one_workload_counts_it_in_the_singular(fmt: str) -> None:
+    oom = CASES / "example-oom.json"
+    code, out, err = _cli(["scan", "--case", str(oom), "--cluster-id", "05664dde-1ea7-5931-81c6-fcd52b6608e7",
+                           "--since", "7d", "--format", fmt])  # fmt: skip
+    assert code == 0, err
+    assert "1 workload failed or needs attention" in out, out
+    assert "Listed 1 row;" in out, out
+    assert "1 workloads" not in out and "1 rows" not in out
