@@ -51,7 +51,8 @@ CONNECT_HINTS: tuple[str, ...] = (
     "To try the app without a tenant: runai-triage --demo",
 )
 BUNDLE_HINTS: tuple[str, ...] = (
-    "Fix the bundle (format runai-triage/case@1, see docs/case-format.md) or pass another with --case FILE.",
+    "Fix the bundle (format runai-triage/case@1, as `runai-triage record --out FILE` writes one) or pass another "
+    "with --case FILE.",
     "To try the app without a bundle: runai-triage --demo",
 )
 SIMULATOR_HINTS: tuple[str, ...] = (

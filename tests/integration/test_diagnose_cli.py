@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -304,6 +305,11 @@ def test_unusable_case_files_exit_1_naming_the_file(
         assert out == ""
         assert "case bundle cannot be used" in err and path.name in err and why in err, err
         _assert_no_traceback(err)
+        # What to do points at something a user has: a command that writes a valid bundle, and no document
+        # path that the checkout (or an install) does not hold.
+        assert "runai-triage record" in err, err
+        for named in re.findall(r"[\w./-]+\.md\b", err):
+            assert (REPO / named).is_file(), f"the message names {named}, which does not exist"
 
 
 def _closed_port() -> int:
