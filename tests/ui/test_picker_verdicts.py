@@ -153,10 +153,16 @@ async def test_a_row_with_a_cached_verdict_opens_at_once(demo_tenant: Tenant) ->
         assert diagnosis.report is not None and diagnosis.worker is None  # shown, not run
         assert verdict_label(diagnosis.report) == table.verdict_text(target.id or "")
         assert [r.path for r in _requests(demo_tenant)[before:]] == []
-        # `r` diagnoses again, for real.
+        # The background diagnosis skipped the name's other submissions: the Missing entry says so, and how to
+        # count them from here (`r`), not "diagnose this workload on its own" when it is already open on its own.
+        others = [m for m in diagnosis.report.missing if m.what.startswith("other submissions")]
+        assert len(others) == 1 and "r in the app" in others[0].why, others
+        # `r` diagnoses again, for real, and counts them.
         await pilot.press("r")
         await settle(pilot, lambda: diagnosis.report is not None and not diagnosis.running)
         assert any(r.path == WORKLOAD_PATH + (target.id or "") for r in _requests(demo_tenant)[before:])
+        assert diagnosis.report is not None
+        assert not [m for m in diagnosis.report.missing if m.what.startswith("other submissions")]
 
 
 async def test_background_verdicts_wait_while_the_users_own_diagnosis_is_on_top(demo_tenant: Tenant) -> None:

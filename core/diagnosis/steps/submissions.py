@@ -148,7 +148,10 @@ async def count_others(
     if listed is not None:
         return other_submissions(listed, w.id, cutoff, now, lookback, None)
     if not req.count_others:
-        why = "not counted for a verdict among many (diagnose this workload on its own to count them)"
+        why = (
+            "not counted: a batch of diagnoses (the app's verdict column, a scan) skips this read; diagnose this "
+            "workload again on its own (r in the app, or runai-triage diagnose) to count them"
+        )
         return other_submissions(None, w.id, cutoff, now, lookback, why)
     if not (w.name and w.project_name):
         return other_submissions(None, w.id, cutoff, now, lookback, "the workload has no name or project to list")
