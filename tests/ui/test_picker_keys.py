@@ -11,6 +11,7 @@ import pytest
 from rich.color import Color as RichColor
 from rich.segment import Segment
 from textual.widgets import Input, Select
+from textual.widgets.data_table import ColumnKey
 
 from core.sim.bundle import CaseBundle
 from core.tenant import Tenant
@@ -209,6 +210,10 @@ async def test_all_clusters_says_so_and_shows_a_cluster_column(demo_tenant: Tena
         column = table.get_column_index("cluster")
         shown = {table.get_cell_at((row, column)).plain for row in range(table.row_count)}
         assert shown <= names and len(shown) == 2  # the newest rows come from both demo clusters
+        # At 80 columns every column still fits: no horizontal scrollbar hides the Updated column or a row.
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        assert "Updated" in screen_lines(app)[4]
+        assert table.columns[ColumnKey("name")].width >= 11
 
 
 async def test_wide_terminal_gives_the_message_a_column(demo_tenant: Tenant) -> None:

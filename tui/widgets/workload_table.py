@@ -34,6 +34,22 @@ WIDE_TABLE = 110
 _NAME_MIN = 16
 _NAME_MAX = 48
 _MESSAGE_MIN = 20
+# Below _NAME_MIN, Project and Cluster shrink to these ("research", "demo-east" whole) and the name to its own
+# floor, rather than push a column off the screen.
+_SQUEEZED_MIN = {"project": 8, "cluster": 9}
+_NAME_SQUEEZED = 11
+
+
+def _squeeze(
+    fixed: list[tuple[str, str, int]], short: int, spare: int
+) -> tuple[list[tuple[str, str, int]], int]:
+    """Take up to `short` columns from the Cluster and Project columns (down to _SQUEEZED_MIN)."""
+    out = []
+    for key, label, w in fixed:
+        give = min(short, w - _SQUEEZED_MIN[key]) if key in _SQUEEZED_MIN and short > 0 else 0
+        short, spare = short - max(give, 0), spare + max(give, 0)
+        out.append((key, label, w - max(give, 0)))
+    return out, spare
 
 
 def _cell(value: object, width: int) -> Text:
@@ -154,7 +170,13 @@ class WorkloadTable(DataTable[Text]):
         # Cell padding is one column on each side of every column (name included), plus the scrollbar gap.
         count = len(fixed) + 1 + (1 if wide else 0)
         spare = width - sum(w for _, _, w in fixed) - 2 * count - 1
-        name = max(_NAME_MIN, min(spare, _NAME_MAX) if wide else spare)
+        floor = _NAME_MIN
+        if spare < _NAME_MIN:
+            # Too narrow for every column (80 columns with the Cluster column): Project and Cluster give up
+            # width, then the name goes down to its own floor, so no column is pushed off the screen.
+            fixed, spare = _squeeze(fixed, _NAME_MIN - spare, spare)
+            floor = min(_NAME_MIN, max(_NAME_SQUEEZED, spare + 1))  # the scrollbar gap is given up first
+        name = max(floor, min(spare, _NAME_MAX) if wide else spare)
         columns = {key: (key, label, w) for key, label, w in [*fixed, ("name", "Name", name)]}
         message = spare - name
         if wide and message >= _MESSAGE_MIN:
