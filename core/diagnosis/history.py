@@ -9,15 +9,16 @@ a minute after) belongs to that one occurrence, so it counts once.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import itemgetter
 
-from core.diagnosis.observations import Observation, from_event_with_text, from_phase_message, quote
+from core.diagnosis.observations import Observation, classified_event, from_phase_message, quote
 from core.diagnosis.signals import SignalKind
 from core.models.gc_pause import gc_paused
 from core.models.report import HistoryEntry
-from core.models.runai import HistoryRecord
+from core.models.runai import HistoryRecord, HistorySpec
 from core.words import plural
 
 SOURCE = "get_workload_history"
@@ -103,61 +104,74 @@ def _phase_line(phase: str | None, message: str | None) -> str:
     return text + f": {quote(message, 200)}" if message else text
 
 
-def _key(record: HistoryRecord, at: datetime) -> tuple[object, ...]:
-    event = record.spec.event if record.spec else None
-    update = record.spec.phase_update if record.spec else None
-    return (
-        record.meta.type if record.meta else None,
-        at,
-        event.id if event else None,
-        event.reason if event else None,
-        event.message if event else None,
-        update.phase if update else None,
-        update.phase_message if update else None,
-    )
-
-
-def _stamped(records: Iterable[HistoryRecord]) -> tuple[list[tuple[datetime, HistoryRecord]], list[str]]:
+def _stamped(
+    stamped: Sequence[tuple[datetime | None, HistoryRecord]],
+) -> tuple[list[tuple[datetime, HistorySpec | None]], list[str]]:
+    """The dated records, each once (a record read twice across pages counts once), oldest first, as their
+    time and spec (all the timeline reads of a record), and the problem of any left out for having no time."""
     problems: list[str] = []
     seen: set[tuple[object, ...]] = set()
-    kept: list[tuple[datetime, HistoryRecord]] = []
+    kept: list[tuple[datetime, HistorySpec | None]] = []
     undated = 0
-    for record in records:
-        at = record.timestamp  # a computed property: read it once per record
+    for at, record in stamped:
         if at is None:
             undated += 1
             continue
-        key = _key(record, at)
+        meta, spec = record.meta, record.spec
+        event = update = None
+        if spec is not None:
+            event, update = spec.event, spec.phase_update
+        key = (
+            meta.type if meta is not None else None,
+            at,
+            event.id if event is not None else None,
+            event.reason if event is not None else None,
+            event.message if event is not None else None,
+            update.phase if update is not None else None,
+            update.phase_message if update is not None else None,
+        )
         if key in seen:
             continue
         seen.add(key)
-        kept.append((at, record))
+        kept.append((at, spec))
     if undated:
         problems.append(f"{plural(undated, 'history record')} without a usable timestamp left out of the timeline")
-    kept.sort(key=lambda pair: pair[0])
+    kept.sort(key=itemgetter(0))  # stable: records of one instant keep their order
     return kept, problems
 
 
 def analyse_history(
     records: Sequence[HistoryRecord], *, cutoff: datetime, current_phase: str | None
 ) -> HistoryAnalysis:
+    return analyse_stamped(
+        [(record.timestamp, record) for record in records], cutoff=cutoff, current_phase=current_phase
+    )
+
+
+def analyse_stamped(
+    stamped: Sequence[tuple[datetime | None, HistoryRecord]], *, cutoff: datetime, current_phase: str | None
+) -> HistoryAnalysis:
+    """``analyse_history`` of records paired with their ``timestamp`` (a computed property: a caller that has
+    read it already passes it on rather than have a long history read it again)."""
     # Building the timeline of a long history allocates as many small objects again as its records, none of
     # them in a reference cycle: the collector would only walk every record, again and again.
     with gc_paused():
-        return _analyse(records, cutoff=cutoff, current_phase=current_phase)
+        return _analyse(stamped, cutoff=cutoff, current_phase=current_phase)
 
 
-def _analyse(records: Sequence[HistoryRecord], *, cutoff: datetime, current_phase: str | None) -> HistoryAnalysis:
-    ordered, problems = _stamped(records)
+def _analyse(
+    stamped: Sequence[tuple[datetime | None, HistoryRecord]], *, cutoff: datetime, current_phase: str | None
+) -> HistoryAnalysis:
+    ordered, problems = _stamped(stamped)
     timeline: list[TimelineEntry] = []
     occurrences: list[Occurrence] = []
     episode = Occurrence(index=0, start=ordered[0][0] if ordered else None, end=None, phase=None)
     last_closed: Occurrence | None = None
     phase_since_close = False
-    failing_by_text: dict[str, bool] = {}  # the same citation always carries the same signals
+    # The same citation always carries the same signals: whether they fail, and its timeline line, once each.
+    by_text: dict[str, tuple[bool, str]] = {}
 
-    for at, record in ordered:
-        spec = record.spec
+    for at, spec in ordered:
         if spec is not None and spec.phase_update is not None:
             phase = spec.phase_update.phase
             message = spec.phase_update.phase_message
@@ -187,28 +201,23 @@ def _analyse(records: Sequence[HistoryRecord], *, cutoff: datetime, current_phas
         event = spec.event if spec is not None else None
         if event is None:
             continue
-        obs, obs_text = from_event_with_text(event, SOURCE, prefix="History event")
+        signals, text, pod, node = classified_event(event, "History event")
+        known = by_text.get(text)
+        if known is None:
+            failing = any(signal.kind in FAILING_KINDS for signal in signals)
+            known = by_text[text] = (failing, text.replace("History event", "Event", 1))
+        failing, line = known
         late = (
             last_closed is not None
             and not phase_since_close
             and last_closed.end is not None
-            and at is not None
             and at - last_closed.end <= LATE_EVENT_GRACE
         )
         target = last_closed if late and last_closed is not None else episode
-        target.observations.extend(obs)
-        failing = failing_by_text.get(obs_text)
-        if failing is None:
-            failing = failing_by_text[obs_text] = any(o.kind in FAILING_KINDS for o in obs)
-        timeline.append(
-            TimelineEntry(
-                at=at,
-                kind="event",
-                text=obs_text.replace("History event", "Event", 1),
-                failure=failing,
-                occurrence=target.index if (failing or late) else None,
-            )
-        )
+        if signals:
+            event_at = event.created_at
+            target.observations.extend([Observation(sig, SOURCE, event_at, text, pod, node) for sig in signals])
+        timeline.append(TimelineEntry(at, "event", line, failing, target.index if (failing or late) else None))
 
     # A still-running workload that keeps failing to start or keeps crashing is one open occurrence.
     if current_phase not in ENDING_PHASES and any(o.kind in FAILING_KINDS for o in episode.observations):

@@ -67,13 +67,21 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> tuple[list[Observation], str]:
-    """The event's signals as observations, and its citation text (computed once per distinct event)."""
+def classified_event(
+    event: WorkloadEvent, prefix: str = "Event"
+) -> tuple[tuple[Signal, ...], str, str | None, str | None]:
+    """The event's signals, its citation text, and the pod (cleaned) and node it is about; the same answer for
+    every event with the same reason, message, origin and object (computed once per distinct one)."""
     obj = event.involved_object
     # The model types these fields `str | None`, so they are valid cache keys as they are.
-    signals, text, pod, node = _classified_event(
+    return _classified_event(
         event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
     )
+
+
+def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> tuple[list[Observation], str]:
+    """The event's signals as observations, and its citation text (computed once per distinct event)."""
+    signals, text, pod, node = classified_event(event, prefix)
     at = event.created_at
     return [Observation(sig, source, at, text, pod, node) for sig in signals], text
 

@@ -19,7 +19,7 @@ from core.diagnosis.history import (
     SOURCE,
     HistoryAnalysis,
     Occurrence,
-    analyse_history,
+    analyse_stamped,
 )
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import HistoryFound
@@ -57,10 +57,9 @@ class HistoryRead:
     findings: Findings
 
 
-def _in_zone_of(moment: datetime, records: Sequence[HistoryRecord]) -> datetime:
-    """``moment`` (the same instant) in the zone object of the first dated record."""
-    for record in records:
-        at = record.timestamp
+def _in_zone_of(moment: datetime, stamps: Sequence[datetime | None]) -> datetime:
+    """``moment`` (the same instant) in the zone object of the first dated record (``stamps``: the records')."""
+    for at in stamps:
         if at is not None and at.tzinfo is not None:
             return moment.astimezone(at.tzinfo)
     return moment
@@ -98,6 +97,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     wid = w.id or ""
     found = Collect()
     records: list[HistoryRecord] = []
+    record_stamps: list[datetime | None] = []  # each record's `timestamp` (a computed property), read once
     offset = pages = problems = 0
     order: str | None = None
     failure: ReadFailure | None = None
@@ -122,7 +122,9 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
             pages += 1
             records += page.items
             problems += len(page.problems)
-            stamps = [at for at in (r.timestamp for r in page.items) if at is not None]  # a computed property
+            page_stamps = [r.timestamp for r in page.items]
+            record_stamps += page_stamps
+            stamps = [at for at in page_stamps if at is not None]
             if order is None and len(stamps) >= 2:
                 order = "desc" if stamps[0] >= stamps[-1] else "asc"
             # Newest-first pages can stop at the cutoff; any other order must be read to the end.
@@ -157,9 +159,9 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
         found.missing("some history records", f"{plural(problems, 'record')} could not be read", HISTORY)
     # Compared in the records' own zone object: across two zone objects (pydantic's UTC, the clock's) each
     # comparison costs ten times one within, and a long history makes tens of thousands.
-    since = _in_zone_of(floor, records)
-    in_lookback = [r for r in records if (at := r.timestamp) is None or at >= since]
-    analysis = analyse_history(in_lookback, cutoff=cutoff, current_phase=w.phase)
+    since = _in_zone_of(floor, record_stamps)
+    in_lookback = [(at, r) for at, r in zip(record_stamps, records, strict=True) if at is None or at >= since]
+    analysis = analyse_stamped(in_lookback, cutoff=cutoff, current_phase=w.phase)
     for problem in analysis.problems:
         found.missing("some history records", problem, HISTORY)
     found.show(HistoryFound(tuple(analysis.timeline), analysis.records, pages))
