@@ -17,11 +17,14 @@ from operator import itemgetter
 from core.diagnosis.observations import Observation, classified_event, from_phase_message, quote
 from core.diagnosis.signals import SignalKind
 from core.models.gc_pause import gc_paused
+from core.models.history_compact import CompactRecord, CompactSpec
 from core.models.report import HistoryEntry
 from core.models.runai import HistoryRecord, HistorySpec
 from core.words import plural
 
 SOURCE = "get_workload_history"
+# The client reads a workload's history compact; a record as the API models parse it is analysed alike.
+AnyRecord = HistoryRecord | CompactRecord
 ENDING_PHASES = frozenset({"Failed", "Crashed", "Stopped"})
 # Events reported shortly after the phase change still describe the failure that caused it.
 LATE_EVENT_GRACE = timedelta(minutes=2)
@@ -105,13 +108,13 @@ def _phase_line(phase: str | None, message: str | None) -> str:
 
 
 def _stamped(
-    stamped: Sequence[tuple[datetime | None, HistoryRecord]],
-) -> tuple[list[tuple[datetime, HistorySpec | None]], list[str]]:
+    stamped: Sequence[tuple[datetime | None, AnyRecord]],
+) -> tuple[list[tuple[datetime, HistorySpec | CompactSpec | None]], list[str]]:
     """The dated records, each once (a record read twice across pages counts once), oldest first, as their
     time and spec (all the timeline reads of a record), and the problem of any left out for having no time."""
     problems: list[str] = []
     seen: set[tuple[object, ...]] = set()
-    kept: list[tuple[datetime, HistorySpec | None]] = []
+    kept: list[tuple[datetime, HistorySpec | CompactSpec | None]] = []
     undated = 0
     for at, record in stamped:
         if at is None:
@@ -141,7 +144,7 @@ def _stamped(
 
 
 def analyse_history(
-    records: Sequence[HistoryRecord], *, cutoff: datetime, current_phase: str | None
+    records: Sequence[AnyRecord], *, cutoff: datetime, current_phase: str | None
 ) -> HistoryAnalysis:
     return analyse_stamped(
         [(record.timestamp, record) for record in records], cutoff=cutoff, current_phase=current_phase
@@ -149,7 +152,7 @@ def analyse_history(
 
 
 def analyse_stamped(
-    stamped: Sequence[tuple[datetime | None, HistoryRecord]], *, cutoff: datetime, current_phase: str | None
+    stamped: Sequence[tuple[datetime | None, AnyRecord]], *, cutoff: datetime, current_phase: str | None
 ) -> HistoryAnalysis:
     """``analyse_history`` of records paired with their ``timestamp`` (a computed property: a caller that has
     read it already passes it on rather than have a long history read it again)."""
@@ -160,7 +163,7 @@ def analyse_stamped(
 
 
 def _analyse(
-    stamped: Sequence[tuple[datetime | None, HistoryRecord]], *, cutoff: datetime, current_phase: str | None
+    stamped: Sequence[tuple[datetime | None, AnyRecord]], *, cutoff: datetime, current_phase: str | None
 ) -> HistoryAnalysis:
     ordered, problems = _stamped(stamped)
     timeline: list[TimelineEntry] = []

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis.signals import Signal, SignalKind, classify_message
+from core.models.history_compact import CompactEvent
 from core.models.runai import Condition, RunaiPod, WorkloadEvent
 from core.safety.untrusted import clean
 
@@ -68,7 +69,7 @@ def _text_or_none(value: object) -> str | None:
 
 
 def classified_event(
-    event: WorkloadEvent, prefix: str = "Event"
+    event: WorkloadEvent | CompactEvent, prefix: str = "Event"
 ) -> tuple[tuple[Signal, ...], str, str | None, str | None]:
     """The event's signals, its citation text, and the pod (cleaned) and node it is about; the same answer for
     every event with the same reason, message, origin and object (computed once per distinct one)."""

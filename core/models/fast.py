@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import SchemaValidator
 
 from core.models import safe_json
@@ -23,6 +23,7 @@ from core.models.base import FAST_VALIDATION, ApiModel, NeedsTolerantPath, parse
 from core.models.report import ReportModel
 
 T = TypeVar("T", bound=ApiModel)
+M = TypeVar("M")  # an API model, or a dataclass pydantic validates
 
 _COLLECT = ApiModel.__dict__["_collect_problems"].__func__
 _VALIDATORS: dict[type[ApiModel], SchemaValidator] = {}
@@ -115,10 +116,12 @@ def prepare_all() -> None:
 # Below this size a body is read the two-step way: building a model's one-pass validator (a few ms, once per
 # model) would cost more than one pass saves on a few items, and a single diagnosis reads mostly small bodies.
 ONE_PASS_FROM = 16 * 1024
-_CONTAINER_SCHEMAS = frozenset({"model-fields", "typed-dict", "dict", "list", "tuple", "set", "frozenset"})
+_CONTAINER_SCHEMAS = frozenset(
+    {"model-fields", "dataclass-args", "typed-dict", "dict", "list", "tuple", "set", "frozenset"}
+)
 # Levels above an item of a page: the envelope object and its list.
 _ENVELOPE_LEVELS = 2
-_PAGE_VALIDATORS: dict[tuple[str | None, type[ApiModel]], SchemaValidator | None] = {}
+_PAGE_VALIDATORS: dict[tuple[str | None, type[Any]], SchemaValidator | None] = {}
 
 
 def _typed_depth(node: Any, definitions: dict[str, Any], path: tuple[str, ...]) -> int | None:
@@ -165,7 +168,7 @@ def _depth_guard(levels: int) -> dict[str, Any]:
     return {"type": "function-after", "schema": {"type": "any"}, "function": {"type": "no-info", "function": within}}
 
 
-def page_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator | None:
+def page_validator(key: str | None, model: type[Any]) -> SchemaValidator | None:
     """A validator of ``{key: [model, ...], "next": ...}`` bytes (of one ``model`` object when ``key`` is None),
     built once; None when ``model`` nests without bound (the two-step path is then the only one)."""
     known = (key, model)
@@ -177,10 +180,17 @@ def page_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator | 
     return _PAGE_VALIDATORS[known]
 
 
-def _build_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator | None:
-    if not model.__pydantic_complete__:
-        model.model_rebuild()
-    item = _strip(model.__pydantic_core_schema__)
+def _core_schema(model: type[Any]) -> Any:
+    """The core schema of an API model, or of a dataclass pydantic validates (``history_compact``)."""
+    if issubclass(model, BaseModel):
+        if not model.__pydantic_complete__:
+            model.model_rebuild()
+        return model.__pydantic_core_schema__
+    return TypeAdapter(model).core_schema
+
+
+def _build_validator(key: str | None, model: type[Any]) -> SchemaValidator | None:
+    item = _strip(_core_schema(model))
     definitions = {d["ref"]: d for d in item.get("definitions", []) if isinstance(d, dict) and "ref" in d}
     typed = _typed_depth(item, definitions, ())
     if typed is None:
@@ -207,7 +217,7 @@ def _build_validator(key: str | None, model: type[ApiModel]) -> SchemaValidator 
     return SchemaValidator(page)
 
 
-def validate_json(raw: bytes, key: str | None, model: type[ApiModel]) -> Any:
+def validate_json(raw: bytes, key: str | None, model: type[Any]) -> Any:
     """The body decoded and validated in one pass by ``page_validator(key, model)``; None whenever the two-step
     path must decide (a problem to report, a value it would cut, a body it would refuse)."""
     validator = page_validator(key, model)
@@ -226,7 +236,7 @@ def validate_json(raw: bytes, key: str | None, model: type[ApiModel]) -> Any:
         FAST_VALIDATION.reset(token)
 
 
-def validate_page_json(raw: bytes, key: str, model: type[T]) -> tuple[list[T], Any] | None:
+def validate_page_json(raw: bytes, key: str, model: type[M]) -> tuple[list[M], Any] | None:
     """The items and the raw ``next`` of a page body, in one pass; None when the two-step path must decide."""
     body = validate_json(raw, key, model)
     return None if body is None else (body[key], body.get("next"))

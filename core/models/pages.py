@@ -159,7 +159,11 @@ def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> list[str]:
 
 
 def _parse_next(body: dict[str, Any], what: str) -> int | None:
-    raw = body.get("next")
+    return parse_next(body.get("next"), what)
+
+
+def parse_next(raw: Any, what: str) -> int | None:
+    """A page's raw ``next`` as an offset (None on the last page); ShapeError when it is not one."""
     if raw is None:
         return None
     if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
@@ -201,7 +205,7 @@ def parse_page_bytes(
     if found is not None:
         items, raw_next = found
         if max_items is None or len(items) <= max_items:
-            return Page(items=items, next=_parse_next({"next": raw_next}, f"'{key}' page"))
+            return Page(items=items, next=parse_next(raw_next, f"'{key}' page"))
     return parse_page(parse_json(raw, "body"), key, model, max_items=max_items)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 import httpx
 
 from core.models.base import ApiModel
+from core.models.history_compact import CompactRecord, parse_history_bytes
 from core.models.pages import (
     Page,
     ShapeError,
@@ -78,6 +79,7 @@ from core.sources.tap import Tap
 from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens, StaticTokens, token_source
 
 M = TypeVar("M", bound=ApiModel)
+P = TypeVar("P")  # what a body parses to
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
 # One call (token, every attempt and the waits between them) ends within this, whatever the server does.
@@ -247,12 +249,13 @@ class RunaiClient:
 
     async def get_history(
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
-    ) -> Page[HistoryRecord]:
+    ) -> Page[CompactRecord]:
+        """A page of the workload's history, its records compact (a long history is tens of thousands)."""
         check_paging(offset, limit)
         path = f"/api/v1/workloads/{segment(workload_id)}/history"
         params = {"offset": offset, "limit": limit}
-        return await self._get_page(
-            path, params, resource="workload history", key="records", model=HistoryRecord
+        return await self._get_parsed(
+            path, params, "workload history", lambda raw, most: parse_history_bytes(raw, max_items=most)
         )
 
     async def get_metrics(
@@ -395,11 +398,19 @@ class RunaiClient:
     async def _get_page(
         self, path: str, params: Mapping[str, Any], *, resource: str, key: str, model: type[M]
     ) -> Page[M]:
-        """A page read and parsed: a page longer than the limit asked for is cut there (and says so)."""
+        return await self._get_parsed(
+            path, params, resource, lambda raw, most: parse_page_bytes(raw, key, model, max_items=most)
+        )
+
+    async def _get_parsed(
+        self, path: str, params: Mapping[str, Any], resource: str, parse: Callable[[bytes, int | None], P]
+    ) -> P:
+        """A page read and parsed by ``parse`` (given the body and the limit asked for): a page longer than the
+        limit is cut there (and says so)."""
         content = await self._get_bytes(path, params, resource=resource)
         limit = params.get("limit")
         try:
-            return parse_page_bytes(content, key, model, max_items=limit if isinstance(limit, int) else None)
+            return parse(content, limit if isinstance(limit, int) else None)
         except ShapeError as exc:
             raise self._unreadable(path, params, content, exc) from None
 

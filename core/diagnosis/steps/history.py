@@ -27,8 +27,9 @@ from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.history_pages import PagesAhead, pages_to_floor
 from core.diagnosis.steps.resolve import PAGE_LIMIT
+from core.models.history_compact import CompactRecord
 from core.models.pages import Page
-from core.models.runai import HistoryRecord, Workload
+from core.models.runai import Workload
 from core.words import plural
 
 HISTORY = SOURCE
@@ -96,7 +97,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     """
     wid = w.id or ""
     found = Collect()
-    records: list[HistoryRecord] = []
+    records: list[CompactRecord] = []
     record_stamps: list[datetime | None] = []  # each record's `timestamp` (a computed property), read once
     offset = pages = problems = 0
     order: str | None = None
@@ -107,7 +108,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     newest: datetime | None = None
     oldest: datetime | None = None
 
-    def fetch(off: int, number: int) -> Awaitable[Page[HistoryRecord] | ReadFailure]:
+    def fetch(off: int, number: int) -> Awaitable[Page[CompactRecord] | ReadFailure]:
         return reader.tier1(
             3, HISTORY, f"history page {number}", lambda: t1.get_history(wid, offset=off, limit=PAGE_LIMIT)
         )
