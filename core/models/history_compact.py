@@ -2,8 +2,9 @@
 
 A history can hold tens of thousands of records. As pydantic models each record is five objects, each with a
 field dict and a field set: a dozen objects the cyclic garbage collector walks, and most of a long history's
-parse. Here a record is five slotted dataclasses holding the same values under the same attribute names, which
-is all the history step reads; unknown keys are not kept (nothing reads a history record's).
+parse. Here a record is five slotted dataclasses, made from the models (``_compact``), so they hold the same
+fields under the same names, validated the same way, which is all the history step reads; unknown keys are not
+kept (nothing reads a history record's).
 
 `parse_history_bytes` reads a page body the way `pages.parse_page_bytes(raw, "records", HistoryRecord)` does and
 gives the same items, problems, cut and `next`, compact: a clean page of `one_pass_from` bytes or more is
@@ -13,14 +14,14 @@ read by that very function, the tolerant way, and each record it kept is convert
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+import dataclasses
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, with_config
 from pydantic.alias_generators import to_camel
 
 from core.models import fast
-from core.models.base import Timestamp
+from core.models.base import ApiModel
 from core.models.gc_pause import gc_paused
 from core.models.pages import Page, parse_next, parse_page_bytes
 from core.models.runai import HistoryMeta, HistoryRecord, HistorySpec, InvolvedObject, PhaseUpdate, WorkloadEvent
@@ -29,98 +30,45 @@ from core.models.runai import HistoryMeta, HistoryRecord, HistorySpec, InvolvedO
 _CONFIG = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
 
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactObject:
-    uid: str | None = None
-    kind: str | None = None
-    name: str | None = None
-    namespace: str | None = None
+def _compact(model: type[ApiModel], nested: dict[str, type[Any]], **namespace: Any) -> type[Any]:
+    """A slotted dataclass with ``model``'s fields, in its order, each validated as the model validates it (a
+    timestamp by the same validator); a model-typed field holds the compact class ``nested`` names for it.
+    ``of(obj)`` gives a model instance's values in it (None for None)."""
+    fields: list[tuple[str, Any, Any]] = []
+    for name, info in model.model_fields.items():
+        if info.default is not None:
+            raise TypeError(f"{model.__name__}.{name}: a compact field defaults to None, as every history field does")
+        annotation: Any = nested[name] | None if name in nested else info.annotation
+        if info.metadata:
+            annotation = Annotated[annotation, *info.metadata]
+        fields.append((name, annotation, dataclasses.field(default=None)))
+    names = [name for name, _, _ in fields]
 
-    @classmethod
-    def of(cls, obj: InvolvedObject | None) -> CompactObject | None:
-        return None if obj is None else cls(obj.uid, obj.kind, obj.name, obj.namespace)
-
-
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactEvent:
-    created_at: Timestamp = None
-    type: str | None = None
-    cluster_id: str | None = None
-    message: str | None = None
-    id: str | None = None
-    reason: str | None = None
-    source: str | None = None
-    involved_object: CompactObject | None = None
-
-    @classmethod
-    def of(cls, event: WorkloadEvent | None) -> CompactEvent | None:
-        if event is None:
+    def of(cls: type[Any], obj: Any) -> Any:
+        if obj is None:
             return None
-        e = event
-        obj = CompactObject.of(e.involved_object)
-        return cls(e.created_at, e.type, e.cluster_id, e.message, e.id, e.reason, e.source, obj)
+        return cls(*(nested[n].of(getattr(obj, n)) if n in nested else getattr(obj, n) for n in names))
+
+    namespace["of"] = classmethod(of)
+    compact = dataclasses.make_dataclass(f"Compact{model.__name__}", fields, namespace=namespace, slots=True)
+    compact.__module__ = __name__
+    return with_config(_CONFIG)(compact)
 
 
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactPhaseUpdate:
-    phase: str | None = None
-    phase_message: str | None = None
-
-    @classmethod
-    def of(cls, update: PhaseUpdate | None) -> CompactPhaseUpdate | None:
-        return None if update is None else cls(update.phase, update.phase_message)
-
-
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactMeta:
-    creation_timestamp: Timestamp = None
-    type: str | None = None
-
-    @classmethod
-    def of(cls, meta: HistoryMeta | None) -> CompactMeta | None:
-        return None if meta is None else cls(meta.creation_timestamp, meta.type)
-
-
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactSpec:
-    event: CompactEvent | None = None
-    phase_update: CompactPhaseUpdate | None = None
-
-    @classmethod
-    def of(cls, spec: HistorySpec | None) -> CompactSpec | None:
-        return None if spec is None else cls(CompactEvent.of(spec.event), CompactPhaseUpdate.of(spec.phase_update))
-
-
-@with_config(_CONFIG)
-@dataclass(slots=True)
-class CompactRecord:
-    """A `HistoryRecord`'s values, compact (see the module's docstring)."""
-
-    meta: CompactMeta | None = None
-    spec: CompactSpec | None = None
-
-    @property
-    def timestamp(self) -> datetime | None:
-        """As `HistoryRecord.timestamp`: the record's time, else its event's; None when neither parsed."""
-        if self.meta is not None and self.meta.creation_timestamp is not None:
-            return self.meta.creation_timestamp
-        if self.spec is not None and self.spec.event is not None:
-            return self.spec.event.created_at
-        return None
-
-    @classmethod
-    def of(cls, record: HistoryRecord) -> CompactRecord:
-        return cls(CompactMeta.of(record.meta), CompactSpec.of(record.spec))
+CompactObject = _compact(InvolvedObject, {})
+CompactEvent = _compact(WorkloadEvent, {"involved_object": CompactObject})
+CompactPhaseUpdate = _compact(PhaseUpdate, {})
+CompactMeta = _compact(HistoryMeta, {})
+CompactSpec = _compact(HistorySpec, {"event": CompactEvent, "phase_update": CompactPhaseUpdate})
+# `HistoryRecord.timestamp`'s own rule (the record's time, else its event's), read from the same names.
+CompactRecord = _compact(
+    HistoryRecord, {"meta": CompactMeta, "spec": CompactSpec}, timestamp=property(HistoryRecord.timestamp.fget)
+)
 
 
 def parse_history_bytes(
     raw: bytes, *, max_items: int | None = None, one_pass_from: int = fast.ONE_PASS_FROM
-) -> Page[CompactRecord]:
+) -> Page[Any]:
     """A history page body (``{"records": [...], "next": n?}``) as compact records; raises ``ShapeError`` as
     `parse_page_bytes` does (see the module's docstring)."""
     found = None
