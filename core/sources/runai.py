@@ -14,13 +14,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
 
 from core.models.base import ApiModel
-from core.models.history_compact import CompactRecord, parse_history_bytes
 from core.models.pages import (
     Page,
     ShapeError,
@@ -77,6 +76,9 @@ from core.sources.runai_params import (
 )
 from core.sources.tap import Tap
 from core.sources.tokens import DEFAULT_REFRESH_MARGIN_S, ClientCredentialTokens, StaticTokens, token_source
+
+if TYPE_CHECKING:  # loaded with the first history page: the picker never reads one
+    from core.models.history_compact import CompactRecord
 
 M = TypeVar("M", bound=ApiModel)
 P = TypeVar("P")  # what a body parses to
@@ -251,6 +253,8 @@ class RunaiClient:
         self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
     ) -> Page[CompactRecord]:
         """A page of the workload's history, its records compact (a long history is tens of thousands)."""
+        from core.models.history_compact import parse_history_bytes
+
         check_paging(offset, limit)
         path = f"/api/v1/workloads/{segment(workload_id)}/history"
         params = {"offset": offset, "limit": limit}
