@@ -74,6 +74,7 @@ class ReportInputs:
     windows: list[dict[str, object]]
     occurrences: list[datetime]
     history: HistoryAnalysis | None
+    history_whole: bool  # every history record back to the lookback was read (else the count is a lower bound)
     spec: WorkloadSpecDoc | None
     log_finding: LogFinding | None
     tier2_available: bool
@@ -277,6 +278,7 @@ def build_report(inputs: ReportInputs) -> Report:
             count=count,
             lookback=history_span,
             recurring=count >= 2,
+            complete=inputs.history_whole,
             occurrences=inputs.occurrences,
             other_submissions=inputs.other_submissions,
         ),

@@ -141,9 +141,25 @@ class Recurrence(ReportModel):
     count: int = 0
     lookback: str
     recurring: bool = False
+    # Added key: false when the history could not be read back to the lookback (not at all, in part, or with
+    # records left unread): `count` is then what was found, a lower bound, and one failure is not a one-off.
+    complete: bool = True
     # Added key: when each counted occurrence happened (failure time), newest first.
     occurrences: list[datetime] = Field(default_factory=list)
     other_submissions: OtherSubmissions | None = None
+
+    def kind(self) -> str:
+        """`recurring`, `one-off` or `none counted`; from a history not read whole, `recurrence unknown` unless
+        what was read already shows it recurring (one failure found is not a one-off then)."""
+        if self.recurring:
+            return "recurring"
+        if not self.complete:
+            return "recurrence unknown"
+        return "one-off" if self.count == 1 else "none counted"
+
+    def counted(self) -> str:
+        """The count, as `3`, or `1+` when it is a lower bound."""
+        return f"{self.count}" if self.complete else f"{self.count}+"
 
 
 class PodTerminationEntry(ReportModel):

@@ -151,14 +151,16 @@ def _recurrence_line(report: Report) -> str:
     lookback = _safe(r.lookback)
     if report.outcome != "diagnosed":
         return f"History: not counted (outcome {report.outcome}); lookback {lookback}"
+    partly = "" if r.complete else " (the history could not be read whole, see Missing evidence)"
     if r.count == 0:
-        return f"History: no occurrence of {report.category} inside the last {lookback}"
-    kind = "recurring" if r.recurring else "one-off"
+        found = "inside" if r.complete else "in what could be read of"
+        return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}"
     times = ", ".join(_when(t) for t in r.occurrences[:5])
     more = f", and {len(r.occurrences) - 5} more" if len(r.occurrences) > 5 else ""
     shown = f" ({times}{more})" if times else ""
     noun = "failure" if r.count == 1 else "failures"
-    return f"History: {r.count} {report.category} {noun} in the last {lookback}: {kind}{shown}"
+    least = "" if r.complete else "at least "
+    return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{shown}{partly}"
 
 
 FINDINGS_TITLE = "Infrastructure findings (faults under the workload, for the administrator)"

@@ -48,7 +48,9 @@ def _recurrence(entry: ScanEntry) -> str | None:
         return None
     rec = report.recurrence
     if rec.recurring:
-        return f"recurring: {rec.count} in {rec.lookback}"
+        return f"recurring: {rec.counted()} in {rec.lookback}"
+    if not rec.complete:
+        return f"{rec.counted()} in {rec.lookback}, history not read whole"
     return f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}"
 
 

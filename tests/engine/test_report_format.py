@@ -291,9 +291,9 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
     if report.outcome != "diagnosed":
         assert "not counted" in history
     elif report.recurrence.count:
-        kind = "recurring" if report.recurrence.recurring else "one-off"
-        assert history.startswith(f"History: {report.recurrence.count} {report.category} failure")
-        assert f"in the last {lookback}: {kind}" in history
+        least = "" if report.recurrence.complete else "at least "
+        assert history.startswith(f"History: {least}{report.recurrence.count} {report.category} failure")
+        assert f"in the last {lookback}: {report.recurrence.kind()}" in history
     advice = [ln[2:] for ln in lines[starts["Recommendation:"] + 1 :]]
     assert advice == report.recommendations
 

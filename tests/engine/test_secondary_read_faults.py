@@ -19,6 +19,7 @@ import pytest
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
+from core.report.render import json_dict, to_text
 from core.sim.bundle import parse_bundle
 from core.sources.credentials import BearerToken
 from core.sources.runai import RunaiClient
@@ -175,3 +176,39 @@ async def test_the_list_for_a_lookup_by_name_still_ends_the_diagnosis_clearly(fa
     with pytest.raises(DiagnosisFailed) as failed:
         await _diagnose(data, request)
     assert str(failed.value).strip()
+
+
+# A record the history endpoint could answer with, and an item of the wrong shape beside it.
+_GOOD_RECORD = {
+    "meta": {"creationTimestamp": "2026-11-30T11:25:00Z", "type": "PhaseUpdate"},
+    "spec": {"phaseUpdate": {"phase": "Failed", "phaseMessage": "OOMKilled"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("fault", "found"),
+    [
+        ({"status": 0}, "at least 1 OOM_KILLED failure"),
+        ({"status": 500}, "at least 1 OOM_KILLED failure"),
+        ({"status": 200, "body": json.dumps({"records": [_GOOD_RECORD, 5, "x"]})}, "at least 1 OOM_KILLED failure"),
+        ({"status": 200, "body": json.dumps({"records": [_GOOD_RECORD], "next": 0})}, "at least 1 OOM_KILLED failure"),
+    ],
+    ids=["reset", "500", "unreadable records", "next that does not advance"],
+)
+async def test_a_history_not_read_whole_leaves_recurrence_unknown(fault: dict[str, Any], found: str) -> None:
+    # The status shows this failure, so it counts; whether it happened before is unknown, not "one-off".
+    report = await _diagnose(_bundle([{"match": RUNAI_READS["history"][0], "times": 99, **fault}]))
+    assert (report.outcome, report.category) == ("diagnosed", "OOM_KILLED")
+    rec = report.recurrence
+    assert (rec.count, rec.complete, rec.recurring, rec.kind()) == (1, False, False, "recurrence unknown")
+    assert json_dict(report)["recurrence"]["complete"] is False
+    line = next(line for line in to_text(report).splitlines() if line.startswith("History:"))
+    assert found in line and "one-off" not in line and "could not be read whole" in line, line
+
+
+async def test_a_history_read_whole_counts_a_single_failure_as_a_one_off() -> None:
+    report = await _diagnose(_bundle([]))
+    rec = report.recurrence
+    assert (rec.count, rec.complete, rec.kind()) == (1, True, "one-off")
+    line = next(line for line in to_text(report).splitlines() if line.startswith("History:"))
+    assert line.startswith("History: 1 OOM_KILLED failure in the last") and line.split(": ")[2].startswith("one-off")

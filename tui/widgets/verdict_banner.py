@@ -49,12 +49,12 @@ MORE = " … v"
 
 
 def recurrence_badge(report: Report) -> str:
-    """`3 in 7d · recurring`, `1 in 24h · one-off`, or `not counted` for a routed-out workload."""
+    """`3 in 7d · recurring`, `1 in 24h · one-off`, `1+ in 24h · recurrence unknown` (history not read whole),
+    or `not counted` for a routed-out workload."""
     r = report.recurrence
     if report.outcome != "diagnosed":
         return f"recurrence not counted ({r.lookback})"
-    kind = "recurring" if r.recurring else "one-off" if r.count == 1 else "none counted"
-    return f"{r.count} in {r.lookback} · {kind}"
+    return f"{r.counted()} in {r.lookback} · {r.kind()}"
 
 
 def others_badge(report: Report) -> str | None:

@@ -350,6 +350,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             ],
             occurrences=c.occurrences,
             history=g.history.analysis,
+            history_whole=g.history.whole,
             spec=g.spec.spec,
             log_finding=g.log_finding,
             tier2_available=g.tier2_available,

@@ -56,6 +56,8 @@ class HistoryRead:
     current: Occurrence | None  # the occurrence being diagnosed, when history shows it
     observations: tuple[Observation, ...]  # the current occurrence's signals
     findings: Findings
+    # Every record back to the lookback was read: a recurrence count from less is a lower bound only.
+    whole: bool
 
 
 def _in_zone_of(moment: datetime, stamps: Sequence[datetime | None]) -> datetime:
@@ -107,6 +109,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     horizon = max(floor, w.created_at) if w.created_at is not None else floor
     newest: datetime | None = None
     oldest: datetime | None = None
+    whole = True
 
     def fetch(off: int, number: int) -> Awaitable[Page[CompactRecord] | ReadFailure]:
         return reader.tier1(
@@ -134,6 +137,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
             if page.next is None:
                 break
             if page.next <= offset:
+                whole = False
                 found.missing(
                     "the rest of the history", f"the history endpoint's next={page.next} did not advance", HISTORY
                 )
@@ -145,6 +149,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
                 ahead.ask(page.next, page.next - offset, pages + 1, wanted, MAX_HISTORY_PAGES)
             offset = page.next
         else:
+            whole = False
             found.missing("older history", f"stopped after {MAX_HISTORY_PAGES} pages of {PAGE_LIMIT}", HISTORY)
     finally:
         ahead.cancel()
@@ -155,7 +160,8 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
             HISTORY,
         )
         if not records:
-            return HistoryRead(None, None, (), found.done())
+            return HistoryRead(None, None, (), found.done(), whole=False)
+    whole = whole and failure is None and not problems
     if problems:
         found.missing("some history records", f"{plural(problems, 'record')} could not be read", HISTORY)
     # Compared in the records' own zone object: across two zone objects (pydantic's UTC, the clock's) each
@@ -163,6 +169,7 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     since = _in_zone_of(floor, record_stamps)
     in_lookback = [(at, r) for at, r in zip(record_stamps, records, strict=True) if at is None or at >= since]
     analysis = analyse_stamped(in_lookback, cutoff=cutoff, current_phase=w.phase)
+    whole = whole and not analysis.problems  # an undated record left out may be a failure
     for problem in analysis.problems:
         found.missing("some history records", problem, HISTORY)
     found.show(HistoryFound(tuple(analysis.timeline), analysis.records, pages))
@@ -171,4 +178,4 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     found.observed(
         o for o in observations if o.kind in FAILING_KINDS or o.kind in NODE_KINDS or o.kind is SignalKind.PREEMPTED
     )
-    return HistoryRead(analysis, current, observations, found.done())
+    return HistoryRead(analysis, current, observations, found.done(), whole=whole)
