@@ -13,6 +13,7 @@ from rich.segment import Segment
 from textual.widgets import Input, Select
 from textual.widgets.data_table import ColumnKey
 
+from core.models.report import CATEGORIES, OUTCOMES
 from core.sim.bundle import CaseBundle
 from core.tenant import Tenant
 from tests.ui.conftest import CLUSTER, loaded_picker, make_app, settle, small_bundle, workload
@@ -223,8 +224,33 @@ async def test_wide_terminal_gives_the_message_a_column(demo_tenant: Tenant) -> 
         table = screen.query_one(WorkloadTable)
         assert "message" in table.column_keys
         widths = {str(c.key.value): c.width for c in table.ordered_columns}
-        # The Verdict column (23) takes its share; the message still gets a column of its own.
-        assert widths["name"] <= 48 and widths["message"] >= 40
+        # The Verdict column takes its share; the message still gets a column of its own.
+        assert widths["name"] <= 48 and widths["message"] >= 20
+
+
+LABELS = (*CATEGORIES, *OUTCOMES, "no report")
+
+
+@pytest.mark.parametrize("all_clusters", [False, True], ids=["one cluster", "all clusters"])
+@pytest.mark.parametrize("size", [(120, 40), (200, 50)], ids=["120x40", "200x50"])
+async def test_where_there_is_room_every_verdict_is_whole(
+    demo_tenant: Tenant, size: tuple[int, int], all_clusters: bool
+) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=size) as pilot:
+        screen = await loaded_picker(pilot)
+        table = screen.query_one(WorkloadTable)
+        if all_clusters:
+            screen.query_one("#cluster-select", Select).clear()
+            await settle(pilot, lambda: "cluster" in table.column_keys and not screen.loading)
+        await settle(pilot, lambda: screen.verdicts_settled)
+        assert table.columns[ColumnKey("verdict")].width >= max(len(label) for label in LABELS)
+        assert table.virtual_size.width <= table.scrollable_content_region.width  # and nothing scrolls away
+        column = table.get_column_index("verdict")
+        shown = {table.get_cell_at((row, column)).plain for row in range(table.row_count)} - {""}
+        assert shown and shown <= set(LABELS)
+        lines = "\n".join(screen_lines(app))
+        assert all(label in lines for label in shown)
 
 
 async def test_a_long_cluster_name_keeps_the_cluster_box_whole(bundle_tenant: Any) -> None:

@@ -8,13 +8,16 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from core.models.report import CATEGORIES
+from core.models.report import CATEGORIES, OUTCOMES
 
 if TYPE_CHECKING:  # the batch module loads the engine, which the picker's first page never needs
     from core.triage.batch import Verdict
 
 # No dimmed styles: a dimmed cell would vanish under the cursor row's colours in some themes.
 WAITING = Text("…")
+# What a Verdict cell can say: a category, an outcome, or `no report` (core.triage.batch.verdict_label). The
+# table gives the column this width when the terminal has room, so no label is cut there.
+VERDICT_WIDTH = max(len(label) for label in (*CATEGORIES, *OUTCOMES, "no report"))
 
 
 def verdict_cell(verdict: Verdict) -> Text:

@@ -4,9 +4,10 @@ Rows are keyed by position in the page (a hostile or buggy server can repeat an 
 break the table), and `workloads` holds the page in the same order. Every cell is a `Text` built from
 sanitised strings, so cluster data can never be read as markup.
 
-Columns follow the width: Name gets what the fixed columns leave, up to a cap; on a wide terminal the rest goes
-to the phase message. The Verdict column shows each failed or needs-attention row's category (or outcome) as
-the picker's background diagnoses arrive; `set_verdict` fills one without redrawing the table. With all
+Columns follow the width: Name gets what the fixed columns leave, up to a cap; on a wide terminal the type and
+submitter get columns and the rest goes to the phase message. The Verdict column shows each failed or
+needs-attention row's category (or outcome) as the picker's background diagnoses arrive, whole wherever the
+terminal has room; `set_verdict` fills one without redrawing the table. With all
 clusters listed, a Cluster column says where each row runs. The header of the column the list is sorted by
 carries ▲ or ▼.
 
@@ -28,9 +29,8 @@ from core.safety.untrusted import clean
 from tui.clock import Clock, relative_time
 from tui.picker_query import COLUMN_SORT, Sort
 from tui.widgets.phase_text import phase_text
+from tui.widgets.verdict_line import VERDICT_WIDTH
 
-# From this width the table adds the type, submitter and message columns.
-WIDE_TABLE = 110
 _NAME_MIN = 16
 _NAME_MAX = 48
 _MESSAGE_MIN = 20
@@ -38,6 +38,8 @@ _MESSAGE_MIN = 20
 # floor, rather than push a column off the screen.
 _SQUEEZED_MIN = {"project": 8, "cluster": 9}
 _NAME_SQUEEZED = 11
+# The Verdict column where its labels cannot all be whole beside the rest (80 columns): the longest is cut.
+_VERDICT_NARROW = 15
 
 
 def _squeeze(
@@ -160,8 +162,12 @@ class WorkloadTable(DataTable[Text]):
             self.update_cell(str(index), "updated", Text(relative_time(workload.phase_updated_at, now)))
 
     def _columns(self, width: int) -> list[tuple[str, str, int]]:
-        wide = width >= WIDE_TABLE
-        fixed = [("phase", "Phase", 14), ("verdict", "Verdict", 23 if wide else 15), ("project", "Project", 12)]
+        return self._layout(width, wide=True) or self._layout(width, wide=False) or []
+
+    def _layout(self, width: int, *, wide: bool) -> list[tuple[str, str, int]] | None:
+        """The columns for `width`; the wide layout (type, submitter, message) only where it fits with every
+        verdict whole and the name at its width, since the verdict says more than the extra columns."""
+        fixed = [("phase", "Phase", 14), ("verdict", "Verdict", VERDICT_WIDTH), ("project", "Project", 12)]
         if self._show_cluster:
             fixed.append(("cluster", "Cluster", 14 if wide else 12))
         fixed.append(("updated", "Updated", 9))
@@ -170,7 +176,12 @@ class WorkloadTable(DataTable[Text]):
         # Cell padding is one column on each side of every column (name included), plus the scrollbar gap.
         count = len(fixed) + 1 + (1 if wide else 0)
         spare = width - sum(w for _, _, w in fixed) - 2 * count - 1
+        if wide and spare < _NAME_MIN:
+            return None
         floor = _NAME_MIN
+        if spare < _NAME_MIN:
+            # Verdicts whole only where the name keeps its width; else the longest is cut (`v` shows it).
+            fixed[1], spare = ("verdict", "Verdict", _VERDICT_NARROW), spare + VERDICT_WIDTH - _VERDICT_NARROW
         if spare < _NAME_MIN:
             # Too narrow for every column (80 columns with the Cluster column): Project and Cluster give up
             # width, then the name goes down to its own floor, so no column is pushed off the screen.
@@ -182,7 +193,7 @@ class WorkloadTable(DataTable[Text]):
         if wide and message >= _MESSAGE_MIN:
             columns["message"] = ("message", "Message", message)
         elif wide:
-            columns["name"] = ("name", "Name", max(_NAME_MIN, spare))
+            columns["name"] = ("name", "Name", spare)
         order = ["phase", "name", "verdict", "project", "cluster", "type", "updated", "submitted", "message"]
         return [columns[key] for key in order if key in columns]
 
