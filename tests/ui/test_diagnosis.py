@@ -514,6 +514,23 @@ async def test_export_before_the_verdict_warns_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("tab", "12345678")
+async def test_v_before_the_verdict_says_why_on_every_tab(
+    demo_bundle: CaseBundle, tenants: Callable[..., Tenant], tab: str
+) -> None:
+    # The history read hangs, so the History tab's table is on screen and empty while the diagnosis runs.
+    hung = tenants(with_faults(demo_bundle, Fault("GET", "/api/v1/workloads/{id}/history", 0, 20, delay_ms=30_000)))
+    app = make(hung, options_for(CASES["oom-rising"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
+        screen = screen_of(app)
+        await until(pilot, lambda: screen.query_one(StepList).steps[3].state == "running")
+        await pilot.press(tab, "v")
+        await pilot.pause()
+        assert screen.running and app.screen is screen
+        assert [str(n.message) for n in app._notifications] == ["Nothing to show yet: the diagnosis is still running."]
+
+
 def test_export_names_are_safe_file_names() -> None:
     assert safe_fragment("../../etc/passwd") == "etc-passwd"
     assert safe_fragment("\x1b[2Jx\u202e;rm -rf ~") == "2Jx-rm-rf"

@@ -78,10 +78,15 @@ class PaneActions(Screen[None]):
         history = self.query_one(HistoryTimeline)
         log = self.query_one(LogPane)
         if isinstance(focused, DataTable) and focused in history.query(DataTable):
-            self._view_history_row(focused.cursor_row)
+            shown = self._view_history_row(focused.cursor_row)
         elif isinstance(focused, DataTable) and focused is log.table:
-            self._view_log_row(focused.cursor_row)
-        elif self.report is not None:
+            shown = self._view_log_row(focused.cursor_row)
+        else:
+            shown = False
+        if shown:
+            return
+        # No line under the cursor (a table not filled yet, or empty): the verdict, or why there is none yet.
+        if self.report is not None:
             self.app.push_screen(DetailScreen("The verdict", verdict_detail(self.report)))
         elif self.failure is not None:
             body = Text(f"{self.failure.detail}\n\nWhat to do: {self.failure.hint}")
@@ -89,16 +94,20 @@ class PaneActions(Screen[None]):
         else:
             self.notify("Nothing to show yet: the diagnosis is still running.", markup=False)
 
-    def _view_history_row(self, row: int) -> None:
+    def _view_history_row(self, row: int) -> bool:
         entries = self.query_one(HistoryTimeline).entries
-        if 0 <= row < len(entries):
-            self.app.push_screen(DetailScreen("History line", history_detail(entries[row])))
+        if not 0 <= row < len(entries):
+            return False
+        self.app.push_screen(DetailScreen("History line", history_detail(entries[row])))
+        return True
 
-    def _view_log_row(self, row: int) -> None:
+    def _view_log_row(self, row: int) -> bool:
         log = self.query_one(LogPane)
-        if log.excerpt is not None and 0 <= row < len(log.excerpt.lines):
-            body = Text(log.excerpt.lines[row])
-            self.app.push_screen(DetailScreen(f"Log line {row + 1} of container {log.excerpt.container}", body))
+        if log.excerpt is None or not 0 <= row < len(log.excerpt.lines):
+            return False
+        body = Text(log.excerpt.lines[row])
+        self.app.push_screen(DetailScreen(f"Log line {row + 1} of container {log.excerpt.container}", body))
+        return True
 
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
