@@ -97,6 +97,37 @@ async def test_one_notice_however_often_the_last_page_is_pushed(demo_tenant: Ten
         assert len(said) == 1
 
 
+async def test_the_footer_offers_the_next_page_only_where_there_is_one(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded_picker(pilot)
+        total = await counted(pilot, screen)
+        assert "] next page" in screen_lines(app)[-1]
+        await pilot.press("left_square_bracket")  # not in the footer; on the first page it says why it stays
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == ["This is the first page."]
+        await pilot.press("G")
+        last = (total - 1) // screen.page_size * screen.page_size
+        await settle(pilot, lambda: not screen.loading and screen.offset == last)
+        assert "last page" in indicator(screen) and "next page" not in screen_lines(app)[-1]
+        await pilot.press("right_square_bracket")  # still a key: it says there is no next page
+        await pilot.pause()
+        assert str(list(app._notifications)[-1].message) == "This is the last page."
+        assert screen.offset == last
+        await pilot.press("left_square_bracket")
+        await settle(pilot, lambda: not screen.loading and screen.offset == last - screen.page_size)
+        assert "] next page" in screen_lines(app)[-1]
+
+
+async def test_a_list_of_one_page_offers_no_next_page(bundle_tenant: Any) -> None:
+    app = make_app(bundle_tenant(small_bundle([workload("job-a", 5), workload("job-b", 6)])))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded_picker(pilot)
+        assert "last page" in indicator(screen)
+        footer = screen_lines(app)[-1]
+        assert "⏎ diagnose" in footer and "next page" not in footer
+
+
 async def test_j_and_k_move_the_cursor(demo_tenant: Tenant) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:

@@ -62,12 +62,21 @@ def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
             shown = tuple(_display(app, binding, one) for one in binding.key.split(","))
             if key in entries:
                 old = entries[key]
-                # Keys of different actions on one line (the tab numbers) have no single command to run.
-                same = old.action if old.action == action else ""
-                entries[key] = KeyEntry(old.keys + shown, old.description, same, node, old.help)
+                keys = old.keys + tuple(k for k in shown if k not in old.keys)
+                entries[key] = KeyEntry(keys, old.description, _one_action(old.action, action), node, old.help)
             else:
                 entries[key] = KeyEntry(shown, description, action, node, binding.tooltip or description)
     return list(entries.values())
+
+
+def _one_action(a: str, b: str) -> str:
+    """The command a line of keys runs: keys of different actions on one line (the tab numbers) have none; an
+    action and the same one with an argument (the picker's footer `]`, shown only while it can act) run the
+    plain one."""
+    if a == b:
+        return a
+    bare = a.split("(")[0]
+    return bare if bare == b.split("(")[0] and bare in (a, b) else ""
 
 
 def _joined(keys: tuple[str, ...]) -> str:

@@ -66,9 +66,11 @@ class PickerScreen(PickerViews):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
         Binding("a", "toggle_attention", "attention", tooltip="Only workloads that need a diagnosis, or all"),
-        Binding("right_square_bracket", "next_page", "next page", key_display="]"),
+        # `]` in the footer only while there is a next page (check_action); on the last page the press falls
+        # through to the unshown `]` below, which says this is the last page.
+        Binding("right_square_bracket", "next_page('footer')", "next page", key_display="]"),
         Binding("left_square_bracket", "previous_page", "prev page", key_display="[", show=False),
-        Binding("pagedown,ctrl+f", "next_page", "next page", show=False),
+        Binding("right_square_bracket,pagedown,ctrl+f", "next_page", "next page", show=False),
         Binding("pageup,ctrl+b", "previous_page", "prev page", show=False),
         Binding("g,home", "first_page", "first page", show=False),
         Binding("G,end", "last_page", "last page", show=False),
@@ -353,7 +355,12 @@ class PickerScreen(PickerViews):
             self._edge_notice(move.edge, move.note)
 
     # -- actions ------------------------------------------------------------------------------------------
-    def action_next_page(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_page" and parameters == ("footer",):
+            return not self._on_last_page()
+        return True
+
+    def action_next_page(self, _shown_as: str = "") -> None:
         self._navigate(self.nav.step(+1))
 
     def action_previous_page(self) -> None:

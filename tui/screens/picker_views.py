@@ -102,10 +102,17 @@ class PickerViews(PickerVerdicts):
             loading=self._loading,
             hidden=self._hidden if page is not None else 0,
             unreadable=page.unreadable if page is not None else 0,
-            last_page=page is not None and page.next_offset is None,
+            last_page=self._on_last_page(),
             attention=page.attention if page is not None and self._query.attention else None,
         )
         self.query_one(PageIndicator).show(*indicator_parts(state))
+        self.refresh_bindings()  # the footer's `]` goes on the last page
+
+    def _on_last_page(self) -> bool:
+        """A page is on screen (not an error) and the server said there is none after it."""
+        notice = self.query_one(Notice)
+        page = self._page if not (notice.display and notice.kind == "error") else None
+        return page is not None and page.next_offset is None
 
     def _edge_notice(self, edge: str | None, note: str | None = None) -> None:
         """At the first or last page, say so once; a held key does not stack notices."""
