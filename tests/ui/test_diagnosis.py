@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import TabbedContent
+from textual.widgets import DataTable, TabbedContent
 from textual.worker import WorkerState
 
 from core.diagnosis.engine import diagnose, run_to_report
@@ -224,6 +224,21 @@ async def test_oom_panes_show_memory_containers_and_history(demo: Tenant) -> Non
         assert any(e.failure and e.occurrence is not None for e in timeline.entries)
         assert "1 occurrence" in timeline.plain
         assert screen.query_one(NodePane).state == "not-read"
+
+
+@pytest.mark.parametrize("key", ["pending-unschedulable", "preempt-priority"])
+async def test_a_routed_out_workload_says_why_there_is_no_history_and_draws_no_table(demo: Tenant, key: str) -> None:
+    app = make(demo, options_for(CASES[key]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await verdict(pilot)
+        assert screen.report is not None and screen.report.outcome != "diagnosed"
+        await pilot.press("3")
+        await pilot.pause()
+        timeline = screen.query_one(HistoryTimeline)
+        assert timeline.plain.startswith("History not read: ") and timeline.row_count == 0
+        assert not timeline.query_one(DataTable).display
+        shown = screen_text(app)
+        assert "History not read: " in shown and "when (UTC)" not in shown
 
 
 async def test_no_samples_memory_state(demo: Tenant) -> None:

@@ -67,13 +67,16 @@ class HistoryTimeline(Vertical):
             table.add_column(label, key=label or "mark")
         if self.entries:
             table.add_rows(self._row(entry) for entry in self.entries)
+        table.display = bool(self.entries)
         self.query_one(".history--summary", Static).update(self._summary)
 
     def reset(self, note: str = "History not read yet.") -> None:
         self.entries, self.records, self.pages = (), 0, 0
         self._set_summary(Text(note, style="italic"))
         if self.is_mounted:
-            self.query_one(DataTable).clear()
+            table = self.query_one(DataTable)
+            table.clear()
+            table.display = False  # the summary says why there are no lines; an empty header says nothing
 
     def set_unavailable(self, why: str) -> None:
         self.reset(f"History unavailable: {why}")
@@ -104,6 +107,7 @@ class HistoryTimeline(Vertical):
         table.clear()
         rows = [self._row(entry) for entry in self.entries]
         table.add_rows(rows)
+        table.display = bool(rows)
         if not self.entries:
             self._set_summary(Text("No history records inside the lookback.", style="italic"))
 
