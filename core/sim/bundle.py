@@ -73,7 +73,8 @@ class BundleError(ValueError):
         self.path = path
         self.problem = problem
         self.hint = hint
-        text = f"{file}: {path}: {problem}"
+        # `$` (the top of the JSON) means nothing to a user: a problem there is the file's own.
+        text = f"{file}: {problem}" if path == "$" else f"{file}: {path}: {problem}"
         if hint:
             text += f" ({hint})"
         super().__init__(text)

@@ -90,6 +90,21 @@ def test_a_damaged_gzip_bundle_is_named(tmp_path: Path, capsys: pytest.CaptureFi
     assert code == 1 and "damaged gzip data" in err and str(path) in err
 
 
+def test_bundle_problems_at_the_top_of_the_file_are_the_files_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `$` (a JSON path's top) means nothing to a user: the message names the file and the problem.
+    absent = tmp_path / "absent.json"
+    code, _, err = _run([*BASE, "--case", str(absent), "--workload-id", OOM_ID], capsys)
+    assert code == 1 and f"{absent}: file not found" in err and "$" not in err
+    no_format = _case(tmp_path, lambda data: data.pop("format"))
+    code, _, err = _run([*BASE, "--case", str(no_format), "--workload-id", OOM_ID], capsys)
+    assert code == 1 and f"{no_format}: missing required key 'format'" in err and "$" not in err
+    no_id = _case(tmp_path, lambda data: data["workloads"][0]["workload"].pop("id"), name="no-id.json")
+    code, _, err = _run([*BASE, "--case", str(no_id), "--workload-id", OOM_ID], capsys)
+    assert code == 1 and "workloads[0].workload" in err and "missing required key 'id'" in err
+
+
 def test_a_metric_value_of_5000_digits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # As a JSON number the bundle cannot be decoded, and the message says why; as text the report goes on.
     digits = "9" * 5000

@@ -224,13 +224,13 @@ def test_broken_bundles_name_path_and_problem(label: str, mutate: Mutation, path
         parse_bundle(data, source="case.json")
     assert err.value.path == path
     assert err.value.problem == problem
-    assert str(err.value).startswith(f"case.json: {path}: {problem}")
+    assert str(err.value).startswith(f"case.json: {problem}" if path == "$" else f"case.json: {path}: {problem}")
 
 
 def test_root_must_be_an_object() -> None:
     with pytest.raises(BundleError) as err:
         parse_bundle([1, 2], source="x.json")
-    assert str(err.value) == "x.json: $: expected a JSON object at the top level, got a list"
+    assert str(err.value) == "x.json: expected a JSON object at the top level, got a list"
 
 
 def test_first_error_in_document_order_wins() -> None:
@@ -334,7 +334,7 @@ def test_unreadable_files(tmp_path: Path, content: bytes, problem: str) -> None:
         load_bundle(path)
     assert err.value.path == "$"
     assert problem in err.value.problem
-    assert str(err.value).startswith(f"{path}: $: ")
+    assert str(err.value).startswith(f"{path}: ") and "$" not in str(err.value)
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:
