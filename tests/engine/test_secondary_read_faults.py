@@ -212,3 +212,17 @@ async def test_a_history_read_whole_counts_a_single_failure_as_a_one_off() -> No
     assert (rec.count, rec.complete, rec.kind()) == (1, True, "one-off")
     line = next(line for line in to_text(report).splitlines() if line.startswith("History:"))
     assert line.startswith("History: 1 OOM_KILLED failure in the last") and line.split(": ")[2].startswith("one-off")
+
+
+async def test_events_with_nothing_the_diagnosis_reads_are_counted_as_missing() -> None:
+    data = _bundle([])
+    workload = data["workloads"][0]
+    workload["events"] = [*workload.get("events", []), {"foo": 1}, {"id": "only-an-id"}]
+    report = await _diagnose(data)
+    assert (report.outcome, report.category) == ("diagnosed", "OOM_KILLED")  # the real events still decide
+    assert "2 events had none of the fields the diagnosis reads" in _gap(report, "get_workload_status", "some workload")
+
+
+async def test_ordinary_events_leave_no_such_gap() -> None:
+    report = await _diagnose(_bundle([]))
+    assert not [m for m in report.missing if m.what == "some workload events"], report.missing

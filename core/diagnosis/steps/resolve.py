@@ -273,6 +273,15 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
         kept = tuple(events.items)
         if events.problems:
             found.missing("some workload events", f"{plural(len(events.problems), 'event')} could not be read", STATUS)
+        # An object with none of the fields an event is read by parses, and says nothing: counted, not dropped.
+        blank = sum(1 for e in kept if not (e.type or e.reason or e.message or e.created_at or e.involved_object))
+        if blank:
+            found.missing(
+                "some workload events",
+                f"{plural(blank, 'event')} had none of the fields the diagnosis reads (type, reason, message, "
+                "createdAt, involvedObject)",
+                STATUS,
+            )
     absent = workload.missing_required()
     if absent:
         found.missing(
