@@ -44,21 +44,11 @@ from core.models.spec_v2 import is_v2_document, spec_from_v2
 from core.sources.bounded import DEFAULT_REQUEST_DEADLINE_S, MAX_BODY_BYTES, SUPPORTED_ENCODINGS, BoundedTransport
 from core.sources.budget import remaining as budget_remaining
 from core.sources.credentials import Credentials
-from core.sources.errors import (
-    ApiError,
-    ApiTimeout,
-    ForbiddenError,
-    MalformedResponse,
-    NotFoundError,
-    clean_text,
-    error_fields,
-    safe_target,
-    scrub_secrets,
-    transport_failure,
-)
+from core.sources.errors import ApiError, ApiTimeout, MalformedResponse, safe_target, transport_failure
 from core.sources.guard import ReadOnlyTransport, token_paths
 from core.sources.metrics_body import MAX_SERIES_PER_TYPE, read_metrics
 from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, run_with_retry
+from core.sources.runai_answers import malformed, status_error, unreadable
 from core.sources.runai_params import (
     MAX_CLUSTERS,
     MAX_LIMIT,
@@ -87,10 +77,6 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=5.0, read=30.0, write=10.0, pool=5.0)
 # One call (token, every attempt and the waits between them) ends within this, whatever the server does.
 DEFAULT_CALL_DEADLINE_S = 60.0
 USER_AGENT = "runai-triage/0.1 (read-only)"
-_HTML_ANSWER = (
-    "expected JSON, got an HTML page: the base URL may point at the Run:ai web UI or a login proxy rather than "
-    "the API (use the tenant URL, e.g. https://<tenant>.run.ai, and check any proxy in between)"
-)
 
 # The request checks live in runai_params; these are re-exported because callers know them from here.
 __all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
@@ -419,9 +405,7 @@ class RunaiClient:
             raise self._unreadable(path, params, content, exc) from None
 
     def _unreadable(self, path: str, params: Mapping[str, Any], content: bytes, exc: ShapeError) -> MalformedResponse:
-        if content.lstrip()[:1] == b"<":
-            return MalformedResponse("GET", self._target(path, params), _HTML_ANSWER)
-        return self._malformed(path, params, exc)
+        return unreadable(self._target(path, params), content, exc, self._tokens.secrets())
 
     async def _get_bytes(
         self, path: str, params: Mapping[str, Any], *, resource: str, ok: Sequence[int] = (200,)
@@ -487,21 +471,10 @@ class RunaiClient:
         return outcome.response, outcome.attempts
 
     def _status_error(self, target: str, resource: str, response: httpx.Response, attempts: int) -> ApiError:
-        status = response.status_code
-        message, details = error_fields(response.content, self._tokens.secrets())
-        if attempts > 1:
-            message = f"{message} (gave up after {attempts} attempts)"
-        if status == 403:
-            return ForbiddenError("GET", target, resource, message, details)
-        if status == 404:
-            return NotFoundError("GET", target, 404, message, details)
-        if 300 <= status < 400:
-            return ApiError("GET", target, status, "unexpected redirect (redirects are not followed)", None)
-        return ApiError("GET", target, status, message, details)
+        return status_error(target, resource, response, attempts, self._tokens.secrets())
 
     def _malformed(self, path: str, params: Mapping[str, Any], exc: ShapeError) -> MalformedResponse:
-        problem = clean_text(scrub_secrets(str(exc), self._tokens.secrets()), 300)
-        return MalformedResponse("GET", self._target(path, params), problem)
+        return malformed(self._target(path, params), exc, self._tokens.secrets())
 
     def _object(self, path: str, params: Mapping[str, Any], body: Any, model: type[M]) -> M:
         try:
