@@ -80,15 +80,10 @@ def classified_event(
     )
 
 
-def from_event_with_text(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> tuple[list[Observation], str]:
-    """The event's signals as observations, and its citation text (computed once per distinct event)."""
-    signals, text, pod, node = classified_event(event, prefix)
-    at = event.created_at
-    return [Observation(sig, source, at, text, pod, node) for sig in signals], text
-
-
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:
-    return from_event_with_text(event, source, prefix=prefix)[0]
+    """The event's signals as observations, each citing the event."""
+    signals, text, pod, node = classified_event(event, prefix)
+    return [Observation(sig, source, event.created_at, text, pod, node) for sig in signals]
 
 
 def from_phase_message(

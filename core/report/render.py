@@ -151,7 +151,7 @@ def _recurrence_line(report: Report) -> str:
     lookback = _safe(r.lookback)
     if report.outcome != "diagnosed":
         return f"History: not counted (outcome {report.outcome}); lookback {lookback}"
-    partly = "" if r.complete else " (the history could not be read whole, see Missing evidence)"
+    partly = "" if r.complete else "; the history could not be read whole (see Missing evidence)"
     if r.count == 0:
         found = "inside" if r.complete else "in what could be read of"
         return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}"
@@ -160,7 +160,7 @@ def _recurrence_line(report: Report) -> str:
     shown = f" ({times}{more})" if times else ""
     noun = "failure" if r.count == 1 else "failures"
     least = "" if r.complete else "at least "
-    return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{shown}{partly}"
+    return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{partly}{shown}"
 
 
 FINDINGS_TITLE = "Infrastructure findings (faults under the workload, for the administrator)"

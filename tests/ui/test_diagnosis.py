@@ -146,6 +146,24 @@ def with_faults(bundle: CaseBundle, *faults: Fault) -> CaseBundle:
     return dataclasses.replace(bundle, faults=list(faults))
 
 
+def hung_app(
+    bundle: CaseBundle,
+    tenants: Callable[..., Tenant],
+    case: dict[str, Any],
+    path: str = "/api/v1/workloads/{id}",
+    *,
+    delay_ms: int = 5000,
+) -> TriageApp:
+    """`case` on a tenant whose `path` read hangs for `delay_ms`: the screen's own run waits there."""
+    return make(tenants(with_faults(bundle, Fault("GET", path, 0, 20, delay_ms=delay_ms))), options_for(case))
+
+
+async def shown(pilot: Pilot[Any], app: TriageApp) -> DiagnosisScreen:
+    """The diagnosis screen once it is up, its run possibly still going."""
+    await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
+    return screen_of(app)
+
+
 def screen_text(app: TriageApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
@@ -284,8 +302,7 @@ async def test_events_in_any_order_fill_the_same_panes(
     hung = tenants(with_faults(demo_bundle, Fault("GET", "/api/v1/workloads/{id}", 0, 20, delay_ms=5000)))
     app = make(hung, options_for(case))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         for event in shuffled:
             screen.post_message(DiagnosisProgress(screen.run_id, event))
         await pilot.pause()
@@ -318,8 +335,7 @@ async def test_thousands_of_history_lines_stay_in_one_table(
         for i in range(6000)
     )
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         # How fast the table fills is for a benchmark, not a timed assertion (it fails under parallel load).
         screen.post_message(DiagnosisProgress(screen.run_id, HistoryFound(entries, 6000, 12)))
         await pilot.pause()
@@ -339,8 +355,7 @@ async def test_esc_cancels_a_hung_diagnosis(demo_bundle: CaseBundle, tenants: Ca
     hung = tenants(with_faults(demo_bundle, fault))
     app = make(hung, options_for(CASES["oom-rising"]))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         await until(pilot, lambda: screen.query_one(StepList).steps[3].state == "running")
         await pilot.pause(0.1)
         assert screen.running and screen.report is None
@@ -430,8 +445,7 @@ async def test_stale_results_of_a_replaced_run_are_dropped(
     slow = tenants(demo_bundle, latency_ms=40)
     app = make(slow, options_for(CASES["oom-recurring"]))
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         await until(pilot, lambda: screen.query_one(StepList).steps[1].reads >= 1)
         await pilot.press("b")  # a new run (7d) replaces the 24h one while it is still reading
         await verdict(pilot)
@@ -516,11 +530,9 @@ async def test_copy_puts_the_text_report_on_the_clipboard(demo: Tenant) -> None:
 async def test_export_before_the_verdict_warns_and_writes_nothing(
     demo_bundle: CaseBundle, tenants: Callable[..., Tenant], tmp_path: Path
 ) -> None:
-    hung = tenants(with_faults(demo_bundle, Fault("GET", "/api/v1/workloads/{id}", 0, 20, delay_ms=5000)))
-    app = make(hung, options_for(CASES["oom-rising"]))
+    app = hung_app(demo_bundle, tenants, CASES["oom-rising"])
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         screen._export_to, screen._env = tmp_path, {}
         await pilot.press("e", "c")
         await pilot.pause()
@@ -534,11 +546,9 @@ async def test_v_before_the_verdict_says_why_on_every_tab(
     demo_bundle: CaseBundle, tenants: Callable[..., Tenant], tab: str
 ) -> None:
     # The history read hangs, so the History tab's table is on screen and empty while the diagnosis runs.
-    hung = tenants(with_faults(demo_bundle, Fault("GET", "/api/v1/workloads/{id}/history", 0, 20, delay_ms=30_000)))
-    app = make(hung, options_for(CASES["oom-rising"]))
+    app = hung_app(demo_bundle, tenants, CASES["oom-rising"], "/api/v1/workloads/{id}/history", delay_ms=30_000)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
-        screen = screen_of(app)
+        screen = await shown(pilot, app)
         await until(pilot, lambda: screen.query_one(StepList).steps[3].state == "running")
         await pilot.press(tab, "v")
         await pilot.pause()
