@@ -259,6 +259,25 @@ async def test_wide_terminal_gives_the_message_a_column(demo_tenant: Tenant) -> 
         assert widths["name"] <= 48 and widths["message"] >= 20
 
 
+
+@pytest.mark.parametrize("width", [100, 120, 136, 137, 200])
+async def test_the_type_column_comes_before_names_are_cut(demo_tenant: Tenant, width: int) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=(width, 30)) as pilot:
+        screen = await loaded_picker(pilot)
+        table = screen.query_one(WorkloadTable)
+        widths = {str(c.key.value): c.width for c in table.ordered_columns}
+        # A column is added only where the name keeps 24 columns beside it; the Type column (Training,
+        # Distributed, ...) comes first at 120, the submitter only once both fit with the name at that width.
+        assert ("type" in widths) == (width >= 120)
+        assert ("submitted" in widths) == (width >= 137)
+        assert widths["name"] >= 24
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        if "type" in widths:
+            column = table.get_column_index("type")
+            assert {table.get_cell_at((row, column)).plain for row in range(table.row_count)} - {""}
+
+
 LABELS = (*CATEGORIES, *OUTCOMES, "no report")
 
 

@@ -33,6 +33,8 @@ from tui.widgets.verdict_line import VERDICT_WIDTH
 
 _NAME_MIN = 16
 _NAME_MAX = 48
+# The name's least width beside the Type column (and the submitter's): wider columns never cut names shorter.
+_NAME_TYPED = 24
 _MESSAGE_MIN = 20
 # Below _NAME_MIN, Project and Cluster shrink to these ("research", "demo-east" whole) and the name to its own
 # floor, rather than push a column off the screen.
@@ -162,21 +164,30 @@ class WorkloadTable(DataTable[Text]):
             self.update_cell(str(index), "updated", Text(relative_time(workload.phase_updated_at, now)))
 
     def _columns(self, width: int) -> list[tuple[str, str, int]]:
-        return self._layout(width, wide=True) or self._layout(width, wide=False) or []
+        return (
+            self._layout(width, wide=True)
+            or self._layout(width, wide=False, typed=True)
+            or self._layout(width, wide=False)
+            or []
+        )
 
-    def _layout(self, width: int, *, wide: bool) -> list[tuple[str, str, int]] | None:
+    def _layout(self, width: int, *, wide: bool, typed: bool = False) -> list[tuple[str, str, int]] | None:
         """The columns for `width`; the wide layout (type, submitter, message) only where it fits with every
-        verdict whole and the name at its width, since the verdict says more than the extra columns."""
+        verdict whole and the name at its width, since the verdict says more than the extra columns. Between
+        the two, the Type column alone (distributed or not is the first thing to know of a failed run) where
+        the name keeps _NAME_TYPED columns beside it."""
         fixed = [("phase", "Phase", 14), ("verdict", "Verdict", VERDICT_WIDTH), ("project", "Project", 12)]
         if self._show_cluster:
             fixed.append(("cluster", "Cluster", 14 if wide else 12))
         fixed.append(("updated", "Updated", 9))
+        if wide or typed:
+            fixed.append(("type", "Type", 11))
         if wide:
-            fixed += [("type", "Type", 11), ("submitted", "Submitted by", 22)]
+            fixed.append(("submitted", "Submitted by", 22))
         # Cell padding is one column on each side of every column (name included), plus the scrollbar gap.
         count = len(fixed) + 1 + (1 if wide else 0)
         spare = width - sum(w for _, _, w in fixed) - 2 * count - 1
-        if wide and spare < _NAME_MIN:
+        if (wide or typed) and spare < _NAME_TYPED:
             return None
         floor = _NAME_MIN
         if spare < _NAME_MIN:
