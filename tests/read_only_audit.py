@@ -7,10 +7,18 @@ controller judges the union; without xdist the one process judges its own. A req
 two token POSTs, or any read of a Secret, fails the session (exit status 1) with the offending requests
 listed; so does a full run in which the simulators saw almost nothing (an audit over nothing proves nothing),
 and a worker that ended without a summary.
+
+Simulators in processes the tests start (the program's simulator process, a headless command run as a
+subprocess) write what they answered to files in a directory the session names in RUNAI_TRIAGE_AUDIT_DIR
+(core.sim.audit); the controller reads them at the end and judges them with the rest, as "child processes".
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +44,26 @@ def _summary(tests_run: int) -> Summary:
         "writes": [f"{r.method} {r.path} -> {r.status}" for r in audit.write_violations()],
         "secretReads": [f"{r.method} {r.path} -> {r.status}" for r in secret_reads],
     }
+
+
+def _children_summary(folder: Path) -> Summary:
+    """What the simulators of the session's child processes answered, from their files (`METHOD path status`)."""
+    requests = 0
+    writes: list[str] = []
+    secret_reads: list[str] = []
+    for log in sorted(folder.glob("*.log")):
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            method, _, rest = line.partition(" ")
+            path, _, status = rest.rpartition(" ")
+            if not method or not path:
+                continue  # a line cut short by a child killed mid-write
+            requests += 1
+            shown = f"{method} {path} -> {status}"
+            if method != "GET" and (method, path.rstrip("/")) not in audit.ALLOWED_WRITES:
+                writes.append(shown)
+            if "/secrets" in path:
+                secret_reads.append(shown)
+    return {"tests": 0, "requests": requests, "writes": writes, "secretReads": secret_reads}
 
 
 def judge(summaries: dict[str, Summary | None]) -> list[str]:
@@ -65,6 +93,12 @@ class ReadOnlyAudit:
         self.from_workers: dict[str, Summary | None] = {}
         self.problems: list[str] = []
         self.requests = 0
+        self.from_children = 0
+        self.folder: Path | None = None
+        audit.keep_in_memory()  # this process's own planes are judged from memory
+        if getattr(config, "workerinput", None) is None:  # the controller (or the one process): names the folder
+            self.folder = Path(tempfile.mkdtemp(prefix="runai-triage-audit-"))
+            os.environ[audit.AUDIT_DIR_ENV] = str(self.folder)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
@@ -84,6 +118,11 @@ class ReadOnlyAudit:
             workeroutput[KEY] = summary
             return
         summaries = {**self.from_workers, "this process": summary}
+        if self.folder is not None:
+            children = _children_summary(self.folder)
+            summaries["child processes"] = children
+            self.from_children = children["requests"]
+            shutil.rmtree(self.folder, ignore_errors=True)
         self.problems = judge(summaries)
         self.requests = sum(s["requests"] for s in summaries.values() if s)
         if self.problems and session.exitstatus == pytest.ExitCode.OK:
@@ -93,7 +132,10 @@ class ReadOnlyAudit:
         if getattr(self.config, "workeroutput", None) is not None:
             return
         if not self.problems:
-            terminalreporter.write_line(f"read-only audit: {self.requests} simulator requests, no write")
+            terminalreporter.write_line(
+                f"read-only audit: {self.requests} simulator requests ({self.from_children} of them in child "
+                "processes), no write"
+            )
             return
         terminalreporter.section("read-only audit FAILED", red=True)
         for line in self.problems:

@@ -60,13 +60,54 @@ def test_reads_and_token_posts_pass_the_audit(tmp_path: Path) -> None:
     # (The suite itself, run with -n auto, is the clean case under xdist.)
     run = _run_pytest(tmp_path, "GET", "/api/v1/clusters", "-p", "no:xdist")
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "read-only audit: 5 simulator requests, no write" in run.stdout
+    assert "read-only audit: 5 simulator requests (0 of them in child processes), no write" in run.stdout
 
 
 def test_a_planted_secret_read_fails_the_session(tmp_path: Path) -> None:
     run = _run_pytest(tmp_path, "GET", "/api/v1/namespaces/runai-nlp/secrets/hf-token", "-p", "no:xdist")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "a Secret read reached a simulator: GET /api/v1/namespaces/runai-nlp/secrets/hf-token" in run.stdout
+
+
+CHILD_TEST = f'''
+import subprocess
+import sys
+
+CHILD = """
+from core.sim.bundle import load_bundle
+from core.sim.control_plane import ControlPlane, SimRequest
+
+plane = ControlPlane(load_bundle({str(CASES / "example-oom.json")!r}))
+plane.handle(SimRequest("GET", "/api/v1/clusters", (), {{}}))
+plane.handle(SimRequest(METHOD, "/api/v1/workloads/planted", (), {{}}))
+"""
+
+
+def test_a_child_process_talks_to_a_simulator():
+    subprocess.run([sys.executable, "-c", CHILD.replace("METHOD", repr(WHICH))], check=True, timeout=60)
+'''
+
+
+@XDIST
+@pytest.mark.parametrize("method", ["DELETE", "GET"])
+def test_a_write_in_a_child_process_fails_the_session(tmp_path: Path, options: tuple[str, ...], method: str) -> None:
+    # A simulator in a process the test started (as the program's own simulator runs) is judged too.
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (tmp_path / "test_child.py").write_text(f"WHICH = {method!r}\n" + CHILD_TEST, encoding="utf-8")
+    args = ["-p", "tests.read_only_audit", "-p", "no:cacheprovider", "-q", "--rootdir", str(tmp_path)]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, *options, str(tmp_path / "test_child.py")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    if method == "GET":
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert "read-only audit: 2 simulator requests (2 of them in child processes), no write" in run.stdout
+        return
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 passed" in run.stdout  # the test passed: the audit of its child's simulator failed the session
+    # (401: the planted request carries no token; the audit counts it all the same)
+    line = "child processes: a write request reached a simulator: DELETE /api/v1/workloads/planted -> 401"
+    assert line in run.stdout, run.stdout
 
 
 def _clean(tests: int, requests: int) -> dict[str, object]:

@@ -45,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Imported here, after the arguments: what `--help` needs is argparse alone.
     import gc
 
+    from core.sim.audit import requested as audit_requested
     from core.sim.bundle import BundleError, load_bundle
     from core.sim.control_plane import ControlPlane
     from core.sim.loopback import LoopbackServer
@@ -60,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BundleError as exc:
         _say(out, {"error": BUNDLE_ERROR, "message": str(exc)})
         return 1
-    plane = ControlPlane(bundle, audited=False)  # nobody in this process audits its requests
+    # Audited only for a test session that asked (core.sim.audit): then it reads what this process answered.
+    plane = ControlPlane(bundle, audited=audit_requested())
     server = LoopbackServer(plane)
     url = server.start()
     has_kube = plane.has_kubernetes

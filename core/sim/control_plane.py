@@ -174,6 +174,7 @@ class ControlPlane:
         self._runai_routes: list[Route] = RUNAI_ROUTES
         self._kube_routes: list[Route] = KUBE_ROUTES
         self.kube_token = "sim-kube-" + secrets.token_hex(16)
+        self._audited = audited
         if audited:
             audit.register(self._log)
 
@@ -206,14 +207,15 @@ class ControlPlane:
                 response = self._dispatch(request)
             except Exception as exc:  # a bug in a route must not take the transport down with it
                 response = api_error(500, f"simulator error: {type(exc).__name__}: {show(str(exc))}")
-            self._log.append(
-                RecordedRequest(
-                    request.method.upper(),
-                    request.path,
-                    tuple(request.query),
-                    0 if response.drop_connection else response.status,
-                )
+            recorded = RecordedRequest(
+                request.method.upper(),
+                request.path,
+                tuple(request.query),
+                0 if response.drop_connection else response.status,
             )
+            self._log.append(recorded)
+            if self._audited:
+                audit.record(recorded)
         response.delay_s += max(self.latency_ms, 0.0) / 1000.0
         return response
 
