@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from core.models import fast, safe_json
 from core.models.base import ApiModel, preview
 from core.models.gc_pause import gc_paused
+from core.models.safe_json import json_type
 
 T = TypeVar("T", bound=ApiModel)
 
@@ -51,23 +52,6 @@ class Page(Generic[T]):
     problems: list[ItemProblem] = field(default_factory=list)
     # Items the server sent beyond the number asked for, not read (0 for an honest page).
     cut: int = 0
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a decoded value's type, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def parse_json(raw: bytes | str, what: str) -> Any:

@@ -271,3 +271,20 @@ class _IterativeDecoder:
                 value = stack.pop()
                 if isinstance(value, dict):
                     keys.pop()
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a decoded value's type, for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

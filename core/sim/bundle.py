@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.models.gc_pause import gc_paused
-from core.models.pages import json_type
+from core.models.safe_json import json_type
 from core.sim.fault_kinds import PARAMS, check_fault_kind
 from core.sim.faults import Fault, parse_match
 

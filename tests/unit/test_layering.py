@@ -191,3 +191,15 @@ def test_the_program_starts_the_simulator_before_anything_heavy_loads() -> None:
         "print(sorted(m for m, module in sys.modules.items() if module and m.startswith(heavy)))"
     )
     assert _fresh(code) == "[]"
+
+
+def test_the_simulators_process_serves_without_the_client_libraries() -> None:
+    # The program's simulator process (core.sim.child) starts while the app loads, on the same cores: it loads
+    # the bundle and serves it with the standard library alone, never the app's models, pydantic or httpx.
+    code = (
+        "import os, sys, core.sim.child; sys.stdin = open(os.devnull); sys.stdout = open(os.devnull, 'w'); "
+        "status = core.sim.child.main(['--demo']); sys.stdout = sys.__stdout__; "
+        "heavy = ('pydantic', 'httpx', 'textual', 'kubernetes', 'core.models.base', 'core.sources'); "
+        "print(status, sorted(m for m, module in sys.modules.items() if module and m.startswith(heavy)))"
+    )
+    assert _fresh(code) == "0 []"
