@@ -65,6 +65,17 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "(for example linux/amd64).",
         ),
         (
+            # NCCL's watchdog (PyTorch's ProcessGroupNCCL) on a collective that never completed: a rank that
+            # never joined it or a stalled network, neither of which a fix to the failing rank's code addresses.
+            r"Watchdog caught collective operation timeout|collective operation timeout"
+            r"|ProcessGroupNCCL[^\n]{0,200}time(?:d )?out",
+            "A collective operation (all-reduce, broadcast, barrier) waited past its timeout: one rank never "
+            "reached it, or the network between the ranks stalled. Compare the ranks' logs around that moment to "
+            "find the one that fell behind (a data-loader or storage stall, extra work on one rank such as a "
+            "checkpoint save, code that takes another path on some ranks); if all of them were waiting, ask the "
+            "administrator to check the GPU network between those nodes (NCCL_DEBUG=INFO logs the transport).",
+        ),
+        (
             r"command not found|: not found$|executable file not found",
             "The command (or a program it runs) is not in the image or on its PATH: check its spelling and that "
             "the image installs it.",

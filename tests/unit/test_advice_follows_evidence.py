@@ -49,6 +49,11 @@ def test_oom_with_a_measured_peak_names_it() -> None:
         ("exec /opt/conda/bin/python: exec format error", "architecture"),
         ("bash: line 1: pyhton: command not found", "PATH"),
         ("ERROR: No matching distribution found for torch==9.9", "package version"),
+        ("[rank3]:[E1130 11:25:00.412 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation "
+         "timeout: WorkNCCL(SeqNum=18231, OpType=ALLREDUCE) ran for 600071 milliseconds before timing out.",
+         "one rank never reached it"),
+        ("torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving ncclUniqueId "
+         "from [0] via c10d key-value store: ProcessGroupNCCL timed out", "network between the ranks"),
     ],
 )  # fmt: skip
 def test_a_tools_error_gets_the_advice_it_names(line: str, words: str) -> None:
@@ -56,6 +61,7 @@ def test_a_tools_error_gets_the_advice_it_names(line: str, words: str) -> None:
         advice = _joined(AdviceContext(category, log_line=line))
         assert words in advice, (category, advice)
         assert line in advice  # the line it rests on is quoted beside it
+        assert "Fix the code" not in advice  # the line says what is wrong; no general blame of the code
 
 
 def _finding(kind: str, explains: bool = True, node: str | None = "gpu-e-47") -> Finding:
