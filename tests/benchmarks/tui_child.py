@@ -5,6 +5,7 @@ which the first rows of its table were painted (the parent subtracts the moment 
 the seconds from an action taken right then to what it opens, cold (nothing warmed up yet):
 - `app` (`runai-triage --demo`): `enter` on a failed demo story, to the diagnosis screen holding its report,
   painted;
+- `app-preloaded`: `app`, in a process that loaded what the first diagnosis loads before its app started;
 - `app-empty`: the same app pushing an empty screen (one Static), to that screen's first paint;
 - `baseline`: a minimal Textual app showing a 40-row DataTable; then it pushes the same empty screen.
 `app` and `app-empty` start the app the way the program does (`launch`): first thing, before anything else
@@ -137,6 +138,18 @@ async def triage(launched: tuple[Any, Any], empty: bool) -> tuple[float, float]:
         return shown, time.perf_counter() - start
 
 
+def preload() -> None:
+    """What the first diagnosis loads (the app's warm-up loads the same, tui/app.py `_load_diagnosis`): its
+    screen and the engine, the picker's verdict worker, the Kubernetes client, the models' validators."""
+    import importlib
+
+    for module in ("tui.screens.diagnosis_open", "core.triage.batch", "core.sources.kube"):
+        importlib.import_module(module)
+    from core.models.fast import prepare_all
+
+    prepare_all()
+
+
 def verdict_shown(app) -> bool:  # type: ignore[no-untyped-def]
     from tui.screens.diagnosis import DiagnosisScreen  # loaded by the app by then: costs nothing here
 
@@ -150,6 +163,8 @@ STORY = "crash-traceback"
 if __name__ == "__main__":
     mode = sys.argv[1]
     launched = None if mode == "baseline" else launch()  # first thing, as the program does
+    if mode == "app-preloaded":
+        preload()
     import asyncio
 
     if launched is None:
