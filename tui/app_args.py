@@ -15,7 +15,9 @@ from collections.abc import Sequence
 
 def add_tui_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of the interactive app to the top-level `runai-triage` parser."""
-    group = parser.add_argument_group("interactive app (runai-triage with no subcommand)")
+    group = parser.add_argument_group(
+        "interactive app (runai-triage with no command; given before a command, they are that command's)"
+    )
     source = group.add_mutually_exclusive_group()
     source.add_argument("--demo", dest="tui_demo", action="store_true", help="open the built-in demo tenant")
     source.add_argument("--case", dest="tui_case", metavar="FILE", help="open a runai-triage/case@1 bundle")

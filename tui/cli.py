@@ -47,12 +47,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The app's options a command takes too (the destination without its `tui_` prefix): given before the command
+# (`runai-triage --demo diagnose ...`), as kubectl's global flags may be, they are the command's.
+_SHARED_OPTIONS = (
+    "demo", "case", "base_url", "kubeconfig", "kube_context", "no_kube", "cluster_id", "workload_id", "name",
+    "project",
+)  # fmt: skip
+_SOURCES = ("demo", "case", "base_url")
+
+
+def carry_app_options(args: argparse.Namespace) -> str | None:
+    """Give the command the app's options that came before it; why not, when one cannot be taken."""
+    command = args.command
+
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    for name in _SHARED_OPTIONS:
+        before = getattr(args, f"tui_{name}", None)
+        if before is None or before is False:
+            continue
+        if not hasattr(args, name):
+            return f"{flag(name)} is not an option of `runai-triage {command}` (see runai-triage {command} --help)"
+        after = getattr(args, name)
+        if after is not None and after is not False and after != before:
+            return f"{flag(name)} is given twice, before and after `{command}`, with different values"
+        setattr(args, name, before)
+    chosen = [flag(name) for name in _SOURCES if getattr(args, name, None) not in (None, False)]
+    if len(chosen) > 1:
+        return f"{' and '.join(chosen)} cannot be used together: they name different tenants"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = app_arguments(argv)
     if args is None:  # a command, help, or something wrong: the full parser reads it
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
         if args.command is not None:
+            problem = carry_app_options(args)
+            if problem is not None:
+                parser.error(problem)
             return int(args.handler(args))
     simulator = launch_app(args)
     from tui.app import run_tui  # Textual loads only for the interactive app

@@ -418,3 +418,31 @@ def test_the_headless_command_does_not_import_textual(empty_home: Path) -> None:
     head, flags = done.stdout.splitlines()
     assert head == str(["Category: OOM_KILLED", "Workload: whisper-ft | Phase: Failed | Project: speech"])
     assert flags.split() == ["0", "False", "False"]
+
+
+def test_the_apps_options_before_a_command_are_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    # `runai-triage --demo diagnose ...` reads as `runai-triage diagnose --demo ...` (global flags, as kubectl's).
+    story = DEMO["oom-rising"]
+    status = cli.main(["--demo", "--cluster-id", story["clusterId"], "diagnose", "--workload-id",
+                       story["workloadId"], "--format", "json"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert json.loads(captured.out)["category"] == "OOM_KILLED"
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--base-url", "http://x", "serve", "--demo"], "--base-url is not an option of `runai-triage serve`"),
+        (["--demo", "diagnose", "--case", "x.json"], "--demo and --case cannot be used together"),
+        (["--case", "a.json", "scan", "--case", "b.json"], "--case is given twice, before and after `scan`"),
+    ],
+)  # fmt: skip
+def test_an_app_option_a_command_cannot_take_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
