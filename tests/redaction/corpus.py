@@ -198,7 +198,16 @@ def _build() -> list[Credential]:
     add("pem-rsa", lambda g: _pem(g, "RSA PRIVATE KEY", headless=False))
     add("pem-openssh", lambda g: _pem(g, "OPENSSH PRIVATE KEY", headless=False))
     add("pem-headless", lambda g: _pem(g, "PRIVATE KEY", headless=True))
+    # -- an env var's name/value pair printed on one line (a pod spec in an error or a log) -------------------
+    add("env-pair-json", same('spec env: [{{"name": "HF_TOKEN", "value": "{}"}}]', lambda g: g.password(18)))
+    add("env-pair-repr", same("env=[{{'name': 'DB_PASSWORD', 'value': '{}', 'value_from': None}}]", _pw))
+    add("env-pair-go", same("Env:[{{Name:WANDB_API_KEY Value:{} ValueFrom:nil}}]", lambda g: g.hex(40)))
+    add("env-pair-flow-yaml", same("env: [{{name: S3_SECRET_ACCESS_KEY, value: {}}}]", lambda g: g.alnum(40)))
     return out
+
+
+def _pw(g: _Gen) -> str:
+    return g.password(16)
 
 
 def _uuid(g: _Gen) -> str:

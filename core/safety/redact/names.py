@@ -128,6 +128,16 @@ _JSON_PAIR = re.compile(
 _ESCAPED_JSON_PAIR = re.compile(
     rf"\\\"(?P<name>{_NAME})\\\"(?P<sep>[ \t]*:[ \t]*)\\\"(?P<value>(?:[^\"\\\n]|\\[^\"\n]){{0,8192}}+)\\\""
 )
+# The name/value pair of a Kubernetes env var (and of Run:ai's `environmentVariables[]` and `annotations[]`)
+# printed on one line: JSON `{"name": "HF_TOKEN", "value": "x"}`, a Python repr, flow YAML
+# `{name: HF_TOKEN, value: x}`, kwargs `EnvVar(name="HF_TOKEN", value="x")`, Go's `{Name:HF_TOKEN Value:x}`. The
+# name is a value there, not a key, so the key rules above never see it.
+_QUOTE = r"(?:\\?[\"'])?"  # none, a quote, or a quote escaped inside a JSON string
+_NAME_VALUE_PAIR = re.compile(
+    rf"(?<![A-Za-z0-9_.-])(?P<k1>{_QUOTE})(?i:name)(?P=k1)[ \t]*[:=][ \t]*(?P<q>{_QUOTE})(?P<name>{_NAME})(?P=q)"
+    rf"[ \t]*,?[ \t]*(?P<k2>{_QUOTE})(?i:value)(?P=k2)(?P<sep>[ \t]*[:=][ \t]*)"
+    rf"(?P<value>\\\"(?:[^\"\\\n]|\\[^\"\n])*+\\\"|{_DQ_VALUE}|{_SQ_VALUE}|[^\s,;}}\])\\]+)"
+)
 # name: value at the start of a line (YAML dumps such as a Hydra config printed at start-up).
 _YAML_LINE = re.compile(rf"(?m)^(?P<lead>[ \t]*(?:-[ \t]+)?)(?P<name>{_NAME})(?P<sep>:[ \t]+)(?P<value>[^\n]*)$")
 # name: value in the middle of a line: a kubeconfig or YAML fragment flattened into one message
@@ -183,6 +193,18 @@ def _sub_escaped_json_pair(match: re.Match[str]) -> str:
     return f'\\"{match["name"]}\\"{match["sep"]}\\"{sized(value)}\\"'
 
 
+def _sub_name_value_pair(match: re.Match[str]) -> str:
+    name, value = match["name"], match["value"]
+    if not _credential_name(name, field=False):
+        return match[0]
+    quote = next((q for q in ('\\"', '"', "'") if len(value) >= 2 * len(q) and value.startswith(q)), "")
+    bare = value[len(quote) : len(value) - len(quote)] if quote else value
+    if not _hide_structured(name, bare, field=False):
+        return match[0]
+    head = match[0][: match.start("value") - match.start()]
+    return f"{head}{quote}{sized(bare)}{quote}"
+
+
 def _sub_yaml_line(match: re.Match[str]) -> str:
     value = match["value"].rstrip()
     bare = unquote(value)
@@ -236,6 +258,7 @@ def _rule(name: str, pattern: re.Pattern[str], replace: Replace, rescan: str | N
 # Order matters: the structured forms run first, because they know a value's full extent and so report its
 # real length (`GITHUB_TOKEN=<redacted: 40 chars>` rather than a token rule shrinking the value first).
 NAME_RULES: tuple[Rule, ...] = (
+    _rule("name-value-pair", _NAME_VALUE_PAIR, _sub_name_value_pair),
     _rule("yaml-line", _YAML_LINE, _sub_yaml_line),
     _rule("key-value", _KEY_VALUE, _sub_key_value),
     _rule("flag", _FLAG, _sub_flag),
