@@ -35,7 +35,10 @@ _GOOD_STATUS_RE = rx(r"^(?:connected|ready|healthy|ok|online|running)$")
 # A cluster that has not reported for this long is stale whatever its status says; Run:ai's own threshold is
 # not published, so this is ours, and the report says how old the last report was.
 STALE_AFTER = timedelta(minutes=15)
-_STATUS_KEYS = ("state", "status", "phase", "displayedStatus", "displayStatus", "value", "name", "message")
+_STATUS_KEYS = ("state", "status", "phase", "displayedStatus", "displayStatus", "value", "name")
+# A free-text message is read only when no status word is there: "Connected" with the message "0 failures" is
+# connected.
+_MESSAGE_KEYS = ("message", "reason", "details")
 _MAX_DEPTH = 3
 
 
@@ -53,9 +56,12 @@ def _words(value: Any, depth: int = 0) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
-        for key in _STATUS_KEYS:
-            if key in value:
-                yield from _words(value[key], depth + 1)
+        stated = [word for key in _STATUS_KEYS if key in value for word in _words(value[key], depth + 1)]
+        yield from stated
+        if not any(word.strip() for word in stated):
+            for key in _MESSAGE_KEYS:
+                if key in value:
+                    yield from _words(value[key], depth + 1)
         conditions = value.get("conditions")
         for condition in conditions[:20] if isinstance(conditions, list) else ():
             if isinstance(condition, Mapping) and as_text(condition.get("status")) in {"False", "Unknown"}:
