@@ -184,7 +184,9 @@ class Orchestrator:
         history = await history_task
         take(history.findings)
         self.steps.finish(3)
-        tier1_obs = status.observations + pods.observations + history.observations + revision.observations
+        tier1_obs = (
+            status.observations + spec.observations + pods.observations + history.observations + revision.observations
+        )
         self.known.set_result((history, tier1_obs))
         window = conditional.episode_window(history.current, w, self.now)
         if several and t2 is not None and ns_task is not None:

@@ -53,7 +53,11 @@ def pending_route(
         what = " ".join(part for part in (w.phase_reason, w.phase_message) if part)
         evidence = f'"{quote(what, 400)}" (source: {STATUS}, phase)'
     else:
-        evidence = "no scheduling message was read (no scheduler event, pending scheduling message or phase message)"
+        return (
+            "Pending, and nothing read says why (no scheduler event, pending scheduling message, phase message or "
+            "failed-pod signal in its status)",
+            "Route to Pending-workload diagnosis: nothing shows a pod failing to start.",
+        )
     return (
         f"Pending with only scheduling or resource-wait evidence: {evidence}",
         "Route to Pending-workload diagnosis: nothing shows a pod failing to start.",

@@ -78,6 +78,7 @@ def test_condition_polarity() -> None:
         ("Connected", NOW - timedelta(hours=2), True),  # says Connected, has not reported for 2 h
         ("Connected", NOW - timedelta(minutes=1), False),
         ({"state": "Connected"}, None, False),
+        ({"state": "Connected", "message": "all services up; 0 failures, 0 lost heartbeats"}, None, False),
         (None, None, False),
         (42, None, False),  # a shape we do not know is read as nothing, not as a fault
         ([[[[["Disconnected"]]]]], None, False),  # nested past the depth we read

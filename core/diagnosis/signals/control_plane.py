@@ -36,8 +36,8 @@ _GOOD_STATUS_RE = rx(r"^(?:connected|ready|healthy|ok|online|running)$")
 # not published, so this is ours, and the report says how old the last report was.
 STALE_AFTER = timedelta(minutes=15)
 _STATUS_KEYS = ("state", "status", "phase", "displayedStatus", "displayStatus", "value", "name")
-# A free-text message is read only when no status word is there: "Connected" with the message "0 failures" is
-# connected.
+# A free-text message is read unless a status word says the cluster is fine: "Connected" with the message
+# "0 failures" is connected; "ServiceIssues" with "cluster sync failed" is not.
 _MESSAGE_KEYS = ("message", "reason", "details")
 _MAX_DEPTH = 3
 
@@ -58,7 +58,7 @@ def _words(value: Any, depth: int = 0) -> Iterable[str]:
     elif isinstance(value, Mapping):
         stated = [word for key in _STATUS_KEYS if key in value for word in _words(value[key], depth + 1)]
         yield from stated
-        if not any(word.strip() for word in stated):
+        if not any(_GOOD_STATUS_RE.match(word.strip()) for word in stated):
             for key in _MESSAGE_KEYS:
                 if key in value:
                     yield from _words(value[key], depth + 1)

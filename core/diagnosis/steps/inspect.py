@@ -1,8 +1,9 @@
 """Step 2: inspect the submitted spec and the pods (and, for Tier 2 only, the namespace the pods live in).
 
-The spec corroborates and never decides. When the live pods do not show the failure, or the workload runs
-several pods, the deleted ones are read too: the pod that failed is often among them, beside its replacement.
-A failed or empty read is a stated gap, and the diagnosis goes on with what is there.
+The spec corroborates and never decides; its `desiredPhase: Stopped` on a Stopped workload is the one exception,
+as it is not configuration but the record of a requested stop. When the live pods do not show the failure, or the
+workload runs several pods, the deleted ones are read too: the pod that failed is often among them, beside its
+replacement. A failed or empty read is a stated gap, and the diagnosis goes on with what is there.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from core.diagnosis import configuration as config
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.observations import Observation, from_runai_pod, quote
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
+from core.diagnosis.signals import Signal, SignalKind
 from core.diagnosis.steps.resolve import PAGE_LIMIT, STATUS
 from core.models.pages import Page
 from core.models.runai import RunaiPod, Workload, WorkloadEvent
@@ -32,6 +34,22 @@ PROJECTS = "list_projects"
 class SpecRead:
     spec: WorkloadSpecDoc | None  # None when it could not be read
     findings: Findings
+    # Not configuration but the control plane's own record: a stop someone (or a policy) asked for.
+    observations: tuple[Observation, ...] = ()
+
+
+STOPPED_PHASES = frozenset({"Stopped", "Stopping"})
+
+
+def stop_requested(workload: Workload, doc: WorkloadSpecDoc) -> tuple[Observation, ...]:
+    """`desiredPhase: Stopped` on a Stopped workload: the stop was asked for (the user, an admin or a policy; the
+    seed's manual stop), not a failure. Only the weakest row takes it, so any failure signal still decides."""
+    desired = (doc.desired_phase or "").strip()
+    if desired.lower() != "stopped" or (workload.phase or "") not in STOPPED_PHASES:
+        return ()
+    signal = Signal(kind=SignalKind.MANUAL_STOP, detail="desiredPhase: Stopped", source="desiredPhase")
+    text = f"Desired phase: Stopped (a stop was requested); phase: {quote(workload.phase, 40)}"
+    return (Observation(signal, SPEC, None, text),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +89,9 @@ async def read_spec(reader: Reader, t1: Tier1, workload: Workload) -> SpecRead:
     else:
         for item in config.spec_evidence(answer):
             found.evidence(item.text, item.source, item.signal)
-    return SpecRead(answer, found.done())
+    stop = stop_requested(workload, answer)
+    found.observed(stop)
+    return SpecRead(answer, found.done(), stop)
 
 
 MAX_PODS_CITED = 8
