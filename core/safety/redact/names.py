@@ -134,7 +134,10 @@ _ESCAPED_JSON_PAIR = re.compile(
 # name is a value there, not a key, so the key rules above never see it.
 _QUOTE = r"(?:\\?[\"'])?"  # none, a quote, or a quote escaped inside a JSON string
 _NAME_VALUE_PAIR = re.compile(
-    rf"(?<![A-Za-z0-9_.-])(?P<k1>{_QUOTE})(?i:name)(?P=k1)[ \t]*[:=][ \t]*(?P<q>{_QUOTE})(?P<name>{_NAME})(?P=q)"
+    # The lookahead names every first character a match can have, which lets the scan skip the other positions
+    # at once (half the time of this rule on a log dense with credential words).
+    rf"(?=[\\\"'nN])(?<![A-Za-z0-9_.-])"
+    rf"(?P<k1>{_QUOTE})(?i:name)(?P=k1)[ \t]*[:=][ \t]*(?P<q>{_QUOTE})(?P<name>{_NAME})(?P=q)"
     rf"[ \t]*,?[ \t]*(?P<k2>{_QUOTE})(?i:value)(?P=k2)(?P<sep>[ \t]*[:=][ \t]*)"
     rf"(?P<value>\\\"(?:[^\"\\\n]|\\[^\"\n])*+\\\"|{_DQ_VALUE}|{_SQ_VALUE}|[^\s,;}}\])\\]+)"
 )
