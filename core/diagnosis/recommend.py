@@ -208,7 +208,7 @@ def _unknown(ctx: AdviceContext) -> list[str]:
             "The container was killed (SIGKILL, exit 137) and nothing we could read says why: check the node's "
             "events and kernel log around the failure for an OOM kill, a probe or an eviction."
         )
-    if not ctx.tier2_available:
+    if not ctx.tier2_available and not _explained(ctx):
         out.append(
             "Give runai-triage read-only Kubernetes access (see the README) so the pod, its previous log "
             "and its events can be read; Run:ai data alone did not identify the cause."

@@ -155,6 +155,10 @@ def _most_telling(deciding: Sequence[Observation]) -> Observation:
     return max(deciding, key=score)
 
 
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _reason(inputs: ReportInputs) -> str:
     verdict = inputs.verdict
     explaining = [f for f in inputs.findings if f.explains]
@@ -162,8 +166,8 @@ def _reason(inputs: ReportInputs) -> str:
         top = explaining[0]
         where = f" on node {top.node}" if top.node else ""
         return (
-            f"no category's signal decides it (the taxonomy stays UNKNOWN), but a {top.kind} finding{where} "
-            f"explains the failure: {top.text}"
+            f"no category's signal decides it (the taxonomy stays UNKNOWN), but {_article(top.kind)} {top.kind} "
+            f"finding{where} explains the failure: {top.text}"
         )
     if verdict.rule is None:
         if verdict.unresolved_kill:

@@ -402,6 +402,9 @@ async def test_infra_case(path: Path) -> None:
         assert f.owner == "administrator" and f.text and f.source
     if expect["findings"] and expect["findings"][0]["explains"]:
         assert report.recommendations[0].startswith("For the administrator"), report.recommendations
+        # The finding explains it: no advice may say that nothing did.
+        assert not any("did not identify the cause" in r for r in report.recommendations), report.recommendations
+    assert "a admission" not in (report.reason or ""), report.reason
     if "logLine" in expect:
         lines = [e.text for e in report.evidence if e.signal == "log-line"]
         assert lines and expect["logLine"] in lines[0], lines

@@ -94,6 +94,21 @@ def case_failed_desired_stopped_keeps_the_crash() -> Case:
     return [s], _req(s), {"outcome": "diagnosed", "category": "CRASH_APP_ERROR", "noEvidence": ["Desired phase"]}
 
 
+# -- a phase the API does not document ----------------------------------------------------------------------
+def case_phase_spelt_in_lower_case() -> Case:
+    # Reported as it came (never mapped onto "Failed"), and the reason says so instead of "the workload is
+    # failed, not in a failed state".
+    s = Story("p-phase-lower", "bert-tiny", "nlp", "failed", phase_at=30, created=90)
+    s.add_pod(node="gpu-e-38", created=89, k8s_phase="Error", updated=30, completed=30)
+    return (
+        [s],
+        _req(s),
+        {"outcome": "not-terminal", "category": None, "recurrence": 0, "noPaths": [r"/pods$", *NOTHING_BUT_PODS],
+         "reason": ["not one the Run:ai API documents", "'Failed'"], "noReason": ["not in a failed state"],
+         "bundle": {"kube": False}},
+    )  # fmt: skip
+
+
 # -- a cluster status word beside a message ------------------------------------------------------------------
 def case_cluster_connected_message_with_failures() -> Case:
     s = Story("p-cluster-msg", "bert-base", "nlp", "Failed", phase_at=30, created=90)

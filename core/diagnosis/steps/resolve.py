@@ -27,7 +27,7 @@ from core.diagnosis.steps.cluster import check_cluster, same_cluster
 from core.diagnosis.steps.submissions import LIST, PAGE_LIMIT, Submissions, list_submissions
 from core.models.pages import Page
 from core.models.report import WorkloadRef
-from core.models.runai import Cluster, Workload, WorkloadEvent
+from core.models.runai import SEED_EXTRA_PHASES, WORKLOAD_PHASES, Cluster, Workload, WorkloadEvent
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
 from core.words import plural
@@ -391,11 +391,21 @@ def _phase_rule(
             f"{phase}, and nothing confirms a crash loop or repeated crashes",
             "Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
         )
-    return Route(
-        "not-terminal",
-        f"the workload is {quote(phase, 40) or 'in an unknown phase'}, not in a failed state",
-        "Wait for it to settle, or diagnose again once it fails.",
-    )
+    return Route("not-terminal", _not_terminal_reason(phase), "Wait for it to settle, or diagnose again once it fails.")
+
+
+_KNOWN_PHASES = {p.casefold(): p for p in WORKLOAD_PHASES | SEED_EXTRA_PHASES}
+
+
+def _not_terminal_reason(phase: str) -> str:
+    if not phase:
+        return "the workload's phase is not given, so it is not taken as failed"
+    if phase in _KNOWN_PHASES.values():
+        return f"the workload is {quote(phase, 40)}, not in a failed state"
+    # A value the API does not document is reported as it came, never mapped onto one it does.
+    documented = _KNOWN_PHASES.get(phase.casefold())
+    like = f" (it documents {documented!r}, spelt differently)" if documented else ""
+    return f"phase {quote(phase, 40)!r} is not one the Run:ai API documents{like}, so it is not taken as failed"
 
 
 def scope_from_evidence(w: Workload, events_failed: bool, observations: list[Observation]) -> Route | None:
