@@ -203,6 +203,9 @@ def _build() -> list[Credential]:
     add("env-pair-repr", same("env=[{{'name': 'DB_PASSWORD', 'value': '{}', 'value_from': None}}]", _pw))
     add("env-pair-go", same("Env:[{{Name:WANDB_API_KEY Value:{} ValueFrom:nil}}]", lambda g: g.hex(40)))
     add("env-pair-flow-yaml", same("env: [{{name: S3_SECRET_ACCESS_KEY, value: {}}}]", lambda g: g.alnum(40)))
+    block = "    env:\n    - name: HF_TOKEN\n      value: {}\n    - name: EPOCHS\n      value: '3'"
+    add("env-pair-block-yaml", same(block, lambda g: g.password(18)))
+    add("env-pair-block-yaml-quoted", same('  - name: "DB_PASSWORD"\n    value: "{}"\n', _pw))
     return out
 
 

@@ -129,16 +129,19 @@ _ESCAPED_JSON_PAIR = re.compile(
     rf"\\\"(?P<name>{_NAME})\\\"(?P<sep>[ \t]*:[ \t]*)\\\"(?P<value>(?:[^\"\\\n]|\\[^\"\n]){{0,8192}}+)\\\""
 )
 # The name/value pair of a Kubernetes env var (and of Run:ai's `environmentVariables[]` and `annotations[]`)
-# printed on one line: JSON `{"name": "HF_TOKEN", "value": "x"}`, a Python repr, flow YAML
-# `{name: HF_TOKEN, value: x}`, kwargs `EnvVar(name="HF_TOKEN", value="x")`, Go's `{Name:HF_TOKEN Value:x}`. The
-# name is a value there, not a key, so the key rules above never see it.
+# printed: JSON `{"name": "HF_TOKEN", "value": "x"}`, a Python repr, flow YAML `{name: HF_TOKEN, value: x}`,
+# kwargs `EnvVar(name="HF_TOKEN", value="x")`, Go's `{Name:HF_TOKEN Value:x}`, and block YAML over two lines
+# (`kubectl get pod -o yaml`). The name is a value there, not a key, so the key rules above never see it.
 _QUOTE = r"(?:\\?[\"'])?"  # none, a quote, or a quote escaped inside a JSON string
+# Between the name and the value: blanks, and in block YAML (`- name: HF_TOKEN` / `  value: x`) a line break,
+# real or escaped inside a JSON string.
+_GAP = r"(?:[ \t]|\r?\n|\\[nr])*+"
 _NAME_VALUE_PAIR = re.compile(
     # The lookahead names every first character a match can have, which lets the scan skip the other positions
     # at once (half the time of this rule on a log dense with credential words).
     rf"(?=[\\\"'nN])(?<![A-Za-z0-9_.-])"
     rf"(?P<k1>{_QUOTE})(?i:name)(?P=k1)[ \t]*[:=][ \t]*(?P<q>{_QUOTE})(?P<name>{_NAME})(?P=q)"
-    rf"[ \t]*,?[ \t]*(?P<k2>{_QUOTE})(?i:value)(?P=k2)(?P<sep>[ \t]*[:=][ \t]*)"
+    rf"{_GAP},?{_GAP}(?P<k2>{_QUOTE})(?i:value)(?P=k2)(?P<sep>[ \t]*[:=][ \t]*)"
     rf"(?P<value>\\\"(?:[^\"\\\n]|\\[^\"\n])*+\\\"|{_DQ_VALUE}|{_SQ_VALUE}|[^\s,;}}\])\\]+)"
 )
 # name: value at the start of a line (YAML dumps such as a Hydra config printed at start-up).
