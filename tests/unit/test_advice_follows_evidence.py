@@ -82,6 +82,13 @@ def test_an_explaining_finding_leads_with_the_administrator_and_never_blames_the
     assert any("resubmit" in line.lower() for line in advice[1:])
 
 
+@pytest.mark.parametrize("explains", [True, False])
+def test_without_tier_2_access_is_asked_for_only_when_nothing_explains_the_failure(explains: bool) -> None:
+    ctx = AdviceContext("UNKNOWN", tier2_available=False, findings=(_finding("admission", explains=explains),))
+    asked = any("Kubernetes access" in line for line in recommendations(ctx))
+    assert asked is not explains
+
+
 def test_a_finding_that_does_not_explain_comes_after_the_categorys_advice() -> None:
     ctx = AdviceContext("OOM_KILLED", limit_bytes=16 * GI, findings=(_finding("node-pressure", explains=False),))
     advice = recommendations(ctx)
