@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
             "Diagnose failed NVIDIA Run:ai workloads, read-only. With no command, opens the terminal app "
             "(--demo for the built-in demo tenant)."
         ),
+        epilog="`runai-triage COMMAND --help` shows a command's options, examples and exit status.",
     )
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
     add_tui_arguments(parser)
@@ -44,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_scan_parser(subparsers)
     add_mcp_parser(subparsers)
     add_serve_parser(subparsers)
+    for command in subparsers.choices.values():
+        # An option a command does not know is that command's usage error, shown with its own usage.
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -84,7 +88,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = app_arguments(argv)
     if args is None:  # a command, help, or something wrong: the full parser reads it
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
         if args.command is not None:
             problem = carry_app_options(args)
             if problem is not None:

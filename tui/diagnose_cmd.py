@@ -18,8 +18,11 @@ from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.runai_params import invalid_workload_id
 from tui.headless import (
+    TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
+    command_parser,
+    epilog,
     parse_now,
     run_or_explain,
     start_options,
@@ -36,7 +39,7 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
     add_tenant_arguments(parser, verb)
     parser.add_argument(
         "--cluster-id",
-        metavar="UUID",
+        metavar="CLUSTER",
         help="the cluster the workload runs on: its id, or its exact name (always required)",
     )
     parser.add_argument("--workload-id", metavar="ID", help="Option A: the workload's UUID")
@@ -48,7 +51,8 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
         help="Option B: diagnose a current crash loop or start failure instead of the last terminal run",
     )
     parser.add_argument(
-        "--lookback", default=DEFAULT_LOOKBACK, help="history window: 90m, 24h, 7d, 2w (default 24h)"
+        "--lookback", default=DEFAULT_LOOKBACK, metavar="DURATION",
+        help="history window for recurrence: 90m, 24h, 7d, 2w (default 24h)",
     )
     add_now_argument(parser)
     parser.add_argument(
@@ -57,10 +61,23 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
 
 
 def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "diagnose",
         help="diagnose one workload and print the report (text, markdown or json)",
-        description="Diagnose one failed Run:ai workload, read-only, and print the report.",
+        description="Diagnose one failed Run:ai workload, read-only, and print the report on stdout (problems "
+        "go to stderr).",
+        epilog=epilog(
+            [
+                "runai-triage diagnose --demo --cluster-id demo-east --name llama-ft-7b --project nlp",
+                "runai-triage diagnose --demo --cluster-id 5b77e6d6-7b53-5206-9a65-c6331d0e09cc "
+                "--workload-id 2f140366-5a08-54df-8691-3512ee5b24ff --format json",
+                "runai-triage diagnose --demo --cluster-id demo-east --name asr-stream --project speech --active "
+                "--lookback 7d --format markdown",
+            ],
+            DIAGNOSE_STATUS,
+            TENANT_NOTE,
+        ),
     )
     add_diagnose_arguments(parser)
     parser.set_defaults(handler=run_diagnose)
@@ -92,21 +109,30 @@ def _check_identifiers(args: argparse.Namespace) -> None:
 
 
 PROG = "runai-triage diagnose"
+DIAGNOSE_STATUS = (
+    "  0  a report was produced, whatever its outcome (not-found, preempted, ... are reports too)\n"
+    "  1  no report could be produced: tenant unreachable, credentials refused, unknown cluster, the workload\n"
+    "     unreadable, unusable case bundle\n"
+    "  2  usage error: a missing or malformed option"
+)
 
 
 def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
     """The engine request the options describe; raises UsageError naming what is missing or wrong."""
     now = parse_now(args.now)
     _check_identifiers(args)
-    return DiagnosisRequest(
-        cluster_id=(args.cluster_id or "").strip(),
-        workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
-        name=args.name,
-        project=args.project,
-        lookback=args.lookback,
-        active=args.active,
-        now=now,
-    )
+    try:
+        return DiagnosisRequest(
+            cluster_id=(args.cluster_id or "").strip(),
+            workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
+            name=args.name,
+            project=args.project,
+            lookback=args.lookback,
+            active=args.active,
+            now=now,
+        )
+    except UsageError as exc:  # the engine's words say "lookback"; here it is an option
+        raise UsageError(str(exc).replace("lookback '", "--lookback '", 1)) from None
 
 
 async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Report:

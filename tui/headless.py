@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -19,7 +19,7 @@ from core.diagnosis.engine import DiagnosisFailed, UnknownCluster
 from core.diagnosis.request import UsageError
 from core.models.base import out_of_range
 from core.safety.untrusted import clean
-from core.sources.errors import ApiTimeout, MalformedResponse
+from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
 from core.sources.kube_types import KubeSettings
 from core.tenant import KUBE_OFF, Tenant
 from tui.start import StartOptions, StartProblem
@@ -29,6 +29,37 @@ T = TypeVar("T")
 
 class CapturedAtUnusable(Exception):
     """A bundle whose capturedAt cannot serve as the time of a diagnosis."""
+
+
+TENANT_NOTE = (
+    "The tenant: --demo, --case FILE, or a real one: --base-url (else $RUNAI_BASE_URL, else the Run:ai CLI\n"
+    "session) with RUNAI_CLIENT_ID + RUNAI_CLIENT_SECRET, or RUNAI_BEARER_TOKEN, or the CLI session's token.\n"
+    "Kubernetes (Tier 2): --kubeconfig, else $KUBECONFIG, else ~/.kube/config or the in-cluster account."
+)
+
+
+def epilog(examples: Sequence[str], status: str, *notes: str) -> str:
+    """A command's help ending: examples that run as pasted, its notes, and what its exit status means."""
+    lines = ["examples:", *(f"  {example}" for example in examples), ""]
+    for note in notes:
+        lines += [note, ""]
+    return "\n".join([*lines, "exit status:", status])
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """The description wrapped to the terminal as usual; the epilog (examples, exit status) kept as written,
+    so every example stays one line that can be pasted."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def command_parser(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser], name: str, **kwargs: Any
+) -> argparse.ArgumentParser:
+    return subparsers.add_parser(name, formatter_class=_HelpFormatter, **kwargs)
 
 
 def add_tenant_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
@@ -46,7 +77,8 @@ def add_tenant_arguments(parser: argparse.ArgumentParser, verb: str) -> None:
 
 def add_now_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--now", metavar="ISO8601", help="the moment to diagnose at (default: a bundle's capturedAt)"
+        "--now", metavar="ISO8601",
+        help="the moment to diagnose at (default: now; for a case bundle, its capturedAt)",
     )
 
 
@@ -124,6 +156,15 @@ def advice(failure: DiagnosisFailed) -> str:
     if isinstance(failure, UnknownCluster):
         return "Run it again with one of the cluster ids (or names) above in --cluster-id."
     cause: BaseException | None = failure.__cause__
+    if isinstance(cause, AuthError):
+        return "The credentials were refused: set a fresh RUNAI_BEARER_TOKEN, or RUNAI_CLIENT_ID and " \
+            "RUNAI_CLIENT_SECRET of a valid access key, then try again."
+    if isinstance(cause, ForbiddenError):
+        return "The access key was accepted but may not read this: ask the Run:ai administrator for a role " \
+            "that can read workloads (README, Connecting to a real tenant)."
+    if isinstance(cause, ApiError) and cause.status is not None and cause.status >= 500:
+        return "The tenant answered with a server error. Try again later; if it persists, tell the Run:ai " \
+            "administrator, with this message."
     if isinstance(cause, MalformedResponse):  # also BrokenAnswer and BodyTooLarge
         return (
             "The tenant was reached but its answer could not be used. If a proxy or gateway sits in between, "
@@ -134,15 +175,20 @@ def advice(failure: DiagnosisFailed) -> str:
     return "Check the tenant URL, the credentials and the network, then try again."
 
 
+def explain_start_problem(prog: str, err: TextIO, problem: StartProblem) -> None:
+    """Why the tenant could not be opened, and what to set. The start-up hints are written for the app; here
+    the demo is an option of this command."""
+    say(err, f"{prog}: {problem.title}: {problem.detail}")
+    for hint in problem.hints:
+        say(err, f"  {hint.replace('To try the app', 'To try it').replace('runai-triage --demo', f'{prog} --demo')}")
+
+
 def run_or_explain(prog: str, err: TextIO, work: Callable[[], Awaitable[T]], *, what: str = "report") -> T | None:
     """Run `work` to completion; any failure becomes a message on `err` and None (exit status 1, no traceback)."""
     try:
         return asyncio.run(work())  # type: ignore[arg-type]
     except StartProblem as exc:
-        say(err, f"{prog}: {exc.title}: {exc.detail}")
-        for hint in exc.hints:
-            # The start-up hints are written for the app; here the demo is an option of this command.
-            say(err, f"  {hint.replace('runai-triage --demo', f'{prog} --demo ...')}")
+        explain_start_problem(prog, err, exc)
     except DiagnosisFailed as exc:
         say(err, f"{prog}: no {what} could be produced: {exc}")
         say(err, f"  {advice(exc)}")

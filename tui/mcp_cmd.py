@@ -9,19 +9,33 @@ import argparse
 import sys
 from typing import TextIO
 
-from tui.headless import add_tenant_arguments, say, start_options
+from tui.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, say, start_options
 
 PROG = "runai-triage mcp"
 INSTALL_HINT = "pip install 'runai-triage[mcp]'  (the MCP Python SDK, mcp 2.x)"
 
 
 def add_mcp_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "mcp",
         help="serve the diagnosis to AI agents over the Model Context Protocol (stdio, or --http PORT)",
         description=(
             "An MCP server (stdio by default) with the tools diagnose_failed_workload, list_workloads and "
-            "scan_failures, read-only, on the tenant chosen as for `diagnose`."
+            "scan_failures, read-only, on the tenant chosen as for `diagnose`. In stdio mode stdout carries the "
+            "protocol only; messages go to stderr."
+        ),
+        epilog=epilog(
+            [
+                "runai-triage mcp --demo",
+                "runai-triage mcp --demo --http 8765",
+            ],
+            "  0  stopped: stdin closed (stdio) or Ctrl-C\n"
+            "  1  could not start: the tenant could not be opened, the port is in use, the MCP SDK is missing\n"
+            "  2  usage error: a malformed option",
+            "An agent host starts the first (stdio); the second serves streamable HTTP at\n"
+            "http://127.0.0.1:8765/mcp, loopback only, without authentication.",
+            TENANT_NOTE,
         ),
     )
     add_tenant_arguments(parser, "serve")

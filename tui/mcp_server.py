@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Annotated, Any, TextIO
@@ -38,9 +40,9 @@ from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.tenant import Tenant
 from core.triage.attention import AttentionCache, attention_filters, read_attention_page
 from core.triage.batch import MAX_DIAGNOSES
-from core.triage.scan import DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, scan
+from core.triage.scan import DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, resolve_cluster, scan
 from core.triage.scan_render import to_dict
-from tui.headless import CapturedAtUnusable, advice, say, tenant_now, tier2_for
+from tui.headless import CapturedAtUnusable, advice, explain_start_problem, say, tenant_now, tier2_for
 from tui.start import StartOptions, StartProblem, open_tenant
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
@@ -51,6 +53,7 @@ INSTRUCTIONS = (
     "Never invent an identifier: ask the user for any that is missing."
 )
 MCP_SCAN_DEFAULT = 100
+PROG = "runai-triage mcp"
 
 
 class TenantHolder:
@@ -82,6 +85,16 @@ class TenantHolder:
             return tenant_now(self.tenant, None)
         except CapturedAtUnusable as exc:
             raise ToolError(str(exc)) from None
+
+
+# A usage error's words name command-line flags; a tool's arguments have other names.
+_FLAG = re.compile(r"--([a-z][a-z-]*)")
+_ARGUMENT = {"name": "workload_name"}
+
+
+def tool_words(problem: object) -> str:
+    """A usage error in the tool's argument names (`--max-workloads` -> `max_workloads`)."""
+    return _FLAG.sub(lambda m: _ARGUMENT.get(m[1], m[1].replace("-", "_")), str(problem))
 
 
 def _ids(cluster_id: str, workload_id: str | None = None) -> tuple[str, str | None]:
@@ -119,8 +132,8 @@ def _request(
             cluster_id=cluster, workload_id=wid, name=None if wid else name, project=None if wid else proj,
             lookback=lookback or DEFAULT_LOOKBACK, active=active, now=now,
         )
-    except UsageError as exc:  # its words name command-line flags; the arguments here have other names
-        raise ToolError(str(exc).replace("--lookback", "lookback").replace("--active", "active")) from None
+    except UsageError as exc:
+        raise ToolError(tool_words(exc)) from None
 
 
 def _row(workload: Any, why: str | None) -> dict[str, Any]:
@@ -146,7 +159,8 @@ def build_server(holder: TenantHolder) -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     async def diagnose_failed_workload(
-        cluster_id: Annotated[str, Field(description="the cluster the workload runs on (always required)")],
+        cluster_id: Annotated[str, Field(description="the cluster the workload runs on: its id or exact name "
+                                                     "(always required)")],
         workload_id: Annotated[str | None, Field(description="Option A: the workload's UUID")] = None,
         workload_name: Annotated[str | None, Field(description="Option B: the workload name, with project")] = None,
         project: Annotated[str | None, Field(description="Option B: the project of workload_name")] = None,
@@ -167,7 +181,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     async def list_workloads(
-        cluster_id: Annotated[str, Field(description="the cluster to list (always required)")],
+        cluster_id: Annotated[str, Field(description="the cluster to list: its id or exact name (always required)")],
         project: Annotated[str | None, Field(description="only this project (exact)")] = None,
         name: Annotated[str | None, Field(description="only this workload name (exact)")] = None,
         needs_attention: Annotated[bool, Field(description="only Failed / Stopped workloads and Pending / "
@@ -177,6 +191,11 @@ def build_server(holder: TenantHolder) -> MCPServer:
     ) -> dict[str, Any]:
         """List a cluster's workloads, newest phase change first, a page at a time (`next` continues)."""
         cluster, _ = _ids(cluster_id)
+        runai = holder.tenant.runai
+        try:  # a cluster's name, or an id in another case, lists what it names, as diagnose and scan take it
+            cluster = await resolve_cluster(runai, cluster)
+        except DiagnosisFailed as exc:
+            raise ToolError(str(exc)) from None
         try:
             filters = [filter_item("clusterId", "==", cluster)]
             if project:
@@ -185,7 +204,6 @@ def build_server(holder: TenantHolder) -> MCPServer:
                 filters.append(filter_item("name", "==", name))
         except ValueError as exc:
             raise ToolError(str(exc)) from None
-        runai = holder.tenant.runai
         try:
             if needs_attention:
                 page = await read_attention_page(runai, filters + attention_filters(), "phaseUpdatedAt", "desc",
@@ -206,7 +224,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     async def scan_failures(
-        cluster_id: Annotated[str, Field(description="the cluster to scan (always required)")],
+        cluster_id: Annotated[str, Field(description="the cluster to scan: its id or exact name (always required)")],
         project: Annotated[str | None, Field(description="only this project")] = None,
         name_prefix: Annotated[str | None, Field(description="only names starting with this")] = None,
         since: Annotated[str, Field(description="the window: 90m, 24h, 7d, 2w")] = DEFAULT_SINCE,
@@ -223,7 +241,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
             request = ScanRequest(cluster_id=cluster, project=project, name_prefix=name_prefix, since=since,
                                   lookback=lookback, concurrency=concurrency, max_workloads=max_workloads)
         except UsageError as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(tool_words(exc)) from None
         tenant = holder.tenant
         now = holder.now() or datetime.now(UTC)
         try:
@@ -235,16 +253,29 @@ def build_server(holder: TenantHolder) -> MCPServer:
     return server
 
 
-async def _serve_http(server: MCPServer, port: int, err: TextIO) -> None:
+def listen(port: int) -> socket.socket:
+    """The loopback socket the HTTP server will serve, bound now: a port in use is a message before anything
+    starts (uvicorn, binding it itself, would log a traceback and exit 3). Raises OSError."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def _serve_http(server: MCPServer, sock: socket.socket, err: TextIO) -> None:
     app = server.streamable_http_app(host="127.0.0.1")
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     http = uvicorn.Server(config)
-    task = asyncio.create_task(http.serve())
+    task = asyncio.create_task(http.serve(sockets=[sock]))
     while not http.started and not task.done():
         await asyncio.sleep(0.02)
     if http.started:
-        bound = http.servers[0].sockets[0].getsockname()[1]
-        say(err, f"runai-triage mcp: streamable HTTP at http://127.0.0.1:{bound}/mcp (Ctrl-C to stop)")
+        bound = sock.getsockname()[1]
+        say(err, f"{PROG}: streamable HTTP at http://127.0.0.1:{bound}/mcp (Ctrl-C to stop)")
         err.flush()
     await task
 
@@ -252,23 +283,32 @@ async def _serve_http(server: MCPServer, port: int, err: TextIO) -> None:
 def serve(options: StartOptions, *, http_port: int | None, err: TextIO) -> int:
     """Run until stopped (stdin closes, or Ctrl-C). stdout is the protocol's in stdio mode: nothing else is
     written there."""
+    sock: socket.socket | None = None
+    if http_port is not None:
+        try:
+            sock = listen(http_port)
+        except OSError as exc:
+            say(err, f"{PROG}: cannot listen on 127.0.0.1:{http_port}: {exc.strerror or exc}")
+            say(err, "  Choose another port with --http PORT, or --http 0 for any free one.")
+            return 1
     holder = TenantHolder(options)
     server = build_server(holder)
 
     async def main() -> None:
         async with holder.opened():
-            if http_port is None:
+            if sock is None:
                 await server.run_stdio_async()
             else:
-                await _serve_http(server, http_port, err)
+                await _serve_http(server, sock, err)
 
     try:
         anyio.run(main)
     except StartProblem as exc:
-        say(err, f"runai-triage mcp: {exc.title}: {exc.detail}")
-        for hint in exc.hints:
-            say(err, f"  {hint}")
+        explain_start_problem(PROG, err, exc)
         return 1
     except KeyboardInterrupt:
         return 0
+    finally:
+        if sock is not None:
+            sock.close()
     return 0

@@ -13,6 +13,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
-from core.diagnosis.request import DiagnosisRequest, UsageError
+from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
 from core.models.report import Report
 from core.record import RecordingTap, recorded_bundle
 from core.report.render import RENDERERS
@@ -28,20 +29,46 @@ from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
 from core.words import plural
 from tui.diagnose_cmd import add_diagnose_arguments, request_from_args
-from tui.headless import advice, run_or_explain, say, start_options, tenant_now, usage_failed, write_out
+from tui.headless import (
+    TENANT_NOTE,
+    advice,
+    command_parser,
+    epilog,
+    run_or_explain,
+    say,
+    start_options,
+    tenant_now,
+    usage_failed,
+    write_out,
+)
 from tui.start import StartOptions, open_tenant
 
 PROG = "runai-triage record"
 
 
 def add_record_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "record",
         help="diagnose one workload and save what it read as a redacted case bundle (for a bug report)",
         description=(
             "Diagnose one workload as `diagnose` does and write every answer the diagnosis read (Run:ai and "
             "Kubernetes, failed reads as faults) to a redacted runai-triage/case@1 bundle. "
-            "`runai-triage diagnose --case FILE` replays it offline."
+            "`runai-triage diagnose --case FILE` replays it offline. The report goes to stdout as `diagnose` "
+            "prints it; a line on stderr says what the bundle holds."
+        ),
+        epilog=epilog(
+            [
+                "runai-triage record --demo --cluster-id demo-east --name llama-ft-7b --project nlp "
+                "--out incident.json",
+                "runai-triage diagnose --case incident.json --cluster-id demo-east --name llama-ft-7b --project nlp",
+            ],
+            "  0  the report was printed and the bundle written\n"
+            "  1  no report could be produced (when the tenant answered, the bundle is still written so the\n"
+            "     failure replays), or the bundle could not be written\n"
+            "  2  usage error: a missing or malformed option, an --out that exists (without --force) or whose\n"
+            "     directory does not",
+            TENANT_NOTE,
         ),
     )
     add_diagnose_arguments(parser, verb="record")
@@ -92,6 +119,21 @@ async def record_with(options: StartOptions, request: DiagnosisRequest, tap: Rec
         await tenant.aclose()
 
 
+def replay_command(path: Path, request: DiagnosisRequest) -> str:
+    """The `diagnose` command line that replays the bundle: the same workload, at the moment recorded (the
+    bundle's capturedAt is its default `--now`), quoted for a POSIX shell."""
+    words = ["runai-triage", "diagnose", "--case", str(path), "--cluster-id", request.cluster_id]
+    if request.workload_id:
+        words += ["--workload-id", request.workload_id]
+    else:
+        words += ["--name", request.name or "", "--project", request.project or ""]
+    if request.active:
+        words.append("--active")
+    if request.lookback != DEFAULT_LOOKBACK:
+        words += ["--lookback", request.lookback]
+    return shlex.join(words)
+
+
 def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
@@ -115,16 +157,19 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     try:
         parse_bundle(bundle, str(path))  # a recording that cannot be replayed is a bug, not a file to hand on
         _write(path, bundle, args.force)
-    except (BundleError, OSError) as exc:
+    except BundleError as exc:
         say(err, f"{PROG}: the bundle could not be written: {exc}")
+        return 1
+    except OSError as exc:
+        say(err, f"{PROG}: the bundle could not be written to {path}: {exc.strerror or exc}")
+        say(err, "  Choose a file in a directory you can write to, with --out.")
         return 1
     if done.report is not None:
         write_out(out, RENDERERS[args.format](done.report))
     faults = len(bundle.get("faults", []))
-    held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer read"),
-                      plural(faults, "failed read") + " kept as faults"))
-    say(err, f"{PROG}: wrote {path}: {held}, redacted. Replay: runai-triage diagnose --case {path} "
-             f"--cluster-id {request.cluster_id} ...")
+    held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer") + " read",
+                      plural(faults, "failed read") + " kept as " + ("a fault" if faults == 1 else "faults")))
+    say(err, f"{PROG}: wrote {path}: {held}, redacted. Replay: {replay_command(path, request)}")
     for note in notes:
         say(err, f"  note: {note}")
     if done.failure is not None:

@@ -20,8 +20,11 @@ from core.triage.batch import MAX_DIAGNOSES, Politeness
 from core.triage.scan import DEFAULT_MAX_WORKLOADS, DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, ScanResult, scan
 from core.triage.scan_render import SCAN_RENDERERS
 from tui.headless import (
+    TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
+    command_parser,
+    epilog,
     parse_now,
     run_or_explain,
     start_options,
@@ -37,23 +40,42 @@ BAR = 24
 
 
 def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "scan",
         help="diagnose every workload that failed in a window and print them grouped by verdict",
         description=(
             "Diagnose every workload of one cluster that failed, or needs attention, in a window (newest "
-            "first) and print them grouped by category, with counts, recurrence and the top line of evidence."
+            "first) and print them grouped by category, with counts, recurrence and the top line of evidence. "
+            "The output goes to stdout; a progress bar goes to stderr, only when it is a terminal."
+        ),
+        epilog=epilog(
+            [
+                "runai-triage scan --demo --cluster-id demo-east",
+                "runai-triage scan --demo --cluster-id demo-east --project nlp --since 7d --format markdown",
+                "runai-triage scan --demo --cluster-id 5b77e6d6-7b53-5206-9a65-c6331d0e09cc --since 2h --format jsonl",
+            ],
+            "  0  the scan ran, whatever it found; a workload whose diagnosis produced no report is one of its\n"
+            "     results (\"no report\", with the reason; in JSON Lines a runai-triage/scan-failure@1 line)\n"
+            "  1  the scan could not run: tenant unreachable, credentials refused, unknown cluster, the list of\n"
+            "     workloads unreadable, unusable case bundle\n"
+            "  2  usage error: a missing or malformed option",
+            TENANT_NOTE,
         ),
     )
     add_tenant_arguments(parser, "scan")
-    parser.add_argument("--cluster-id", metavar="UUID", help="the cluster to scan (always required)")
+    parser.add_argument(
+        "--cluster-id", metavar="CLUSTER", help="the cluster to scan: its id or exact name (always required)"
+    )
     parser.add_argument("--project", metavar="NAME", help="only this project")
     parser.add_argument("--name-prefix", metavar="TEXT", help="only workloads whose name starts with TEXT")
     parser.add_argument(
-        "--since", default=DEFAULT_SINCE, help=f"the window: 90m, 24h, 7d, 2w (default {DEFAULT_SINCE})"
+        "--since", default=DEFAULT_SINCE, metavar="DURATION",
+        help=f"the window, back from --now: 90m, 24h, 7d, 2w (default {DEFAULT_SINCE})",
     )
     parser.add_argument(
-        "--lookback", help="each diagnosis's history window, for recurrence (default: the --since window)"
+        "--lookback", metavar="DURATION",
+        help="each diagnosis's history window, for recurrence (default: the --since window)",
     )
     add_now_argument(parser)
     parser.add_argument(

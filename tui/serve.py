@@ -12,21 +12,48 @@ from typing import TextIO
 
 from core.sim.bundle import BundleError, CaseBundle, load_bundle
 from core.sim.control_plane import ControlPlane, RecordedRequest
+from core.sim.fault_kinds import KINDS
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
+from core.words import plural
+from tui.headless import command_parser, epilog, say
+from tui.start import BUNDLE_HINTS
+
+PROG = "runai-triage serve"
 
 
 def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
+    parser = command_parser(
+        subparsers,
         "serve",
         help="serve a case bundle (or the demo tenant) as a simulated Run:ai + Kubernetes API on loopback",
-        description="Serve a case bundle as the Run:ai REST API and the Kubernetes API on 127.0.0.1.",
+        description=(
+            "Serve a case bundle as the Run:ai REST API and the Kubernetes API on 127.0.0.1, until Ctrl-C or "
+            "SIGTERM. It prints the URL and how to authenticate on stdout."
+        ),
+        epilog=epilog(
+            [
+                "runai-triage serve --demo --kubeconfig-out sim-kubeconfig.yaml",
+                "runai-triage serve --case incident.json --port 8080 --latency-ms 50 --request-log requests.jsonl",
+            ],
+            "  0  stopped by Ctrl-C or SIGTERM\n"
+            "  1  could not start: an unusable bundle, a port in use\n"
+            "  2  usage error: a malformed option, a --request-log or --kubeconfig-out that cannot be written",
+            "A bundle's \"faults\" inject failures on the paths they match: HTTP errors (with Retry-After), hangs,\n"
+            "dropped connections, raw bodies, and with \"kind\" hostile answers:\n"
+            "  " + ", ".join(sorted(KINDS)) + "\n(see core/sim/fault_kinds.py).\n"
+            "Then, in another shell, for example:\n"
+            "  RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any runai-triage diagnose --base-url URL \\\n"
+            "    --kubeconfig sim-kubeconfig.yaml --cluster-id demo-east --name llama-ft-7b --project nlp",
+        ),
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--case", metavar="FILE", help="a runai-triage/case@1 bundle (.json or .json.gz)")
     source.add_argument("--demo", action="store_true", help="the built-in demo tenant")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")
-    parser.add_argument("--latency-ms", type=float, default=0.0, help="delay added to every response")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    parser.add_argument(
+        "--latency-ms", type=float, default=0.0, metavar="MS", help="delay added to every response (default 0)"
+    )
     parser.add_argument("--request-log", metavar="FILE", help="append every request as a JSON line to FILE")
     parser.add_argument("--kubeconfig-out", metavar="FILE", help="write a kubeconfig for the simulated Kubernetes API")
     parser.set_defaults(handler=run_serve)
@@ -59,22 +86,23 @@ class _RequestLogWriter:
 
 def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if not 0 <= args.port <= 65535:
-        print(f"error: --port {args.port} is not a TCP port (0-65535)", file=sys.stderr)
+        say(sys.stderr, f"{PROG}: error: --port {args.port} is not a TCP port (0-65535; 0 picks a free one)")
         return 2
     if args.latency_ms < 0:
-        print("error: --latency-ms must not be negative", file=sys.stderr)
+        say(sys.stderr, f"{PROG}: error: --latency-ms {args.latency_ms:g} must not be negative")
         return 2
     try:
         bundle = _load(args)
     except BundleError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        say(sys.stderr, f"{PROG}: the case bundle cannot be used: {exc}")
+        say(sys.stderr, f"  {BUNDLE_HINTS[0]}")
         return 1
     # The request log is opened before anything is served: a path it cannot write is a usage error now, not a
     # traceback after the "Serving" lines.
     try:
         log_file = open(args.request_log, "a", encoding="utf-8") if args.request_log else None  # noqa: SIM115
     except OSError as exc:
-        print(f"error: --request-log {args.request_log}: {exc.strerror or exc}", file=sys.stderr)
+        say(sys.stderr, f"{PROG}: error: --request-log {args.request_log}: {exc.strerror or exc}")
         return 2
     try:
         return _serve(args, bundle, log_file, out)
@@ -89,7 +117,8 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
     try:
         url = server.start()
     except OSError as exc:
-        print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        say(sys.stderr, f"{PROG}: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}")
+        say(sys.stderr, "  Choose another port with --port PORT, or leave it out for any free one.")
         return 1
     kubeconfig = Path(args.kubeconfig_out) if args.kubeconfig_out else None
     if kubeconfig is not None:
@@ -97,10 +126,10 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
             write_kubeconfig(kubeconfig, url, control_plane.kube_token)
         except OSError as exc:
             server.stop()
-            print(f"error: --kubeconfig-out {kubeconfig}: {exc.strerror or exc}", file=sys.stderr)
+            say(sys.stderr, f"{PROG}: error: --kubeconfig-out {kubeconfig}: {exc.strerror or exc}")
             return 2
     token = control_plane.issue_token()
-    print(f"Serving {bundle.source} ({len(bundle.workloads)} workloads) at {url}", file=out)
+    print(f"Serving {bundle.source} ({plural(len(bundle.workloads), 'workload')}) at {url}", file=out)
     print("Authenticate with either of:", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_BEARER_TOKEN={token}", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any", file=out)

@@ -281,6 +281,11 @@ class BundleBuilder:
         for wid, entry in self.entries.items():
             missing = [k for k in REQUIRED_WORKLOAD_KEYS if not isinstance(entry["workload"].get(k), str)
                        or not entry["workload"].get(k)]
+            if missing and set(entry["workload"]) == {"id"}:  # its own read gave no answer (a fault, if it failed)
+                kept = [part for part in entry if part != "workload"]
+                beside = f"; what was read beside it ({', '.join(kept)}) cannot be kept without it" if kept else ""
+                self.notes.append(f"workload {wid} has no entry: its own read returned no workload{beside}")
+                continue
             if missing:
                 self.notes.append(
                     f"workload {wid} was left out: the API's answer has no {', '.join(missing)} (case@1 needs them)"

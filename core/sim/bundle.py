@@ -106,7 +106,7 @@ def load_bundle(path: str | Path) -> CaseBundle:
     p = Path(path)
     name = str(p)
     try:
-        raw = p.read_bytes()
+        raw = _read_capped(p, MAX_BUNDLE_BYTES)
     except FileNotFoundError:
         raise BundleError("file not found", file=name, hint="check the path given to --case") from None
     except IsADirectoryError:
@@ -142,6 +142,16 @@ def load_bundle(path: str | Path) -> CaseBundle:
 
 # The demo tenant inflates to under 6 MiB; a bundle past this is a mistake or a bomb, not a case.
 MAX_BUNDLE_BYTES = 512 * 1024 * 1024
+
+
+def _read_capped(path: Path, cap: int) -> bytes:
+    """The file's bytes, refused past ``cap``: a huge file, or one that never ends (``--case /dev/zero``, a
+    pipe), costs at most the cap, never all the memory there is."""
+    with path.open("rb") as stream:
+        raw = stream.read(cap + 1)
+    if len(raw) > cap:
+        raise BundleError(f"larger than {cap // (1024 * 1024)} MiB; not a case bundle", file=str(path))
+    return raw
 
 
 def _gunzip(raw: bytes, cap: int) -> bytes:

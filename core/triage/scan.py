@@ -60,17 +60,22 @@ class ScanRequest:
         problem = invalid_workload_id(self.cluster_id.strip(), "cluster id")
         if problem:
             raise UsageError(f"cluster id: {problem}")
-        for what, value in (("project", self.project), ("name prefix", self.name_prefix)):
+        # The words name the command's flags; the MCP tool turns them into its argument names.
+        for flag, value in (("--project", self.project), ("--name-prefix", self.name_prefix)):
             if value is not None and (not value.strip() or "," in value or not value.isprintable()):
-                raise UsageError(f"the {what} must be non-empty printable text without a comma")
-        parse_lookback(self.since)
-        parse_lookback(self.history_window)
+                raise UsageError(f"{flag} must be non-empty printable text without a comma")
+        for flag, window in (("--since", self.since), ("--lookback", self.history_window)):
+            try:
+                parse_lookback(window)
+            except UsageError as exc:  # its words say "lookback" whichever window it was
+                raise UsageError(str(exc).replace("lookback", flag, 1)) from None
         if not 1 <= self.max_workloads <= MAX_WORKLOADS:
-            raise UsageError(f"at most {MAX_WORKLOADS} workloads can be scanned at once, at least 1")
+            raise UsageError(f"--max-workloads {self.max_workloads}: scan from 1 to {MAX_WORKLOADS:,} workloads at "
+                             "once (narrow the window or the project for more)")
         try:
             Politeness(diagnoses=self.concurrency)
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"--{exc}") from None
 
     @property
     def history_window(self) -> str:
@@ -152,7 +157,7 @@ def _outside(workload: Workload, request: ScanRequest, start: datetime, end: dat
     return None
 
 
-async def _cluster_id(tier1: Tier1, given: str) -> str:
+async def resolve_cluster(tier1: Tier1, given: str) -> str:
     """The tenant's id for the cluster `given` names (its id in any case, or its exact name), as a diagnosis
     checks it; raises UnknownCluster with the tenant's clusters. A list that cannot be read leaves it as given."""
     try:
@@ -166,19 +171,23 @@ async def _list(tier1: Tier1, request: ScanRequest, result: ScanResult) -> list[
     rows: list[Workload] = []
     offset: int | None = 0
     filters = _filters(request, result.start)
-    while offset is not None and len(rows) < request.max_workloads:
+    cap = request.max_workloads
+    while offset is not None and len(rows) <= cap:
+        # No more rows than the scan takes, plus one: that one says whether more matched.
+        limit = min(MAX_LIMIT, cap + 1 - len(rows))
         try:
             page = await tier1.list_workloads(
-                filters=filters, sort_by="phaseUpdatedAt", sort_order="desc", offset=offset, limit=MAX_LIMIT
+                filters=filters, sort_by="phaseUpdatedAt", sort_order="desc", offset=offset, limit=limit
             )
         except Exception as exc:  # no scan without its list: said in words, with what to try
             raise DiagnosisFailed(f"the list of workloads could not be read: {error_why(exc)}") from exc
         result.unreadable += len({p.index for p in page.problems})
-        result.listed += len(page.items)
         rows += page.items
         offset = page.next if page.items else None
-    result.more = offset is not None or len(rows) > request.max_workloads
-    return rows[: request.max_workloads]
+    result.more = len(rows) > cap
+    # `listed` counts the rows the scan went through, so listed = diagnosed + skipped.
+    result.listed = min(len(rows), cap)
+    return rows[:cap]
 
 
 async def _judge(tier1: Tier1, rows: list[Workload], politeness: Politeness) -> list[Judgement]:
@@ -202,7 +211,7 @@ async def scan(
     """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
     entry whose verdict says why."""
     tier1 = cast(Tier1, ClustersOnce(tier1))  # the scan's cluster check and every diagnosis share one list read
-    request = dataclasses.replace(request, cluster_id=await _cluster_id(tier1, request.cluster_id))
+    request = dataclasses.replace(request, cluster_id=await resolve_cluster(tier1, request.cluster_id))
     start, end = request.window(now)
     result = ScanResult(request, start, end)
     rows = await _list(tier1, request, result)
@@ -228,11 +237,13 @@ async def scan(
         requests, tier1, tier2, tier2_unavailable=tier2_unavailable, open_tier2=open_tier2,
         politeness=request.politeness,
     ):
-        verdicts[index] = verdict
+        # A scan keeps each report, not the progress events a screen would replay: thousands of diagnoses'
+        # events (metric samples among them) would hold far more memory than the reports themselves.
+        verdicts[index] = dataclasses.replace(verdict, events=())
         if progress is not None:
             progress(len(verdicts), len(requests))
     result.entries = [ScanEntry(w, j.why, verdicts[i]) for i, (w, j) in enumerate(chosen)]
     return result
 
 
-__all__ = ["SCHEMA", "ScanEntry", "ScanRequest", "ScanResult", "count_line", "scan", "verdict_label"]
+__all__ = ["SCHEMA", "ScanEntry", "ScanRequest", "ScanResult", "count_line", "resolve_cluster", "scan", "verdict_label"]

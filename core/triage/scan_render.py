@@ -95,7 +95,8 @@ def _headline(result: ScanResult) -> str:
 
 
 def _footer(result: ScanResult) -> list[str]:
-    lines = [f"Listed {plural(result.listed, 'row')}; {len(result.entries)} diagnosed, {len(result.skipped)} skipped."]
+    lines = [f"Listed {plural(result.listed, 'row')}; {len(result.entries):,} diagnosed, {len(result.skipped):,} "
+             "skipped."]
     if result.skipped:
         lines.append(f"Skipped: {_skipped_summary(result)}.")
     if result.unreadable:
@@ -103,7 +104,7 @@ def _footer(result: ScanResult) -> list[str]:
         lines.append(f"{plural(result.unreadable, 'listed row')} could not be read and {left} left out.")
     if result.more:
         lines.append(
-            f"More rows matched than the {result.request.max_workloads} scanned: narrow the window or the "
+            f"More rows matched than the {result.request.max_workloads:,} scanned: narrow the window or the "
             "project, or raise --max-workloads."
         )
     return lines

@@ -64,7 +64,7 @@ class VerdictCache:
 def count_line(labels: Sequence[str]) -> str:
     """`4 OOM_KILLED · 2 IMAGE_PULL_FAILED · 1 UNKNOWN`: the most frequent first."""
     counts = Counter(labels)
-    return " · ".join(f"{n} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return " · ".join(f"{n:,} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def page_line(labels: Iterable[str], waiting: int, eligible: int, checking: int = 0) -> str:

@@ -166,3 +166,22 @@ def test_everything_else_runs_without_the_sdk_and_mcp_says_how_to_get_it() -> No
                          timeout=120, check=False)
     assert run.stdout.startswith("0 1 "), run.stdout + run.stderr
     assert "pip install 'runai-triage[mcp]'" in run.stdout and "Traceback" not in run.stdout + run.stderr
+
+
+@module_loop
+async def test_list_workloads_takes_a_cluster_as_the_other_tools_do_and_errors_name_arguments() -> None:
+    async with Client(_stdio(), read_timeout_seconds=120) as client:
+        by_id = await client.call_tool("list_workloads", {"cluster_id": EAST, "limit": 3})
+        by_name = await client.call_tool("list_workloads", {"cluster_id": "demo-east", "limit": 3})
+        unknown = await client.call_tool("list_workloads", {"cluster_id": "no-such-cluster", "limit": 3})
+        window = await client.call_tool("scan_failures", {"cluster_id": EAST, "since": "2y"})
+        prefix = await client.call_tool("scan_failures", {"cluster_id": EAST, "name_prefix": "a,b"})
+    assert by_id.structured_content is not None and by_id.structured_content["workloads"]
+    assert by_name.structured_content == by_id.structured_content  # a name is not an empty cluster
+    assert unknown.is_error  # an unknown cluster is not "no workloads"
+    assert "not a cluster of this tenant" in unknown.content[0].text  # type: ignore[union-attr]
+    assert "demo-east" in unknown.content[0].text  # type: ignore[union-attr]
+    # The words name the tool's arguments, never a command-line flag.
+    assert window.is_error and "since '2y' is not understood" in window.content[0].text  # type: ignore[union-attr]
+    assert prefix.is_error and "name_prefix must be" in prefix.content[0].text  # type: ignore[union-attr]
+    assert "--" not in window.content[0].text + prefix.content[0].text  # type: ignore[union-attr]
