@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 DEFAULT_LOOKBACK = "24h"
-_LOOKBACK_RE = re.compile(r"^\s*(\d{1,6})\s*([mhdw])\s*$")
+# Any count of digits is read (a long number is a window too long, not a malformed one); the length cap only
+# keeps int() from chewing on thousands of digits.
+_LOOKBACK_RE = re.compile(r"^\s*(\d{1,64})\s*([mhdw])\s*$")
 _UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
 MAX_LOOKBACK = timedelta(days=366)
 
@@ -23,12 +25,13 @@ def parse_lookback(text: str) -> timedelta:
         raise UsageError(
             f"lookback {text!r} is not understood: use a whole number and a unit m, h, d or w (90m, 24h, 7d, 2w)"
         )
-    value = int(match.group(1)) * _UNIT[match.group(2)]
-    if value <= timedelta(0):
+    count, unit = int(match.group(1)), _UNIT[match.group(2)]
+    if count == 0:
         raise UsageError(f"lookback {text!r} must be longer than zero")
-    if value > MAX_LOOKBACK:
+    # Compared before multiplying: a huge count would overflow timedelta.
+    if count > MAX_LOOKBACK // unit:
         raise UsageError(f"lookback {text!r} is longer than a year; pick a shorter window")
-    return value
+    return count * unit
 
 
 @dataclass(frozen=True, slots=True)
