@@ -22,13 +22,14 @@ import pytest
 from core.report.render import to_text
 from core.sim.demo.kit import DEMO_CLUSTERS, Json, Story, condition, cstatus, node, other_pod, terminated
 from tests.engine.test_rule_cases import (
-    _dump,
+    assert_cases_on_disk,
     bundle_of,
     check,
     diagnose_bundle,
     error_message,
     lifecycle,
     oom_message,
+    write_built,
 )
 
 INFRA_CASES = Path(__file__).resolve().parents[1] / "cases" / "infra"
@@ -371,16 +372,11 @@ def build_case(name: str) -> Json:
 
 
 def write_all() -> None:
-    INFRA_CASES.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
-        (INFRA_CASES / f"{name}.json").write_text(_dump(build_case(name)), encoding="utf-8")
+    write_built(INFRA_CASES, CASES, build_case)
 
 
 def test_infra_bundles_on_disk_match_their_builders() -> None:
-    on_disk = sorted(p.stem for p in INFRA_CASES.glob("*.json"))
-    assert on_disk == sorted(CASES), "run: .venv/bin/python -m tests.engine.test_infra_cases --write"
-    for name in CASES:
-        assert (INFRA_CASES / f"{name}.json").read_text(encoding="utf-8") == _dump(build_case(name)), name
+    assert_cases_on_disk(INFRA_CASES, CASES, build_case, "tests.engine.test_infra_cases")
 
 
 def test_every_finding_kind_has_a_case() -> None:

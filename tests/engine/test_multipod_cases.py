@@ -38,10 +38,10 @@ from core.sim.demo.kit import (
     waiting,
 )
 from tests.engine.test_rule_cases import (
+    assert_cases_on_disk,
     build_from,
     check,
     diagnose_bundle,
-    dump_case,
     error_message,
     oom_message,
     write_cases,
@@ -814,10 +814,7 @@ def check_multipod(report: Report, requests: list[RecordedRequest], expect: Json
 
 
 def test_multipod_bundles_on_disk_match_their_builders() -> None:
-    on_disk = sorted(p.stem for p in CASES_DIR.glob("*.json"))
-    assert on_disk == sorted(CASES), "run: .venv/bin/python -m tests.engine.test_multipod_cases --write"
-    for name in CASES:
-        assert (CASES_DIR / f"{name}.json").read_text(encoding="utf-8") == dump_case(build_from(CASES[name])), name
+    assert_cases_on_disk(CASES_DIR, CASES, lambda name: build_from(CASES[name]), "tests.engine.test_multipod_cases")
 
 
 @pytest.mark.parametrize("path", sorted(CASES_DIR.glob("*.json")), ids=lambda p: p.stem)

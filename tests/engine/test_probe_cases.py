@@ -22,7 +22,15 @@ import pytest
 
 from core.report.render import RENDERERS
 from core.sim.demo.kit import DEMO_CLUSTERS, Json, Story, cstatus, node, terminated
-from tests.engine.test_rule_cases import TRACEBACK, _dump, build_from, check, diagnose_bundle, lifecycle
+from tests.engine.test_rule_cases import (
+    TRACEBACK,
+    assert_cases_on_disk,
+    build_from,
+    check,
+    diagnose_bundle,
+    lifecycle,
+    write_built,
+)
 
 PROBE_CASES = Path(__file__).resolve().parents[1] / "cases" / "probes"
 Case = tuple[list[Story], Json, Json]
@@ -168,17 +176,12 @@ def build_case(name: str) -> Json:
 
 
 def _write() -> None:
-    PROBE_CASES.mkdir(parents=True, exist_ok=True)
-    for name in CASES:
-        (PROBE_CASES / f"{name}.json").write_text(_dump(build_case(name)), encoding="utf-8")
+    write_built(PROBE_CASES, CASES, build_case)
 
 
 # -- the tests ------------------------------------------------------------------------------------------
 def test_probe_bundles_on_disk_match_their_builders() -> None:
-    on_disk = sorted(p.stem for p in PROBE_CASES.glob("*.json"))
-    assert on_disk == sorted(CASES), "run: .venv/bin/python -m tests.engine.test_probe_cases --write"
-    for name in CASES:
-        assert (PROBE_CASES / f"{name}.json").read_text(encoding="utf-8") == _dump(build_case(name)), name
+    assert_cases_on_disk(PROBE_CASES, CASES, build_case, "tests.engine.test_probe_cases")
 
 
 @pytest.mark.parametrize("path", sorted(PROBE_CASES.glob("*.json")), ids=lambda p: p.stem)

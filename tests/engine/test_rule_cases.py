@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -925,14 +925,27 @@ def dump_case(bundle: Json) -> str:
 _dump = dump_case
 
 
-def write_cases(cases: dict[str, Callable[[], Case]], directory: Path) -> None:
+def write_built(directory: Path, names: Iterable[str], build: Callable[[str], Json]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    for name, make in cases.items():
-        (directory / f"{name}.json").write_text(dump_case(build_from(make)), encoding="utf-8")
+    for name in names:
+        (directory / f"{name}.json").write_text(dump_case(build(name)), encoding="utf-8")
+
+
+def write_cases(cases: dict[str, Callable[[], Case]], directory: Path) -> None:
+    write_built(directory, cases, lambda name: build_from(cases[name]))
 
 
 def write_all() -> None:
     write_cases(CASES, RULE_CASES)
+
+
+def assert_cases_on_disk(directory: Path, names: Iterable[str], build: Callable[[str], Json], module: str) -> None:
+    """The corpus in `directory` is exactly what the builders make (`module` rewrites it with `--write`)."""
+    names = sorted(names)
+    on_disk = sorted(p.stem for p in directory.glob("*.json"))
+    assert on_disk == names, f"run: .venv/bin/python -m {module} --write"
+    for name in names:
+        assert (directory / f"{name}.json").read_text(encoding="utf-8") == dump_case(build(name)), name
 
 
 # -- the tests ------------------------------------------------------------------------------------------
@@ -998,10 +1011,7 @@ SOURCES = {
 
 
 def test_rule_bundles_on_disk_match_their_builders() -> None:
-    on_disk = sorted(p.stem for p in RULE_CASES.glob("*.json"))
-    assert on_disk == sorted(CASES), "run: .venv/bin/python -m tests.engine.test_rule_cases --write"
-    for name in CASES:
-        assert (RULE_CASES / f"{name}.json").read_text(encoding="utf-8") == _dump(build_case(name)), name
+    assert_cases_on_disk(RULE_CASES, CASES, build_case, "tests.engine.test_rule_cases")
 
 
 @pytest.mark.parametrize("path", sorted(RULE_CASES.glob("*.json")), ids=lambda p: p.stem)
