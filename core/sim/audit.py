@@ -41,7 +41,8 @@ def keep_in_memory() -> None:
 
 
 def requested() -> bool:
-    """Whether a test session reads this process's requests (a long-lived simulator otherwise keeps no log)."""
+    """Whether a test session reads this process's requests; outside one, the program's simulator process is not
+    audited (its planes still keep their own request log, as every plane does)."""
     return bool(os.environ.get(AUDIT_DIR_ENV))
 
 
