@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from core.models.kube import K8sEvent, K8sPod
+if TYPE_CHECKING:  # annotations only: the models load with the first Kubernetes read, not with the picker
+    from core.models.kube import K8sEvent, K8sPod
 
 DEFAULT_CONNECT_TIMEOUT = 3.0
 DEFAULT_READ_TIMEOUT = 10.0
