@@ -2,11 +2,14 @@
 
 Each answer goes where case-format.md says a server built on a bundle finds it: a workload read to its entry's
 `workload`, its events, spec, pods, history and metrics beside it (pages and metric windows merged), the
-Kubernetes pod, log, events and node to `kubernetes`. What the server could not reproduce from data is a
+Kubernetes pod, log, events and node to `kubernetes`, and the pods a list read named (the pods on a node) to
+`kubernetes.pods`, which answers pod lists as well. What the server could not reproduce from data is a
 fault on the exact path, in the order it happened: an HTTP error (its status, body and Retry-After), an
 answer that could not be read (its status and body as they came), no answer at all (status 0: the connection
-is dropped, at once). A 403 from Kubernetes is its resource in `forbidden`; a 404 or a log's 400 is simply
-absence, which the simulated server answers the same way.
+is dropped, at once). A 403 from Kubernetes on a read by name is its resource in `forbidden`; a refused list
+is a fault on its path (a role may list nowhere and still get pods by name); a 404 or a log's 400 is simply
+absence, which the simulated server answers the same way. An answer that has no place in case@1 is a fault
+too, one that says it was not recorded: the replay then shows a failed read, never an empty answer.
 
 Redaction is the caller's (core.record.redact), over the whole result.
 """
@@ -52,7 +55,11 @@ _KUBE = _table(
         ("events", r"/api/v1/namespaces/(?P<ns>[^/]+)/events"),
         ("events", r"/api/v1/events"),
         ("nodes", r"/api/v1/nodes/(?P<name>[^/]+)"),
+        ("pod-list", r"/api/v1/pods"),
+        ("pod-list", r"/api/v1/namespaces/(?P<ns>[^/]+)/pods"),
 )
+# How often a read with no place in case@1 fails on replay: every time it is asked (retries included).
+_UNRECORDED_TIMES = 1000
 # Where a list endpoint's items are in its body.
 _ITEMS = {"events": "events", "pods": "pods", "history": "records", "projects": "projects", "list": "workloads"}
 
@@ -87,6 +94,23 @@ def _merge(target: list[Any], items: list[Any]) -> None:
         if key not in seen:
             seen.add(key)
             target.append(item)
+
+
+def _pod_key(pod: Any) -> tuple[str, str] | None:
+    meta = pod.get("metadata") if isinstance(pod, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    return str(meta.get("namespace") or ""), str(meta.get("name") or "")
+
+
+def _merge_pods(target: list[Any], pods: list[Any]) -> None:
+    """Pods by namespace and name: a pod read by name and listed again is one pod (the first answer kept)."""
+    seen = {_pod_key(pod) for pod in target}
+    for pod in pods:
+        key = _pod_key(pod)
+        if key is not None and key not in seen:
+            seen.add(key)
+            target.append(pod)
 
 
 def _merge_series(target: list[dict[str, Any]], measurements: list[Any]) -> None:
@@ -145,11 +169,30 @@ class BundleBuilder:
             fault["recorded"] = exchange.error  # an added key: what the client saw (a reset replays it)
         self.faults.append(fault)
 
+    def _unrecorded(self, exchange: Exchange, api: str) -> None:
+        """An answer case@1 has no place for: noted, and replayed as a read that failed and says why."""
+        why = f"{api} answer of GET {exchange.path} has no place in case@1 and was not kept"
+        self.notes.append(f"{why}; the replay shows that read as failed")
+        match = f"GET {exchange.path}"
+        if any(f["match"] == match and f.get("recorded") == "not recorded" for f in self.faults):
+            return
+        message = f"not in this recording: the {why}"
+        body = (
+            {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+             "reason": "InternalError", "code": 500}
+            if api == "a Kubernetes"
+            else {"code": 500, "message": message}
+        )
+        self.faults.append(
+            {"match": match, "status": 500, "times": _UNRECORDED_TIMES, "body": json.dumps(body),
+             "recorded": "not recorded"}
+        )
+
     # -- Run:ai ------------------------------------------------------------------------------------------
     def runai(self, exchange: Exchange) -> None:
         routed = _route(_RUNAI, exchange.path)
         if routed is None:
-            self.notes.append(f"an answer of GET {exchange.path} has no place in case@1 and was not kept")
+            self._unrecorded(exchange, "a Run:ai")
             return
         name, params = routed
         if name == "count":
@@ -240,10 +283,13 @@ class BundleBuilder:
     def kube_answer(self, exchange: Exchange) -> None:
         routed = _route(_KUBE, exchange.path)
         if routed is None:
-            self.notes.append(f"a Kubernetes answer of GET {exchange.path} has no place in case@1 and was not kept")
+            self._unrecorded(exchange, "a Kubernetes")
             return
         resource, params = routed
         kube = self.kubernetes
+        if resource == "pod-list":
+            self._pod_list(exchange)
+            return
         if exchange.status == 403 and exchange.complete:
             if resource not in kube["forbidden"]:
                 kube["forbidden"].append(resource)
@@ -263,10 +309,27 @@ class BundleBuilder:
         body = _json(exchange.body) if ok and exchange.complete else _UNREADABLE
         if resource == "events" and isinstance(body, dict) and isinstance(body.get("items") or [], list):
             _merge(kube["events"], body.get("items") or [])
-        elif resource in ("pods", "nodes") and isinstance(body, dict) and isinstance(body.get("metadata"), dict):
+        elif resource == "pods" and isinstance(body, dict) and isinstance(body.get("metadata"), dict):
+            _merge_pods(kube["pods"], [body])
+        elif resource == "nodes" and isinstance(body, dict) and isinstance(body.get("metadata"), dict):
             _merge(kube[resource], [body])
         else:
             self._fault(exchange)
+
+    def _pod_list(self, exchange: Exchange) -> None:
+        ok = exchange.status is not None and 200 <= exchange.status < 300 and exchange.complete
+        body = _json(exchange.body) if ok else _UNREADABLE
+        items = body.get("items") if isinstance(body, dict) else None
+        if not isinstance(items, list) or not all(_pod_key(item) is not None for item in items):
+            self._fault(exchange)  # refused, failed or unreadable: replayed as it came
+            return
+        _merge_pods(self.kubernetes["pods"], items)
+        meta = body.get("metadata")
+        if isinstance(meta, dict) and meta.get("continue"):
+            self.notes.append(
+                f"GET {exchange.path} said more pods were left to list; the replay lists only the "
+                f"{len(items)} read and does not say more were left"
+            )
 
     # -- the bundle --------------------------------------------------------------------------------------
     def add(self, exchange: Exchange) -> None:

@@ -1,8 +1,9 @@
-"""`runai-triage record`: record a diagnosis, replay the bundle, get the same verdict; and nothing secret kept.
+"""`runai-triage record`: record a diagnosis, replay the bundle, get the same report; and nothing secret kept.
 
 Every demo story, every shared example and every rule bundle is diagnosed through a recording tap over real
 HTTP (httpx for Run:ai, the kubernetes client for Tier 2), the recording is turned into a case bundle, and that
-bundle is diagnosed again from a fresh simulated tenant: outcome, category, recurrence and memory must be equal.
+bundle is diagnosed again from a fresh simulated tenant: the whole report must be equal (evidence, findings and
+the other pods that failed on a finding's node, missing, recommendations), the memory sample count nearly.
 The redaction corpus, planted in every field a bundle carries, must leave no piece of any secret in a recording.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from core.models.report import Report
 from core.record import RecordingTap, recorded_bundle
 from core.sim.bundle import CaseBundle, load_bundle, parse_bundle
 from core.sim.demo import demo_expectations, load_demo_bundle
-from core.sources.errors import ReadOnlyViolation
+from core.sources.errors import ApiError, ReadOnlyViolation
 from core.tenant import Tenant, open_bundle_tenant
 from tests.engine.test_report_format import EXAMPLE_CLUSTER, EXAMPLES
 from tests.paths import CASES
@@ -56,6 +58,23 @@ def samples_match(original: Report, again: Report) -> bool:
     assert original.memory is not None
     step = min((float(w.get("stepSeconds") or 0) for w in original.memory.windows), default=0.0) or 1.0
     return 0 < b - a <= len(original.memory.windows) * int(300 / step) + 1
+
+
+_SAMPLES = re.compile(r"\b\d+ samples\b")
+
+
+def whole(report: Report) -> dict[str, Any]:
+    """The whole report as JSON, the memory sample count taken out (checked apart by `samples_match`)."""
+    data = json.loads(_SAMPLES.sub("N samples", json.dumps(report.to_json_dict())))
+    if data.get("memory"):
+        data["memory"].pop("samples", None)
+    return data
+
+
+def report_diff(original: Report, again: Report) -> list[str]:
+    """Where the replayed report differs from the original: top-level keys, with the two values."""
+    a, b = whole(original), whole(again)
+    return [f"{key}: {a.get(key)!r} != {b.get(key)!r}" for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
 
 
 async def _diagnose(tenant: Tenant, request: DiagnosisRequest) -> Report:
@@ -98,16 +117,22 @@ def _story_request(case: dict[str, Any], now: Any) -> DiagnosisRequest:
 
 
 @module_loop
-async def test_every_demo_story_replays_to_the_same_verdict(demo_bundle: CaseBundle) -> None:
+async def test_every_demo_story_replays_to_the_same_report(demo_bundle: CaseBundle) -> None:
     stories = demo_expectations()
     requests = [_story_request(case, demo_bundle.captured_at) for case in stories]
     results = await record_and_replay(demo_bundle, requests)
     mismatches = [
-        (case["key"], verdict(original), verdict(again))
+        (case["key"], report_diff(original, again))
         for case, (original, again, _) in zip(stories, results, strict=True)
-        if verdict(original) != verdict(again) or not samples_match(original, again)
+        if report_diff(original, again) or not samples_match(original, again)
     ]
     assert mismatches == []
+    # The findings' other victims on their node came back from the recorded pod list, not from nothing.
+    victims = {
+        case["key"]: [pod.name for f in original.findings for pod in f.other_pods or ()]
+        for case, (original, _, _) in zip(stories, results, strict=True)
+    }
+    assert victims["xid79-16pod"] and victims["driver-mismatch"] and victims["disk-pressure-evicted"]
     # The recordings are small: one story's answers, not the tenant.
     assert max(len(recorded["workloads"]) for _, _, recorded in results) < 50
 
@@ -284,3 +309,45 @@ def test_record_with_no_kube_reads_and_keeps_no_kubernetes(tmp_path: Path) -> No
     report = json.loads(out)
     assert any("--no-kube" in m["why"] for m in report["missing"]), report["missing"]
     assert "kubernetes" not in json.loads(target.read_text(encoding="utf-8"))
+
+
+@module_loop
+async def test_an_answer_with_no_place_in_the_bundle_replays_as_a_failed_read_that_says_so() -> None:
+    from core.record.bundle import build_bundle
+    from core.record.tap import Exchange
+
+    path = "/api/v1/nodepools"  # a Run:ai read case@1 has no place for
+    raw, notes = build_bundle(
+        [Exchange("runai", path, (), 200, b'{"nodePools": []}')], captured_at=datetime_now(), kube=False
+    )
+    assert any(path in note and "replay shows that read as failed" in note for note in notes)
+    async with open_bundle_tenant(parse_bundle(raw, "recording"), label="replay") as replay:
+        # Never an empty answer that reads as "nothing there": a failed read that says it was not recorded.
+        with pytest.raises(ApiError, match="not in this recording") as failed:
+            await replay.runai._get_json(path, {}, resource="node pools")
+    assert failed.value.status == 500
+
+
+def datetime_now() -> Any:
+    from datetime import UTC, datetime
+
+    return datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+@module_loop
+async def test_a_refused_pod_list_replays_refused_and_the_pods_read_by_name_still_answer(
+    demo_bundle: CaseBundle,
+) -> None:
+    case = next(c for c in demo_expectations() if c["key"] == "xid79-16pod")
+    raw = dict(demo_bundle.raw)
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "Forbidden",
+              "code": 403, "message": 'pods is forbidden: User "reader" cannot list resource "pods" in API group '
+              '"" at the cluster scope'}
+    raw["faults"] = [{"match": "GET /api/v1/pods", "status": 403, "times": 10, "body": json.dumps(status)}]
+    bundle = parse_bundle(raw, "list-refused")
+    [(original, again, recorded)] = await record_and_replay(bundle, [_story_request(case, bundle.captured_at)])
+    assert report_diff(original, again) == []
+    [finding] = [f for f in again.findings if f.kind == "gpu-hardware"]
+    assert finding.other_pods_note is not None and "could not be checked" in finding.other_pods_note
+    assert "pods" not in recorded["kubernetes"].get("forbidden", [])  # the pods read by name still answer
+    assert any(f["match"] == "GET /api/v1/pods" and f["status"] == 403 for f in recorded["faults"])
