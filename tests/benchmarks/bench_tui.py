@@ -28,7 +28,7 @@ machine hits both alike):
   a key that updates a label, to the label showing the new text;
 - needs attention: from `a` to the first page of that view (one events read per Pending / Running candidate,
   made by the app); baseline: the same label update;
-- memory chart: building the Memory tab's textual-plotext chart of the OOM story's 983 samples at 120x30;
+- memory chart: drawing the Memory tab's chart (tui.widgets.memory_canvas) of the OOM story's 983 samples at 120x30;
   baseline: rendering Textual's Sparkline of the same samples at the same width (what the tab drew before).
 Every app here (in a fresh process or in this one) serves the demo tenant from the simulator's own process, as
 the program does. Prints a table; never asserts a time (the machine is shared, so numbers are only comparable
@@ -61,7 +61,6 @@ from textual.binding import Binding, BindingType
 from textual.renderables.sparkline import Sparkline
 from textual.screen import Screen
 from textual.widgets import Static
-from textual_plotext.plot import Plot
 
 from core.sim.demo import demo_expectations, load_demo_bundle
 from tests.benchmarks.harness import ROOT, python_env
@@ -69,6 +68,7 @@ from tests.benchmarks.tui_child import launch, painted, push_empty
 from tui.app import program_app
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
+from tui.widgets.memory_canvas import draw
 from tui.widgets.memory_plot import plot_spec
 from tui.widgets.workload_table import WorkloadTable
 
@@ -272,7 +272,7 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
 
 
 def chart_round() -> dict[str, float]:
-    """The memory chart's cost: plotext building the chart, against rendering a Sparkline of the same data."""
+    """The memory chart's cost: drawing the chart into cells, against rendering a Sparkline of the same data."""
     bundle = load_demo_bundle()
     case = {c["key"]: c for c in demo_expectations()}["oom-rising"]
     entry = next(e for e in bundle.workloads if e["workload"]["id"] == case["workloadId"])
@@ -283,13 +283,7 @@ def chart_round() -> dict[str, float]:
     t0 = time.perf_counter()
     spec = plot_spec(samples, 48 * 1024**3, 48 * 1024**3)
     assert spec is not None
-    plot = Plot()
-    plot.plotsize(width, height)
-    plot.plot(spec.xs, spec.ys, marker="braille")
-    plot.plot([spec.xs[0], spec.xs[-1]], [spec.limit] * 2, marker="braille")
-    plot.xticks(spec.x_ticks, spec.x_labels)
-    plot.yticks(spec.y_ticks, spec.y_labels)
-    plot.build()
+    assert draw(spec, width, height) is not None
     chart = time.perf_counter() - t0
     with open(os.devnull, "w", encoding="utf-8") as sink:
         console = Console(width=width, file=sink, force_terminal=True)
@@ -382,11 +376,11 @@ def main() -> None:
     print(f"(bytecode of this checkout's {compiled} modules compiled before the first round, as an install does)")
     print(f"(the needs-attention page made {int(app_rounds[-1]['reads'])} events reads)")
     charts = [chart_round() for _ in range(rounds)]
-    plotext = statistics.median(c["chart"] for c in charts)
+    drawn = statistics.median(c["chart"] for c in charts)
     spark = statistics.median(c["spark"] for c in charts)
     print(
-        f"{'memory chart, 983 samples 120x30':32s} {plotext * 1000:7.1f}ms   {'Sparkline, same data':22s} "
-        f"{spark * 1000:7.1f}ms {plotext / spark:6.1f}x"
+        f"{'memory chart, 983 samples 120x30':32s} {drawn * 1000:7.1f}ms   {'Sparkline, same data':22s} "
+        f"{spark * 1000:7.1f}ms {drawn / spark:6.1f}x"
     )
 
 

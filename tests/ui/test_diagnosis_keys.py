@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from textual.command import CommandPalette
 from textual.widgets import DataTable
-from textual_plotext import PlotextPlot
 
 from core.report.render import to_text
 from core.sim.bundle import CaseBundle
@@ -28,6 +27,7 @@ from tui.screens.problem import ProblemScreen
 from tui.start import OpenedTenant, StartOptions
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.log_pane import LogPane
+from tui.widgets.memory_area import MemoryArea
 from tui.widgets.memory_chart import MemoryChart
 from tui.widgets.verdict_banner import VerdictBanner
 
@@ -202,8 +202,8 @@ async def test_memory_over_time_against_limit_with_peak_and_failure_marked(demo_
         assert spec.limit is not None and spec.limit * spec.scale == report.memory.limit_bytes
         assert spec.peak is not None and round(spec.peak[1] * spec.scale) == report.memory.peak_bytes
         assert len(spec.failures) == 1  # the OOM kill of this run, from the history
-        plot = chart.query_one(PlotextPlot)
-        assert plot.display and plot.size.height >= 6
+        plot = chart.query_one(MemoryArea)
+        assert plot.display and plot.size.height >= 6 and plot.canvas is not None
         drawn = screen_text(app)
         assert "◆" in drawn and "11:21" in drawn and "48 GiB" in drawn
         # Measured and configured are told apart in words.
@@ -217,7 +217,7 @@ async def test_no_samples_draws_nothing_and_says_so(demo_tenant: Tenant) -> None
         await pilot.press("4")
         await pilot.pause()
         chart = screen.query_one(MemoryChart)
-        assert chart.spec is None and not chart.query_one(PlotextPlot).display
+        assert chart.spec is None and not chart.query_one(MemoryArea).display
         assert "no samples recorded" in chart.plain and "configured, not measured" in chart.plain
 
 

@@ -1,7 +1,8 @@
 """CPU memory of the failed run over time: usage on a time axis (UTC), the configured limit and request as
 horizontal lines, the measured peak marked ◆, each failure or restart the history records inside that time
-as a vertical line, and the failed run's time shaded when the samples reach past it. Drawn with
-textual-plotext (Plotext in a Textual widget); tui.widgets.memory_plot works out what to draw.
+as a vertical line, and the failed run's time shaded when the samples reach past it. tui.widgets.memory_plot
+works out what to draw, tui.widgets.memory_canvas draws it into cells with one value-to-row mapping for every
+mark (the limit on its label's row, the peak on the curve's top), tui.widgets.memory_area shows the cells.
 
 Measured and configured values are kept apart in words: the legend calls the usage and the peak measured and
 the limit and request configured, and when the metrics answered with no samples nothing is drawn at all, only
@@ -18,16 +19,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
-from textual_plotext import PlotextPlot
 
 from core.diagnosis.progress import MemoryTrend
 from core.models.quantity import format_bytes
 from core.models.report import Memory
+from tui.widgets.memory_area import MemoryArea
+from tui.widgets.memory_canvas import FAILURE, LIMIT, PEAK, REQUEST, USAGE_SAMPLE
 from tui.widgets.memory_plot import PlotSpec, plot_spec
 from tui.widgets.phase_text import theme_colour
 
 HIGH_RATIO = 0.9  # at or above this share of the limit the usage is drawn in the error colour
-USAGE, LIMIT, REQUEST, PEAK, FAILURE = "⠤", "⠒", "⠒", "◆", "│"
 
 
 def fmt(n: int | None, missing: str = "not set or unreadable") -> str:
@@ -57,7 +58,7 @@ class MemoryChart(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="memory--head", markup=False)
-        yield PlotextPlot(classes="memory--plot")
+        yield MemoryArea(classes="memory--plot")
         yield Static("", classes="memory--legend", markup=False)
 
     def on_mount(self) -> None:
@@ -137,7 +138,7 @@ class MemoryChart(Vertical):
         assert spec is not None and spec.first is not None and spec.last is not None
         colours = self._colours(ratio)
         legend = Text()
-        legend.append(USAGE, style=Style(color=_hex(colours["usage"])))
+        legend.append(USAGE_SAMPLE, style=Style(color=_hex(colours["usage"])))
         legend.append(
             f" usage, measured: {len(t.samples)} samples {spec.first:%H:%M:%S}–{spec.last:%H:%M:%S} UTC  "
         )
@@ -154,7 +155,7 @@ class MemoryChart(Vertical):
             legend.append(FAILURE, style=Style(color=_hex(colours["failure"])))
             legend.append(f" failure or restart ({len(spec.failures)}, from the history)  ")
         if spec.shaded:
-            legend.append("░", style=Style(color=_hex(colours["shade"])))
+            legend.append("  ", style=Style(bgcolor=_hex(colours["shade"])))  # drawn as a background
             legend.append(" " + ", ".join(span.label for span in spec.shaded))
         return legend
 
@@ -171,33 +172,7 @@ class MemoryChart(Vertical):
         }
 
     def _plot(self, ratio: float | None) -> None:
-        widget = self.query_one(PlotextPlot)
-        spec = self.spec
-        widget.display = spec is not None
-        plt = widget.plt
-        plt.clear_figure()
-        if spec is None:
-            return
-        colours = self._colours(ratio)
-        for span in spec.shaded:
-            plt.plot([span.start, span.end], [spec.top, spec.top], fillx=True, color=colours["shade"])
-        for x in spec.failures:
-            plt.vline(x, colours["failure"])
-        # The limit and request are drawn like the usage (braille), so all three share one vertical rounding:
-        # a usage just under the limit can never be drawn above it.
-        ends = [spec.xs[0], spec.xs[-1]]
-        if spec.request is not None:
-            plt.plot(ends, [spec.request] * 2, marker="braille", color=colours["request"])
-        if spec.limit is not None:
-            plt.plot(ends, [spec.limit] * 2, marker="braille", color=colours["limit"])
-        plt.plot(spec.xs, spec.ys, marker="braille", color=colours["usage"])
-        if spec.peak is not None:
-            plt.scatter([spec.peak[0]], [spec.peak[1]], marker=PEAK, color=colours["peak"])
-        plt.ylim(0, spec.top)
-        plt.xlim(spec.xs[0], spec.xs[-1] if spec.xs[-1] > spec.xs[0] else spec.xs[0] + 1)
-        plt.xticks(spec.x_ticks, spec.x_labels)
-        plt.yticks(spec.y_ticks, spec.y_labels)
-        widget.refresh()
+        self.query_one(MemoryArea).show(self.spec, self._colours(ratio) if self.spec is not None else {})
 
     def _draw(self) -> None:
         if not self.is_mounted:

@@ -109,6 +109,10 @@ def plot_spec(
     x_ticks = [span * i / (X_TICKS - 1) for i in range(X_TICKS)]
     x_labels = [_time_label(datetime.fromtimestamp(first.timestamp() + t, UTC), span) for t in x_ticks]
     y_ticks = [top / HEADROOM * i / (Y_TICKS - 1) for i in range(Y_TICKS)]
+    if limit is not None and limit / scale not in y_ticks:
+        # The limit always gets its label, so its line can be read against the scale (over the limit, the peak
+        # sets the top and the limit falls between ticks).
+        y_ticks = sorted([*y_ticks, limit / scale])
     y_labels = [format_bytes(round(t * scale)) if t else "0" for t in y_ticks]
     shaded = [
         Span(max(0.0, x(a)), min(span, x(b)), label)
