@@ -20,11 +20,13 @@ from core.sources.kube_types import KubeSettings
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_of, screen_text, until, verdict
 from tui.app import TriageApp
+from tui.messages import DiagnosisTarget
 from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.start import OpenedTenant, StartOptions
+from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.log_pane import LogPane
 from tui.widgets.memory_area import MemoryArea
@@ -322,3 +324,49 @@ async def test_start_problems_name_what_is_missing(
         await pilot.pause()
         header = screen_text(app).splitlines()[0]
         assert "not connected" in header and "the tenant configured in the environment" not in header
+
+
+# -- every diagnosis opens at the top, its keys working at once (issue 27, point 1) --------------------------
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_every_diagnosis_opens_at_the_top_and_the_scroll_keys_work_at_once(
+    demo_tenant: Tenant, size: tuple[int, int]
+) -> None:
+    first, second = CASES["oom-rising"], CASES["long-history"]
+    app = make(demo_tenant, options_for(first))
+    async with app.run_test(size=size) as pilot:
+        screen = await verdict(pilot)
+        evidence = screen.query_one(EvidencePane)
+        # Opened: the keys go to the Evidence text, not the tab bar; j, arrows, page keys and home move it.
+        assert app.focused is evidence
+        assert evidence.max_scroll_y > 3, "the evidence must be longer than the pane for this test to mean much"
+        await pilot.press("j", "j")
+        await pilot.pause()
+        assert evidence.scroll_y == 2
+        await pilot.press("k")
+        await pilot.pause()
+        assert evidence.scroll_y == 1
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert evidence.scroll_y > 2
+        await pilot.press("home")
+        await pilot.pause()
+        assert evidence.scroll_y == 0
+        await pilot.press("down")
+        await pilot.pause()
+        assert evidence.scroll_y == 1
+        # Scrolled to the bottom, then the next workload: it opens at its top, its keys working.
+        await pilot.press("1", "end")
+        await pilot.pause()
+        assert evidence.scroll_y == evidence.max_scroll_y > 0
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        app.open_diagnosis(DiagnosisTarget(second["clusterId"], second["workloadId"]))
+        again = await verdict(pilot)
+        assert again is screen
+        await pilot.pause()
+        assert evidence.scroll_y == 0, "the next diagnosis opened scrolled down"
+        assert app.focused is evidence
+        assert screen_text(app).count("Reason:") >= 1  # the reason is on screen, not scrolled away
+        await pilot.press("j")
+        await pilot.pause()
+        assert evidence.scroll_y == 1

@@ -231,3 +231,49 @@ def test_demo_in_tmux_at_80_columns_pages_and_picks_a_project(tmp_path: Path) ->
         quit_and_wait(tmux)
     finally:
         tmux.kill()
+
+
+def evidence_lines(screen: str) -> list[str]:
+    """The lines of the tab under the tab bar (the heavy rule), down to the footer, without the scrollbar."""
+    lines = screen.rstrip("\n").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith(("━", "╸")))
+    return [line.rstrip(" ▁▂▃▄▅▆▇█") for line in lines[start + 1 : -1]]
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_path: Path) -> None:
+    """Issue 27, point 1: after one diagnosis is scrolled to its end, the next opens at its top (its Reason
+    on screen at 80x24), and j, PageDown and Home move the text at once, with no key pressed first."""
+    cases = {c["key"]: c for c in demo_expectations()}
+    first, second = cases["oom-rising"], cases["long-history"]
+    tmux = Tmux(tmp_path, 80, 24)
+    try:
+        tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", first["clusterId"],
+                    "--workload-id", first["workloadId"]])  # fmt: skip
+        screen = wait_for(tmux, lambda s: banner_line(s) is not None, "the first verdict")
+        top = evidence_lines(screen)
+        assert top[0].lstrip().startswith("Reason:"), top
+        tmux.keys("j")
+        wait_for(tmux, lambda s: evidence_lines(s)[0] == top[1], "j scrolling the evidence one line")
+        tmux.keys("End")
+        wait_for(tmux, lambda s: "Reason:" not in "\n".join(evidence_lines(s)), "the end of the evidence")
+        tmux.keys("Escape")
+        wait_for(tmux, lambda s: rows_span(s) is not None, "the picker")
+        # Straight to the second workload by name, through the filter.
+        tmux.keys("/")
+        time.sleep(0.3)
+        tmux.keys(second["name"], literal=True)
+        tmux.keys("Enter")
+        wait_for(tmux, lambda s: (rows := table_rows(s)) != [] and all(second["name"] in r for r in rows), "filtered")
+        tmux.keys("Enter")
+        screen = wait_for(tmux, lambda s: second["name"] in s and banner_line(s) is not None, "the second verdict")
+        shown = evidence_lines(screen)
+        assert shown[0].lstrip().startswith("Reason:"), f"opened scrolled:\n{screen}"
+        tmux.keys("PageDown")
+        wait_for(tmux, lambda s: "Reason:" not in evidence_lines(s)[0], "PageDown moving the evidence")
+        tmux.keys("Home")
+        wait_for(tmux, lambda s: evidence_lines(s)[0].lstrip().startswith("Reason:"), "Home back at the top")
+        assert "\x1b" not in tmux.screen()
+        quit_and_wait(tmux)
+    finally:
+        tmux.kill()

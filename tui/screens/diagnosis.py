@@ -99,6 +99,8 @@ class _Resettable(Protocol):
 
 # -- the screen -------------------------------------------------------------------------------------------
 class DiagnosisScreen(PaneActions, ReportActions):
+    # The keys go to the Evidence tab's text from the start (j / k, arrows, page keys), not to the tab bar.
+    AUTO_FOCUS = "#evidence"
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiagnosisCommands}
     # Footer: what fits 80 columns beside the app's `?`, `:` and `q`; `?` lists every key.
@@ -232,6 +234,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         for pane in self._panes():
             pane.reset()
         self.query_one(PodsPane).reset()
+        self._scroll_home()
         self.query_one(StepList).reset()
         self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
         self._label_tabs()
@@ -281,8 +284,14 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.exports, self.copies = [], []
         self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
         self.show_tab("tab-evidence")
-        self.set_focus(None)  # shown again, it focuses as when first mounted
         self.start()
+        self._focus_pane("tab-evidence")  # shown again, it focuses as when first mounted
+
+    def _scroll_home(self) -> None:
+        """Every pane back at its top: a new diagnosis never opens where the last one was scrolled to."""
+        for widget in self.query_one(TabbedContent).query("*"):
+            if widget.is_scrollable:
+                widget.scroll_home(animate=False, immediate=True)
 
     def cancel(self) -> None:
         if self.worker is not None and self.worker.is_running:
