@@ -22,6 +22,7 @@ from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
 from core.sources.kube_types import KubeSettings
 from core.tenant import KUBE_OFF, Tenant
+from core.triage.scan_scope import UnknownProject
 from tui.start import StartOptions, StartProblem
 
 T = TypeVar("T")
@@ -155,6 +156,8 @@ def advice(failure: DiagnosisFailed) -> str:
     """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
     if isinstance(failure, UnknownCluster):
         return "Run it again with one of the cluster ids (or names) above in --cluster-id."
+    if isinstance(failure, UnknownProject):
+        return "Run it again with one of the project names above in --project."
     cause: BaseException | None = failure.__cause__
     if isinstance(cause, AuthError):
         return "The credentials were refused: set a fresh RUNAI_BEARER_TOKEN, or RUNAI_CLIENT_ID and " \

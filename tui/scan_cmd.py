@@ -2,8 +2,9 @@
 grouped by verdict. For cron or CI: "what failed overnight, and why". Never loads Textual.
 
 Exit status: 0 when the scan ran, whatever it found (a diagnosis that produced no report is one of its
-results); 1 when it could not run (the tenant or its workload list unreadable); 2 for a usage error. A
-progress bar goes to stderr, and only when stderr is a terminal.
+results); 3 when it ran on a cluster that is not Connected or has not reported lately (its list may be stale:
+cron can tell); 1 when it could not run (the tenant or its workload list unreadable, an unknown cluster or
+project); 2 for a usage error. A progress bar goes to stderr, and only when stderr is a terminal.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ from tui.headless import (
 from tui.start import StartOptions, open_tenant
 
 PROG = "runai-triage scan"
+# The scan ran on a cluster the control plane cannot see now: its findings may be stale (0 would read as
+# "all clear" to cron).
+STALE_EXIT = 3
 BAR = 24
 
 
@@ -57,9 +61,11 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
             ],
             "  0  the scan ran, whatever it found; a workload whose diagnosis produced no report is one of its\n"
             "     results (\"no report\", with the reason; in JSON Lines a runai-triage/scan-failure@1 line)\n"
-            "  1  the scan could not run: tenant unreachable, credentials refused, unknown cluster, the list of\n"
-            "     workloads unreadable, unusable case bundle\n"
-            "  2  usage error: a missing or malformed option",
+            "  1  the scan could not run: tenant unreachable, credentials refused, unknown cluster or project,\n"
+            "     the list of workloads unreadable, unusable case bundle\n"
+            "  2  usage error: a missing or malformed option\n"
+            f"  {STALE_EXIT}  the scan ran, but the cluster is not Connected or has not reported lately: what Run:ai\n"
+            "     lists for it may be stale (the output says so, with its status and last report)",
             TENANT_NOTE,
         ),
     )
@@ -140,4 +146,4 @@ def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if result is None:
         return 1
     write_out(out, SCAN_RENDERERS[args.format](result))
-    return 0
+    return STALE_EXIT if result.stale else 0

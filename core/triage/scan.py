@@ -30,6 +30,8 @@ from core.models.runai import Workload
 from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
 from core.triage.batch import ClustersOnce, Politeness, Verdict, diagnose_many, verdict_label
+from core.triage.cluster_state import ClusterState
+from core.triage.scan_scope import filters_match, scope_of
 from core.triage.verdicts import count_line
 
 SCHEMA = "runai-triage/scan@1"
@@ -113,6 +115,17 @@ class ScanResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     unreadable: int = 0
     more: bool = False  # the listing went past max_workloads
+    # The cluster as the clusters list shows it: stale when it is not Connected or has not reported lately.
+    cluster: ClusterState | None = None
+    cluster_unread: str | None = None  # why the cluster's state is unknown
+    notes: list[str] = field(default_factory=list)
+    # When the window held no row: how many workloads match the project and name filters at all (or why that
+    # is unknown); None when not asked.
+    matched: int | str | None = None
+
+    @property
+    def stale(self) -> bool:
+        return self.cluster is not None and self.cluster.stale
 
     def groups(self) -> list[tuple[str, list[ScanEntry]]]:
         """Entries grouped by verdict label, the largest group first; inside a group, newest first."""
@@ -211,10 +224,14 @@ async def scan(
     """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
     entry whose verdict says why."""
     tier1 = cast(Tier1, ClustersOnce(tier1))  # the scan's cluster check and every diagnosis share one list read
-    request = dataclasses.replace(request, cluster_id=await resolve_cluster(tier1, request.cluster_id))
+    scope = await scope_of(tier1, request.cluster_id, request.project, now)
+    request = dataclasses.replace(request, cluster_id=scope.cluster_id)
     start, end = request.window(now)
-    result = ScanResult(request, start, end)
+    result = ScanResult(request, start, end, cluster=scope.cluster, cluster_unread=scope.cluster_unread,
+                        notes=scope.notes)  # fmt: skip
     rows = await _list(tier1, request, result)
+    if not rows and (request.project or request.name_prefix):
+        result.matched = await filters_match(tier1, request.cluster_id, request.project, request.name_prefix)
     kept: list[Workload] = []
     for w in rows:
         why = _outside(w, request, start, end)

@@ -3,7 +3,9 @@
 Text and Markdown group the workloads by verdict (the largest group first, newest first inside a group), each
 with its recurrence and its top line of evidence, so a platform team reads "what failed overnight, and why" at
 a glance. JSON is one `runai-triage/scan@1` object holding every workload's full report@1; JSON Lines is one
-report@1 a line (a diagnosis that produced no report is a `runai-triage/scan-failure@1` line instead).
+report@1 a line (a diagnosis that produced no report is a `runai-triage/scan-failure@1` line instead), led by a
+`runai-triage/scan-cluster@1` line when the cluster is not Connected or has not reported lately. Every format
+says that a stale cluster's list may be out of date, and when the filters match no workload at all.
 Every string from the cluster is cleaned on the way out, as in a single report.
 """
 
@@ -20,6 +22,7 @@ from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_f
 from core.words import plural
 
 FAILURE_SCHEMA = "runai-triage/scan-failure@1"
+CLUSTER_SCHEMA = "runai-triage/scan-cluster@1"
 # Skipped rows are counted by reason; this many are named in JSON, the rest only counted.
 MAX_SKIPPED_NAMED = 50
 
@@ -34,8 +37,9 @@ def _when(at: datetime | None) -> str:
 
 def _scope(result: ScanResult) -> list[str]:
     r = result.request
+    named = f"{_line(result.cluster.name, 80)} " if result.cluster is not None else ""
     return [
-        f"cluster {_line(r.cluster_id.strip())}",
+        f"cluster {named}{_line(r.cluster_id.strip())}",
         f"project {_line(r.project)}" if r.project else "all projects",
         f"names starting {_line(r.name_prefix)!r}" if r.name_prefix else "any name",
         f"window {_when(result.start)} to {_when(result.end)} ({r.since})",
@@ -86,16 +90,41 @@ def _skipped_summary(result: ScanResult) -> str:
     return "; ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def _filters(result: ScanResult) -> str:
+    r = result.request
+    parts = [f"in project {_line(r.project, 80)}" if r.project else "",
+             f"with a name starting {_line(r.name_prefix, 80)!r}" if r.name_prefix else ""]
+    return " ".join(p for p in parts if p)
+
+
 def _headline(result: ScanResult) -> str:
     labels = [e.label for e in result.entries]
+    if not labels and result.matched == 0:
+        return f"No workload {_filters(result)} on this cluster, at any time: the filters match nothing."
     if not labels:
-        return "Nothing failed or needs attention in the window."
+        seen = " as far as Run:ai shows, and for this cluster that may be stale" if result.stale else ""
+        line = f"Nothing failed or needs attention in the window{seen}."
+        if isinstance(result.matched, int):
+            line += f" (The filters match {plural(result.matched, 'workload')} at other times.)"
+        elif isinstance(result.matched, str):
+            line += f" (Whether any workload {_filters(result)} exists is unknown: {_line(result.matched, 300)}.)"
+        return line
     verb = "needs" if len(labels) == 1 else "need"
     return f"{plural(len(labels), 'workload')} failed or {verb} attention: {count_line(labels)}"
 
 
+def cluster_line(result: ScanResult) -> str | None:
+    """⚑ and the cluster's state when it is stale; its state unknown, said as such; None when it is fine."""
+    if result.cluster is not None and result.cluster.warning:
+        return f"⚑ {_line(result.cluster.warning, 300)}"
+    if result.cluster_unread:
+        return f"Cluster state unknown: {_line(result.cluster_unread, 300)}."
+    return None
+
+
 def _footer(result: ScanResult) -> list[str]:
-    lines = [f"Listed {plural(result.listed, 'row')}; {len(result.entries):,} diagnosed, {len(result.skipped):,} "
+    lines = [*(f"Note: {_line(note, 400)}." for note in result.notes)]
+    lines += [f"Listed {plural(result.listed, 'row')}; {len(result.entries):,} diagnosed, {len(result.skipped):,} "
              "skipped."]
     if result.skipped:
         lines.append(f"Skipped: {_skipped_summary(result)}.")
@@ -111,7 +140,9 @@ def _footer(result: ScanResult) -> list[str]:
 
 
 def to_text(result: ScanResult) -> str:
-    out = ["runai-triage scan · " + " · ".join(_scope(result)), _headline(result)]
+    out = ["runai-triage scan · " + " · ".join(_scope(result))]
+    out += [flag] if (flag := cluster_line(result)) else []
+    out.append(_headline(result))
     for label, entries in result.groups():
         out += ["", f"{label} ({len(entries)})"]
         for entry in entries:
@@ -130,6 +161,7 @@ def to_text(result: ScanResult) -> str:
 
 def to_markdown(result: ScanResult) -> str:
     out = [f"## {md_escape(_headline(result))}", ""]
+    out += [f"**{md_escape(flag)}**", ""] if (flag := cluster_line(result)) else []
     out.append(" · ".join(md_escape(part) for part in _scope(result)))
     for label, entries in result.groups():
         out += ["", f"### {md_escape(label)} ({len(entries)})", ""]
@@ -171,6 +203,9 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "clusterId": r.cluster_id.strip(),
+        "cluster": result.cluster.to_dict() if result.cluster is not None else None,
+        "clusterStale": result.stale,
+        "clusterUnknown": result.cluster_unread,
         "project": r.project,
         "namePrefix": r.name_prefix,
         "since": r.since,
@@ -184,6 +219,8 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
         "skipped": [{"name": _line(name, 200), "why": _line(why, 300)} for name, why in
                     result.skipped[:MAX_SKIPPED_NAMED]],
         "skippedCount": len(result.skipped),
+        "matched": result.matched if isinstance(result.matched, int) else None,
+        "notes": [_line(note, 400) for note in result.notes],
         "results": [_entry_json(e) for e in entries],
     }
 
@@ -194,6 +231,8 @@ def to_json(result: ScanResult) -> str:
 
 def to_jsonl(result: ScanResult) -> str:
     lines: list[str] = []
+    if result.cluster is not None and result.stale:
+        lines.append(json.dumps({"schema": CLUSTER_SCHEMA, **result.cluster.to_dict()}, ensure_ascii=False))
     for entry in newest_first(result.entries):
         report = entry.verdict.report
         if report is not None:

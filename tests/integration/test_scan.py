@@ -331,3 +331,48 @@ def test_a_scan_keeps_each_report_but_not_the_events_a_screen_would_replay(week:
     # Thousands of diagnoses' progress events (metric samples among them) would hold far more than the reports.
     assert week.entries and all(e.verdict.report is not None or e.verdict.failure for e in week.entries)
     assert all(e.verdict.events == () for e in week.entries)
+
+
+# -- a cluster the control plane cannot see, an unknown project, a filter that matches nothing (issue 27) ----
+EDGE = "demo-edge"  # the demo cluster that lost its connection three hours before the capture
+
+
+def test_a_disconnected_cluster_is_said_in_every_format_with_an_exit_status_of_its_own() -> None:
+    code, out, err = _cli(["scan", "--demo", "--cluster-id", EDGE])
+    assert code == 3, err
+    lines = out.splitlines()
+    assert lines[1].startswith(f"⚑ cluster {EDGE}: status Disconnected, last report 2 h 58 min ago")
+    assert "may be stale" in lines[1] and "may be stale" in lines[2]
+    assert "Nothing failed or needs attention in the window." not in out  # never a plain all clear
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", EDGE, "--format", "json"])
+    data = json.loads(out)
+    assert code == 3 and data["clusterStale"] is True
+    assert data["cluster"]["status"] == "Disconnected" and data["cluster"]["lastLiveness"].startswith("2026-11-30T09")
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", EDGE, "--format", "jsonl"])
+    first = json.loads(out.splitlines()[0])
+    assert code == 3 and first["schema"] == "runai-triage/scan-cluster@1" and first["stale"] is True
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", EDGE, "--format", "markdown"])
+    assert code == 3 and "⚑ cluster" in out
+    # A connected cluster: exit 0, and its state in the JSON says so.
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", "demo-east", "--format", "json", "--since", "2h"])
+    assert code == 0 and json.loads(out)["clusterStale"] is False
+
+
+@pytest.mark.parametrize("project", ["nosuch", "NLP"])
+def test_an_unknown_project_is_an_error_that_lists_the_clusters_projects(project: str) -> None:
+    code, out, err = _cli(["scan", "--demo", "--cluster-id", "demo-east", "--project", project])
+    assert code == 1 and out == ""
+    assert f"{project} is not a project of cluster demo-east" in err
+    assert "Its projects: nlp, research, speech, vision." in err
+    assert "--project" in err and "Traceback" not in err
+
+
+def test_a_filter_that_matches_nothing_says_so() -> None:
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", "demo-east", "--name-prefix", "zzz-no-such"])
+    assert code == 0
+    assert "No workload with a name starting 'zzz-no-such' on this cluster, at any time: the filters match nothing." \
+        in out
+    code, out, _ = _cli(["scan", "--demo", "--cluster-id", "demo-east", "--project", "nlp", "--name-prefix", "llama",
+                         "--since", "5m"])  # fmt: skip
+    assert code == 0
+    assert "Nothing failed or needs attention in the window. (The filters match 1 workload at other times.)" in out

@@ -15,6 +15,7 @@ from textual.widgets import Input, Select
 
 from core.models.runai import Workload
 from core.sim.bundle import CaseBundle
+from core.sim.demo import DEMO_CLUSTERS
 from core.sources.credentials import BearerToken
 from core.sources.retry import RetryPolicy
 from core.sources.runai import RunaiClient
@@ -30,6 +31,7 @@ from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.start import StartOptions, UsageError, options_from_args
 from tui.widgets.attention_toggle import AttentionToggle
+from tui.widgets.cluster_notice import ClusterNotice
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -576,3 +578,26 @@ async def test_projects_that_arrive_before_the_first_query_is_applied_are_kept(b
         await pilot.pause()
         select = screen.query_one("#project-select", Select)
         assert [value for _, value in select._options][1:] == ["alpha", "beta"]
+
+
+# -- a cluster the control plane cannot see (issue 27, point 2) ----------------------------------------------
+@pytest.mark.parametrize("size", [(80, 24), (160, 50)], ids=["80x24", "160x50"])
+async def test_the_picker_says_when_its_cluster_may_be_stale(demo_tenant: Tenant, size: tuple[int, int]) -> None:
+    app = make_app(demo_tenant, options=StartOptions(mode="demo", cluster_id="demo-edge"))
+    async with app.run_test(size=size) as pilot:
+        screen = await loaded_picker(pilot)
+        notice = screen.query_one(ClusterNotice)
+        await settle(pilot, lambda: notice.display)
+        assert notice.plain.startswith("⚑ demo-edge Disconnected, last report 2 h 58 min ago")
+        assert notice.plain.endswith("rows may be stale")
+        assert len(notice.plain) <= 80  # whole at 80 columns
+        # The page is sized to the table left below the line: every row it read is on screen.
+        await settle(pilot, lambda: not screen.loading)
+        table = screen.query_one(WorkloadTable)
+        assert table.row_count <= table.size.height - 1
+        # A connected cluster: no line.
+        await pilot.press("c")
+        await pilot.pause()
+        await pilot.press("up", "up", "enter")  # back to the first cluster (demo-east)
+        await settle(pilot, lambda: screen.picker_query.cluster_id == DEMO_CLUSTERS[0]["uuid"] and not screen.loading)
+        await settle(pilot, lambda: not notice.display)

@@ -47,6 +47,7 @@ from tui.screens.detail import DetailScreen
 from tui.screens.picker_text import workload_detail
 from tui.screens.picker_views import PickerViews
 from tui.screens.problem import describe_error
+from tui.widgets.cluster_notice import ClusterNotice
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
 from tui.widgets.footer import KeysFooter
 from tui.widgets.notice import Notice
@@ -130,6 +131,7 @@ class PickerScreen(PickerViews):
     def compose(self) -> ComposeResult:
         yield TopBar(self.tenant.label)
         yield FilterBar(debounce_s=self._debounce_s, cursor_blink=self._cursor_blink, id="filter-bar")
+        yield ClusterNotice(id="cluster-notice")
         with Container(id="table-area"):
             yield WorkloadTable(self._clock, id="workloads")
             yield Notice(id="notice")
@@ -295,6 +297,7 @@ class PickerScreen(PickerViews):
             self._show_empty()
         self._show_row_detail()
         self._update_indicator()
+        self._check_clusters()
 
     def on_page_failed(self, message: PageFailed) -> None:
         if message.seq != self._seq:

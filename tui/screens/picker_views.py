@@ -9,8 +9,8 @@ from core.models.runai import Cluster
 from tui.messages import PageLoaded
 from tui.paging import PageNav
 from tui.picker_query import NameFilterError, PickerQuery, Sort
+from tui.screens.picker_cluster import PickerCluster
 from tui.screens.picker_text import IndicatorState, indicator_parts
-from tui.screens.picker_verdicts import PickerVerdicts
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import cluster_label
 from tui.widgets.notice import Notice
@@ -21,7 +21,7 @@ from tui.widgets.workload_table import WorkloadTable
 EDGE_NOTICE_S = 2.5
 
 
-class PickerViews(PickerVerdicts):
+class PickerViews(PickerCluster):
     _clusters: list[Cluster]
     _query: PickerQuery
     _sort: Sort

@@ -19,6 +19,7 @@ from typing import Any
 
 from core.diagnosis.signals.model import Family, Signal, SignalKind, example
 from core.diagnosis.signals.text import Collector, Text, as_text, rx
+from core.words import duration
 
 K = SignalKind
 
@@ -95,8 +96,8 @@ def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: 
     if bad:
         parts.append(f"reports status {bad[0][:80]}")
     if last_liveness is not None and age is not None:
-        minutes = int(age.total_seconds() // 60)
-        parts.append(f"last reported to the control plane at {last_liveness.isoformat()} ({minutes} min before now)")
+        ago = duration(age.total_seconds())
+        parts.append(f"last reported to the control plane at {last_liveness.isoformat()} ({ago} before now)")
     signal = Signal(
         kind=K.CONTROL_PLANE,
         detail=f"Run:ai cluster {name} " + " and ".join(parts),
