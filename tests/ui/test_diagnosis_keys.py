@@ -31,6 +31,7 @@ from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.log_pane import LogPane
 from tui.widgets.memory_area import MemoryArea
 from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.step_list import StepList
 from tui.widgets.verdict_banner import VerdictBanner
 
 SIZE = (120, 40)
@@ -370,3 +371,24 @@ async def test_every_diagnosis_opens_at_the_top_and_the_scroll_keys_work_at_once
         await pilot.press("j")
         await pilot.pause()
         assert evidence.scroll_y == 1
+
+
+# -- a route-out ends the step list where it was decided (issue 27, point 6) -------------------------------
+@pytest.mark.parametrize(("key", "at"), [("preempt-disruption", 4), ("preempt-priority", 1)])
+async def test_a_routed_out_diagnosis_ends_its_steps_where_it_was_decided(
+    demo_tenant: Tenant, key: str, at: int
+) -> None:
+    app = make(demo_tenant, options_for(CASES[key]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await verdict(pilot)
+        await pilot.pause()
+        steps = screen.query_one(StepList).steps
+        assert [s.state for s in steps.values()] == ["done"] * at + ["skipped"] * (5 - at)
+        assert steps[at].reads > 0
+        assert all(f"routed out at Step {at} (preempted): nothing past Step {at} is read" == s.why
+                   for s in steps.values() if s.state == "skipped")
+        line = screen_text(app)
+        assert "running" not in line.splitlines()[5]  # the one-line step summary at 80x24
+        await pilot.press("4")
+        await pilot.pause()
+        assert f"routed out at Step {at}" in screen.query_one(MemoryChart).plain

@@ -110,6 +110,9 @@ SNAPSHOTS = [
     ("xid79-16pod", LARGE, None),
     ("webhook-denied", SMALL, None),
     ("disconnected-cluster", LARGE, None),
+    # Routed out at Step 4 (the pod's DisruptionTarget condition): the steps end where it was decided.
+    ("preempt-disruption", SMALL, None),
+    ("preempt-disruption", LARGE, None),
 ]
 
 

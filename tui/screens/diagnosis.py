@@ -404,13 +404,13 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.query_one(MissingPane).finish(report.missing, explanation, notes)
         self.query_one(PodsPane).show(report.termination_order, report.memory)
         steps = self.query_one(StepList)
-        routed = report.outcome != "diagnosed"
-        routed_why = f"routed out at Step 1 ({report.outcome}): nothing past Step 1 is read"
-        steps.close_open("skipped", None, routed_why if routed else "not reached")
+        routed_why = steps.route_out(report.outcome) if report.outcome != "diagnosed" else None
+        if routed_why is None:
+            steps.close_open("skipped", None, "not reached")
         steps.set_total(event.reads, event.seconds)
-        self._settle_history(report, routed_why if routed else None)
-        self._settle_memory(report, routed_why if routed else None)
-        self._settle_tier2(routed_why if routed else None)
+        self._settle_history(report, routed_why)
+        self._settle_memory(report, routed_why)
+        self._settle_tier2(routed_why)
         self._label_tabs()
 
     def _settle_history(self, report: Report, routed_why: str | None) -> None:

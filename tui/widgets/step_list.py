@@ -122,6 +122,20 @@ class StepList(Static):
                 state.state, state.why = running, why
         self._refresh_table()
 
+    def route_out(self, outcome: str) -> str:
+        """A route-out ends the run where it was decided: the step that was running is done there (its reads
+        kept), the steps never started are skipped. Returns why, naming that step."""
+        started = [s.step for s in self.steps.values() if s.state != "pending"]
+        at = max(started, default=1)
+        why = f"routed out at Step {at} ({outcome}): nothing past Step {at} is read"
+        for state in self.steps.values():
+            if state.state == "running":
+                state.state, state.why = "done", f"routed out here ({outcome})"
+            elif state.state == "pending":
+                state.state, state.why = "skipped", why
+        self._refresh_table()
+        return why
+
     def _get(self, step: int, title: str) -> StepState:
         if step not in self.steps:
             self.steps[step] = StepState(step, title)
