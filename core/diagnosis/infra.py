@@ -53,6 +53,7 @@ LATER_THAN_FAILURE = timedelta(minutes=15)
 # The evidence to quote when one kind shows up in several reads: the closest to the failed container first.
 _SOURCE_PREFERENCE = (
     "kubectl logs --previous",
+    "kubectl logs",
     "kubectl describe pod",
     "kubectl get events",
     "kubectl describe node",

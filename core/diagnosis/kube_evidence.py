@@ -181,7 +181,7 @@ def log_observation(
     if not finding.gpu_oom:
         return None
     signal = Signal(kind=SignalKind.GPU_OOM, detail=finding.text, container=excerpt.container, at=at)
-    return Observation(signal, LOGS, at, log_line_text(excerpt, finding), pod, node)
+    return Observation(signal, excerpt.source, at, log_line_text(excerpt, finding), pod, node)
 
 
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:
@@ -200,7 +200,7 @@ def log_infra_observations(
     found: list[Observation] = []
     for line_no, signal in log_signals(excerpt.lines, before=before):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
-        found.append(Observation(signal, LOGS, before, text, pod, node))
+        found.append(Observation(signal, excerpt.source, before, text, pod, node))
     return found
 
 

@@ -101,6 +101,7 @@ SOURCE_ORDER: dict[str, int] = {
             "get_workload_metrics",
             "kubectl describe pod",
             "kubectl logs --previous",
+            "kubectl logs",
             "kubectl get events",
             "kubectl describe node",
         )
@@ -181,9 +182,11 @@ def _reason(inputs: ReportInputs) -> str:
     trigger = f"{verdict.rule.trigger} ({label})" if label else verdict.rule.trigger
     text = f"{trigger}: {detail} (source: {top.source})"
     if verdict.category == "OOM_KILLED" and inputs.memory.limit_bytes:
-        text += f"; limit {format_bytes(inputs.memory.limit_bytes)}"
+        # Each figure names its own read: the limit is configuration, the peak a measurement.
+        where = f" (source: {inputs.memory.source})" if inputs.memory.source else ""
+        text += f"; limit {format_bytes(inputs.memory.limit_bytes)}{where}"
         if inputs.peak is not None:
-            text += f", observed peak {format_bytes(inputs.peak)}"
+            text += f", observed peak {format_bytes(inputs.peak)} (source: get_workload_metrics)"
     return text
 
 

@@ -49,6 +49,8 @@ Source = Literal[
     "list_workloads",
     "kubectl describe pod",
     "kubectl logs --previous",
+    # The current instance's log, read when no previous instance was kept (a container that never restarted).
+    "kubectl logs",
     "kubectl get events",
     "kubectl describe node",
 ]

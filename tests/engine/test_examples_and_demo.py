@@ -92,3 +92,30 @@ async def test_demo_story_verdicts(demo: Tenant, case: dict) -> None:
     if memory and report.memory is not None:
         assert report.memory.limit_bytes == memory.get("limitBytes")
         assert report.memory.peak_bytes == memory.get("peakBytes")
+
+
+@pytest.mark.parametrize("case", EXPECTATIONS, ids=[e["key"] for e in EXPECTATIONS])
+async def test_every_line_names_the_read_it_came_from(demo: Tenant, case: dict) -> None:
+    """A log line is cited from the instance read (`--previous` only when the previous one was read); the
+    reason's memory figures each name their own read, never the status read the reason quotes first."""
+    kwargs: dict[str, object] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h"}
+    if case.get("lookup") == "id" and case.get("workloadId"):
+        kwargs["workload_id"] = case["workloadId"]
+    else:
+        kwargs.update(name=case["name"], project=case["project"], active=case.get("intent") == "active")
+    report = await _diagnose(demo, **kwargs)
+    for item in report.evidence:
+        if "(current instance)" in item.text:
+            assert item.source == "kubectl logs", item
+        if "(previous instance)" in item.text:
+            assert item.source == "kubectl logs --previous", item
+    for finding in report.findings:
+        if "(current instance)" in finding.text:
+            assert finding.source == "kubectl logs", finding
+    reason = report.reason or ""
+    if report.category == "OOM_KILLED" and report.memory is not None and report.memory.limit_bytes:
+        assert "; limit " in reason, reason
+        limit = reason.split("; limit ", 1)[1].split(",")[0]
+        assert limit.endswith(("(source: get_workload_spec)", "(source: get_workload_pods)")), reason
+        if report.memory.peak_bytes is not None:
+            assert "observed peak" in reason and reason.endswith("(source: get_workload_metrics)"), reason

@@ -81,6 +81,7 @@ TIER2_SOURCES = {
     "kubectl describe pod": "containers",
     "kubectl get events": "events",
     "kubectl logs --previous": "log",
+    "kubectl logs": "log",
     "kubectl describe node": "node",
 }
 METRICS = "get_workload_metrics"

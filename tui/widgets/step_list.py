@@ -25,6 +25,7 @@ STEP_OF_SOURCE: dict[str, int] = {
     "get_workload_metrics": 4,
     "kubectl describe pod": 4,
     "kubectl logs --previous": 4,
+    "kubectl logs": 4,
     "kubectl get events": 4,
     "kubectl describe node": 4,
 }

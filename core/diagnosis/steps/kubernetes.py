@@ -237,12 +237,12 @@ def interpret_log(
             if not answer.lines
             else f"The log of container {container} ({plural(len(answer.lines), 'line')} read) has no line that "
             "explains the failure",
-            LOGS,
+            answer.source,  # the read the lines came from: --previous, or the current instance
             "log",
         )
         found.observed(infra)
         return LogRead(None, tuple(infra), found.done())
-    found.evidence(log_line_text(answer, finding), LOGS, "log-line")
+    found.evidence(log_line_text(answer, finding), answer.source, "log-line")
     found.observed(infra)
     oom = log_observation(answer, finding, failed_at, pod, node)
     return LogRead(finding, tuple(infra) + ((oom,) if oom is not None else ()), found.done())
