@@ -66,6 +66,7 @@ COLUMN_SORT: dict[str, str] = {
     "cluster": "clusterId",
     "type": "type",
     "updated": "phaseUpdatedAt",
+    "created": "createdAt",
     "submitted": "submittedBy",
 }
 

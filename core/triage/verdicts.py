@@ -61,20 +61,47 @@ class VerdictCache:
         return len(self._kept)
 
 
-def count_line(labels: Sequence[str]) -> str:
-    """`4 OOM_KILLED · 2 IMAGE_PULL_FAILED · 1 UNKNOWN`: the most frequent first."""
+# Each category by the word that tells it apart, for a line too narrow for the full names (80 columns).
+SHORT_LABELS = {
+    "CRASH_APP_ERROR": "CRASH",
+    "OOM_KILLED": "OOM",
+    "IMAGE_PULL_FAILED": "PULL",
+    "INIT_FAILED": "INIT",
+    "DATASOURCE_MOUNT_FAILED": "MOUNT",
+    "NODE_FAILURE": "NODE",
+    "SCHEDULING_POLICY_TERMINATED": "POLICY",
+}
+
+
+def count_line(labels: Sequence[str], *, short: bool = False) -> str:
+    """`4 OOM_KILLED · 2 IMAGE_PULL_FAILED · 1 UNKNOWN`: the most frequent first (`short`: `4 OOM · ...`)."""
     counts = Counter(labels)
-    return " · ".join(f"{n:,} {label}" for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return " · ".join(f"{n:,} {SHORT_LABELS.get(label, label) if short else label}" for label, n in ordered)
 
 
 def page_line(labels: Iterable[str], waiting: int, eligible: int, checking: int = 0) -> str:
     """The line under the picker: `verdicts: 4 OOM_KILLED · 2 UNKNOWN` and how many are still being read;
     `checking` rows are not yet known to want a verdict (their status is still to be judged)."""
+    return page_lines(labels, waiting, eligible, checking)[0]
+
+
+def page_lines(labels: Iterable[str], waiting: int, eligible: int, checking: int = 0) -> list[str]:
+    """The line under the picker, longest first: the full words, then the same counts in fewer words, for a
+    line that must fit the terminal's width (each says every count)."""
     shown = list(labels)
     if not eligible and not checking:
-        return "verdicts: no failed or needs-attention rows on this page"
-    text = "verdicts: " + (count_line(shown) if shown else "none yet")
-    busy = [f"diagnosing {waiting} more in the background"] if waiting else []
-    if checking:
-        busy.append(f"checking the status of {checking} more row{'s' if checking != 1 else ''}")
-    return text + (f" ({'; '.join(busy)})" if busy else "")
+        return ["verdicts: no failed or needs-attention rows on this page"]
+    out = []
+    for short in (False, True):
+        counts = count_line(shown, short=short) if shown else "none yet"
+        busy = [f"diagnosing {waiting} more in the background"] if waiting else []
+        if checking:
+            busy.append(f"checking the status of {checking} more row{'s' if checking != 1 else ''}")
+        brief = [f"{waiting + checking} more to come"] if waiting or checking else []
+        out.append("verdicts: " + counts + (f" ({'; '.join(busy)})" if busy else ""))
+        out.append("verdicts: " + counts + (f" ({brief[0]})" if brief else ""))
+    if waiting or checking:
+        counts = count_line(shown, short=True) if shown else "none yet"
+        out.append(f"verdicts: {counts} (+{waiting + checking})")
+    return list(dict.fromkeys(out))

@@ -234,7 +234,10 @@ async def test_all_clusters_says_so_and_shows_a_cluster_column(demo_tenant: Tena
         assert "cluster" not in table.column_keys
         clusters = screen.query_one("#cluster-select", Select)
         clusters.clear()  # the blank choice: every cluster
-        await settle(pilot, lambda: screen.picker_query.cluster_id is None and not screen.loading)
+        # Every cluster listed, the disconnected one too: its line above the table, the page sized below it.
+        await settle(pilot, lambda: screen.picker_query.cluster_id is None and screen.clusters_checked
+                     and not screen.loading)  # fmt: skip
+        await settle(pilot, lambda: table.row_count <= table.size.height - 1 and not screen.loading)
         assert "all clusters" in screen_lines(app)[2]
         assert "cluster" in table.column_keys
         assert "clusterId" not in list_requests(demo_tenant)[-1].get("filterBy", "")
@@ -244,7 +247,8 @@ async def test_all_clusters_says_so_and_shows_a_cluster_column(demo_tenant: Tena
         assert shown <= names and len(shown) == 2  # the newest rows come from both demo clusters
         # At 80 columns every column still fits: no horizontal scrollbar hides the Updated column or a row.
         assert table.virtual_size.width <= table.scrollable_content_region.width
-        assert "Updated" in screen_lines(app)[4]
+        assert screen_lines(app)[4].lstrip().startswith("⚑ demo-edge")  # the disconnected cluster's line
+        assert "Updated" in screen_lines(app)[5]
         assert table.columns[ColumnKey("name")].width >= 11
 
 
@@ -260,18 +264,22 @@ async def test_wide_terminal_gives_the_message_a_column(demo_tenant: Tenant) -> 
 
 
 
-@pytest.mark.parametrize("width", [100, 120, 136, 137, 200])
+@pytest.mark.parametrize("width", [80, 90, 100, 120, 136, 137, 160, 200])
 async def test_the_type_column_comes_before_names_are_cut(demo_tenant: Tenant, width: int) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=(width, 30)) as pilot:
         screen = await loaded_picker(pilot)
         table = screen.query_one(WorkloadTable)
         widths = {str(c.key.value): c.width for c in table.ordered_columns}
-        # A column is added only where the name keeps 24 columns beside it; the Type column (Training,
-        # Distributed, ...) comes first at 120, the submitter only once both fit with the name at that width.
-        assert ("type" in widths) == (width >= 120)
-        assert ("submitted" in widths) == (width >= 137)
-        assert widths["name"] >= 24
+        longest = max(len(w.name or "") for w in table.workloads)
+        # A column is added only where every name stays whole beside it (or at least 24 wide); the Type column
+        # (Training, Distributed, ...) comes first, the submitter (with the message) once both fit.
+        if "type" in widths:
+            assert widths["name"] >= min(longest, 24)
+        if "submitted" in widths:
+            assert "type" in widths and "message" in widths and widths["name"] >= longest
+        assert ("type" in widths) == (width >= 100)
+        assert ("submitted" in widths) == (width >= 160)
         assert table.virtual_size.width <= table.scrollable_content_region.width
         if "type" in widths:
             column = table.get_column_index("type")
@@ -292,7 +300,9 @@ async def test_where_there_is_room_every_verdict_is_whole(
         table = screen.query_one(WorkloadTable)
         if all_clusters:
             screen.query_one("#cluster-select", Select).clear()
-            await settle(pilot, lambda: "cluster" in table.column_keys and not screen.loading)
+            await settle(pilot, lambda: "cluster" in table.column_keys and screen.clusters_checked
+                         and not screen.loading)  # fmt: skip
+            await settle(pilot, lambda: table.row_count <= table.size.height - 1 and not screen.loading)
         await settle(pilot, lambda: screen.verdicts_settled)
         assert table.columns[ColumnKey("verdict")].width >= max(len(label) for label in LABELS)
         assert table.virtual_size.width <= table.scrollable_content_region.width  # and nothing scrolls away

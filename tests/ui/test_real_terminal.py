@@ -277,3 +277,51 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
         quit_and_wait(tmux)
     finally:
         tmux.kill()
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_demo_in_tmux_at_80_columns_gives_the_words_room(tmp_path: Path) -> None:
+    """Issue 27, point 8, as a user sees it at 80x24: verdicts whole in the picker and its tally whole, an
+    event's message readable on the Events tab, and `Next:` on the banner beside a ⚑ line."""
+    cases = {c["key"]: c for c in demo_expectations()}
+    tmux = Tmux(tmp_path, 80, 24)
+    try:
+        tmux.start([sys.executable, "-m", "tui.cli", "--demo"])
+        wait_for(tmux, lambda s: rows_span(s) is not None and "loading" not in s, "the first page")
+        tmux.keys("a")
+
+        def tallied(screen: str) -> bool:
+            line = next((x for x in screen.splitlines() if x.lstrip().startswith("verdicts:")), "")
+            return "IMAGE_PULL_FAILED" in screen and line != "" and "(" not in line  # every verdict in
+
+        screen = wait_for(tmux, tallied, "the needs-attention page with its verdicts")
+        assert "IMAGE_PULL_FAI…" not in screen and "DATASOURCE_MOU…" not in screen
+        tally = next(x for x in screen.splitlines() if x.lstrip().startswith("verdicts:"))
+        assert not tally.rstrip().endswith("…"), tally
+        quit_and_wait(tmux)
+    finally:
+        tmux.kill()
+    for key, check in (("pull-dns", "6"), ("xid79-16pod", None)):
+        case = cases[key]
+        tmux = Tmux(tmp_path, 80, 24)
+        try:
+            tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", case["clusterId"],
+                        "--workload-id", case["workloadId"]])  # fmt: skip
+            screen = wait_for(tmux, lambda s: banner_line(s) is not None, f"the verdict of {key}")
+            if check is None:
+                banner = screen.splitlines()[1:5]
+                assert any("⚑" in line for line in banner) and any("Next:" in line for line in banner), screen
+            else:
+                tmux.keys(check)
+                # The whole message, cause included, in lines nearly as wide as the screen.
+                def events_tab(s: str) -> bool:
+                    message = " ".join(x.strip() for x in evidence_lines(s) if x.startswith("     "))
+                    return "Warning  Failed" in s and "no such host" in message
+
+                screen = wait_for(tmux, events_tab, "the event's whole message on the Events tab")
+                lines = [x for x in evidence_lines(screen) if x.startswith("     ")]
+                assert lines and max(len(x) for x in lines) >= 60, screen
+            assert "\x1b" not in screen
+            quit_and_wait(tmux)
+        finally:
+            tmux.kill()

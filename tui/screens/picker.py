@@ -434,7 +434,7 @@ class PickerScreen(PickerViews):
             return
         why = self._page.attention.why.get(workload.id or "") if self._page and self._page.attention else None
         names = {c.uuid: cluster_label(c) for c in self._clusters if c.uuid}
-        body = workload_detail(workload, self._clock(), names, why)
+        body = workload_detail(workload, self._clock(), names, why, table.verdict_text(workload.id or ""))
         self.app.push_screen(DetailScreen(f"Workload {workload.name or workload.id}", body))
 
     def action_diagnose(self) -> None:

@@ -21,6 +21,11 @@ class PickerCluster(PickerVerdicts):
     _clock: Clock
     _cluster_check: Timer | bool | None = None  # None: not yet; a timer: waiting; True: checked once
 
+    @property
+    def clusters_checked(self) -> bool:
+        """The cluster line reflects the clusters shown (tests wait for it before measuring the table)."""
+        return self._cluster_check is True
+
     def _check_clusters(self) -> None:
         """After a page is shown: the cluster line now, or (the first time) once the page has been painted."""
         if self._cluster_check is True:
@@ -38,8 +43,9 @@ class PickerCluster(PickerVerdicts):
         chosen = self._query.cluster_id
         shown = [c for c in self._clusters if chosen is None or same_cluster(c.uuid, chosen)]
         stale = [state.short for state in (cluster_state(c, now) for c in shown) if state.short]
-        if self.query_one(ClusterNotice).show(stale):
-            # The table lost or gained a line: the page is sized to it again.
+        notice = self.query_one(ClusterNotice)
+        if notice.show(stale) or notice.display:
+            # The table lost (or gained) a line: the page is sized to it again (a no-op when it already is).
             self.call_after_refresh(self._check_page_size)
 
     def _check_page_size(self) -> None: ...

@@ -79,9 +79,10 @@ def _text(value: object) -> str:
 
 
 def workload_detail(
-    workload: Workload, now: datetime, clusters: Mapping[str, str], why: str | None = None
+    workload: Workload, now: datetime, clusters: Mapping[str, str], why: str | None = None, verdict: str | None = None
 ) -> Text:
-    """Every field of a picker row, whole: what the columns and the message line had to cut."""
+    """Every field of a picker row, whole: what the columns and the message line had to cut, its verdict
+    (from the background diagnosis) included."""
     cluster = workload.cluster_id or ""
     cluster_shown = f"{clusters[cluster]} ({cluster})" if cluster in clusters else cluster
     fields = [
@@ -90,6 +91,9 @@ def workload_detail(
         ("Project", _text(workload.project_name)),
         ("Cluster", _text(cluster_shown)),
         ("Phase", f"{_text(workload.phase)} since {_when(workload.phase_updated_at, now)}"),
+        *([("Verdict", "being diagnosed in the background" if verdict == "…" else clean(verdict, max_len=200))]
+          if verdict else []),
+        ("Created", _when(workload.created_at, now)),
         ("Kubernetes phase", _text(workload.k8s_phase)),
         ("Type", _text(workload.type)),
         ("Submitted by", _text(workload.submitted_by)),

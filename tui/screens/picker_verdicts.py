@@ -25,7 +25,7 @@ from textual.timer import Timer
 
 from core.models.runai import Workload
 from core.triage.attention import judging_loads_the_engine
-from core.triage.verdicts import VerdictCache, page_line, wants_verdict
+from core.triage.verdicts import VerdictCache, page_lines, wants_verdict
 from tui.clock import Clock
 from tui.messages import VerdictArrived
 from tui.screens.diagnosis_commands import LOOKBACKS
@@ -135,7 +135,7 @@ class PickerVerdicts(PickerReads):
     def _show_verdict_line(self) -> None:
         labels = [v.label for w in self._verdict_rows if (v := self.verdicts.get(w)) is not None]
         waiting = len(self._verdict_rows) - len(labels)
-        line = page_line(labels, waiting, len(self._verdict_rows), len(self._verdict_later))
+        line = page_lines(labels, waiting, len(self._verdict_rows), len(self._verdict_later))
         self.query_one(VerdictLine).show(line)
 
     @work(group=GROUP, exclusive=True, exit_on_error=False)

@@ -2,19 +2,20 @@
 on top, marked ◆, then the pods torn down after it, each with its role, node, time and how it ended; and the
 failing pod's own memory against its own limit when it was read.
 
-It stays out of sight for a workload of one pod (nothing to order). All cluster text is placed into `Text`
-objects, never into markup.
+It stays out of sight for a workload of one pod (nothing to order). Its title and column heads stay in place
+while its rows scroll under them (a job of 16 pods does not fit 80x24); the columns get fixed widths, so heads
+and rows line up. All cluster text is placed into `Text` objects, never into markup.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
 from textual.widgets import Static
 
 from core.models.quantity import format_bytes
@@ -22,6 +23,9 @@ from core.models.report import Memory, PodTerminationEntry
 
 FIRST = "◆"
 AFTER = "·"
+ENDED_W = len("11-30 11:58:30")
+# The rows may take this share of the screen's height; the containers below keep the rest.
+ROWS_SHARE = 0.6
 
 
 def _when(at: datetime | None) -> str:
@@ -59,7 +63,28 @@ def memory_line(memory: Memory | None) -> Text | None:
     return line
 
 
-class PodsPane(VerticalScroll):
+def column_widths(entries: tuple[PodTerminationEntry, ...], prefix: str, width: int) -> list[int]:
+    """Widths of mark, pod, role, node, ended and how, filling `width` with one space between columns."""
+    role = min(10, max([len("role"), *(len(e.role or "—") for e in entries)]))
+    node = min(20, max([len("node"), *(len(e.node or "—") for e in entries)]))
+    pod_need = max([len("pod"), *(len(e.pod) - len(prefix) for e in entries)])
+    rest = max(10, width - (1 + role + node + ENDED_W) - 5)
+    pod = max(3, min(pod_need, rest * 2 // 5))
+    return [1, pod, role, node, ENDED_W, max(5, rest - pod)]
+
+
+def _table(widths: list[int], header: bool) -> Table:
+    """The heads and the rows are two tables built alike, so their columns line up."""
+    table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False, show_edge=False, show_header=header,
+                  header_style="bold")  # fmt: skip
+    names = ["", "pod", "role", "node", "ended (UTC)", "how it ended"]
+    for name, w in zip(names, widths, strict=True):
+        folds = name in ("pod", "node", "how it ended")
+        table.add_column(name, width=w, no_wrap=not folds, overflow="fold" if folds else "ellipsis")
+    return table
+
+
+class PodsPane(Vertical):
     """The termination order of a workload's pods (report key `terminationOrder`), above the pod's containers."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -68,9 +93,16 @@ class PodsPane(VerticalScroll):
         self.memory: Memory | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("", classes="pane--body", markup=False)
+        yield Static("", classes="pods--head", markup=False)
+        yield Static("", classes="pods--columns", markup=False)
+        with VerticalScroll(classes="pods--rows"):
+            yield Static("", classes="pane--body", markup=False)
+        yield Static("", classes="pods--memory", markup=False)
 
     def on_mount(self) -> None:
+        self._draw()
+
+    def on_resize(self, _event: Resize) -> None:
         self._draw()
 
     def reset(self) -> None:
@@ -94,25 +126,27 @@ class PodsPane(VerticalScroll):
         mem = memory_line(self.memory)
         return "\n".join(lines + ([mem.plain] if mem is not None else []))
 
+    @property
+    def rows_area(self) -> VerticalScroll:
+        return self.query_one(".pods--rows", VerticalScroll)
+
     def _draw(self) -> None:
         # Only a workload whose pods ended one after another has an order to show.
         self.display = len(self.entries) > 1
         if not self.is_mounted or not self.display:
             return
-        body = self.query_one(".pane--body", Static)
         prefix = common_prefix([e.pod for e in self.entries])
         head = Text(f"Pods{f' {prefix}…' if prefix else ''}, in the order they ended ({len(self.entries)}): ", "bold")
         head.append(f"{FIRST} the first failure, which the verdict rests on; the others ended after it", "not bold")
-        table = Table(expand=True, box=None, padding=(0, 1), show_edge=False, header_style="bold")
-        table.add_column("", no_wrap=True, width=1)
-        table.add_column("pod", ratio=2, overflow="fold")
-        table.add_column("role", no_wrap=True, max_width=10, overflow="ellipsis")
-        table.add_column("node", max_width=20, overflow="fold")
-        table.add_column("ended (UTC)", no_wrap=True)
-        table.add_column("how it ended", ratio=3, overflow="fold")
+        self.query_one(".pods--head", Static).update(head)
+        width = max(self.content_region.width - 2, 30)  # the rows' scrollbar
+        widths = column_widths(self.entries, prefix, width)
+        columns = _table(widths, header=True)
+        self.query_one(".pods--columns", Static).update(columns)
+        rows = _table(widths, header=False)
         for entry in self.entries:
             style = "bold" if entry.first else ""
-            table.add_row(
+            rows.add_row(
                 Text(FIRST if entry.first else AFTER, style=style),
                 Text(entry.pod[len(prefix) :] if prefix else entry.pod, style=style),
                 Text(entry.role or "—"),
@@ -120,8 +154,11 @@ class PodsPane(VerticalScroll):
                 Text(_when(entry.at)),
                 Text(entry.how, style=style),
             )
-        parts: list[Text | Table] = [head, table]
+        self.query_one(".pane--body", Static).update(rows)
+        # The rows scroll under fixed heads: at most their share of the screen, the heads and memory line aside.
+        screen_rows = self.screen.size.height if self.screen.is_mounted else 24
+        self.rows_area.styles.max_height = max(3, int(screen_rows * ROWS_SHARE) - 6)
         mem = memory_line(self.memory)
-        if mem is not None:
-            parts.append(mem)
-        body.update(Group(*parts))
+        memory = self.query_one(".pods--memory", Static)
+        memory.update(mem if mem is not None else Text())
+        memory.display = mem is not None

@@ -90,6 +90,9 @@ class VerdictBanner(Static):
         self._plain = ""
         # Logical lines, each with how many rows it may wrap onto on a tall terminal.
         self._lines: list[tuple[Text, int]] = []
+        # The line left out first when there are more lines than rows (the reason: the Evidence tab opens
+        # with it, and `v` shows it), so `Next:` always shows.
+        self._spare: int | None = None
 
     @property
     def plain(self) -> str:
@@ -110,11 +113,12 @@ class VerdictBanner(Static):
     def on_resize(self) -> None:
         self._paint()
 
-    def _show(self, state: str, lines: list[tuple[Text, int]]) -> None:
+    def _show(self, state: str, lines: list[tuple[Text, int]], spare: int | None = None) -> None:
         self.state = state
         for name in STATES:
             self.set_class(name == state, f"-{name}")
         self._lines = lines
+        self._spare = spare
         self._plain = "\n".join(text.plain for text, _ in lines)
         self._paint()
 
@@ -126,8 +130,12 @@ class VerdictBanner(Static):
         rows: list[Text] = []
         budget = self.rows
         self.cut = False
-        for index, (text, most) in enumerate(self._lines):
-            left = budget - len(rows) - (len(self._lines) - index - 1)  # one row kept for each line after it
+        lines = self._lines
+        if len(lines) > budget and self._spare is not None:
+            lines = [line for index, line in enumerate(lines) if index != self._spare]
+            self.cut = True
+        for index, (text, most) in enumerate(lines):
+            left = budget - len(rows) - (len(lines) - index - 1)  # one row kept for each line after it
             allowed = 1 if self.compact else max(1, min(most, left))
             wrapped = list(text.wrap(self.app.console, width)) if allowed > 1 else [text]
             shown = [line.copy() for line in wrapped[:allowed]]
@@ -175,7 +183,7 @@ class VerdictBanner(Static):
             nxt_text = Text("Next: ", style="bold")
             nxt_text.append(for_the_app(nxt))
             lines.append((nxt_text, 2))
-        self._show(state, lines)
+        self._show(state, lines, spare=len(lines) - 2 if nxt else None)
 
     def show_failure(self, title: str, detail: str, hint: str) -> None:
         head = Text(f"{_SYMBOL['failed']} Diagnosis failed: {title}", style="bold")

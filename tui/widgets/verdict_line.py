@@ -27,10 +27,22 @@ def verdict_cell(verdict: Verdict) -> Text:
 
 
 class VerdictLine(Static):
+    """One line: the first of the given wordings (longest first) that fits the width, else the last one cut."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.plain = ""
+        self._wordings: list[str] = [""]
 
-    def show(self, text: str) -> None:
-        self.plain = text
-        self.update(Text(text, no_wrap=True, overflow="ellipsis"))  # one line; the rest is a cut, marked
+    def show(self, text: str | list[str]) -> None:
+        self._wordings = [text] if isinstance(text, str) else list(text) or [""]
+        self._paint()
+
+    def on_resize(self) -> None:
+        self._paint()
+
+    def _paint(self) -> None:
+        width = self.content_region.width
+        fits = [w for w in self._wordings if not width or len(w) <= width]
+        self.plain = fits[0] if fits else self._wordings[-1]
+        self.update(Text(self.plain, no_wrap=True, overflow="ellipsis"))  # one line; the rest is a cut, marked

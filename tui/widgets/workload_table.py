@@ -4,12 +4,12 @@ Rows are keyed by position in the page (a hostile or buggy server can repeat an 
 break the table), and `workloads` holds the page in the same order. Every cell is a `Text` built from
 sanitised strings, so cluster data can never be read as markup.
 
-Columns follow the width: Name gets what the fixed columns leave, up to a cap; on a wide terminal the type and
-submitter get columns and the rest goes to the phase message. The Verdict column shows each failed or
-needs-attention row's category (or outcome) as the picker's background diagnoses arrive, whole wherever the
-terminal has room; `set_verdict` fills one without redrawing the table. With all
-clusters listed, a Cluster column says where each row runs. The header of the column the list is sorted by
-carries ▲ or ▼.
+Columns follow the width and the page (tui.widgets.table_layout): each gets what its longest cell needs, names
+stay whole, and on a wide terminal the type and submitter get columns and the rest goes to the phase message.
+The Verdict column shows each failed or needs-attention row's category (or outcome) as the picker's background
+diagnoses arrive, whole wherever the terminal has room; `set_verdict` fills one without redrawing the table.
+With all clusters listed, a Cluster column says where each row runs. Sorted by creation, the time column is
+Created instead of Updated. The header of the column the list is sorted by carries ▲ or ▼.
 
 The cursor row takes the theme's cursor colours for every cell (phase colours included): a phase coloured like
 the cursor would vanish under it, and the symbol and word still say the phase.
@@ -18,6 +18,7 @@ the cursor would vanish under it, and the symbol and word still say the phase.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -29,31 +30,24 @@ from core.safety.untrusted import clean
 from tui.clock import Clock, relative_time
 from tui.picker_query import COLUMN_SORT, Sort
 from tui.widgets.phase_text import phase_text
-from tui.widgets.verdict_line import VERDICT_WIDTH
+from tui.widgets.table_layout import layout
 
-_NAME_MIN = 16
-_NAME_MAX = 48
-# The name's least width beside the Type column (and the submitter's): wider columns never cut names shorter.
-_NAME_TYPED = 24
-_MESSAGE_MIN = 20
-# Below _NAME_MIN, Project and Cluster shrink to these ("research", "demo-east" whole) and the name to its own
-# floor, rather than push a column off the screen.
-_SQUEEZED_MIN = {"project": 8, "cluster": 9}
-_NAME_SQUEEZED = 11
-# The Verdict column where its labels cannot all be whole beside the rest (80 columns): the longest is cut.
-_VERDICT_NARROW = 15
+LABELS = {
+    "phase": "Phase",
+    "name": "Name",
+    "verdict": "Verdict",
+    "project": "Project",
+    "cluster": "Cluster",
+    "type": "Type",
+    "updated": "Updated",
+    "created": "Created",
+    "submitted": "Submitted by",
+    "message": "Message",
+}
 
 
-def _squeeze(
-    fixed: list[tuple[str, str, int]], short: int, spare: int
-) -> tuple[list[tuple[str, str, int]], int]:
-    """Take up to `short` columns from the Cluster and Project columns (down to _SQUEEZED_MIN)."""
-    out = []
-    for key, label, w in fixed:
-        give = min(short, w - _SQUEEZED_MIN[key]) if key in _SQUEEZED_MIN and short > 0 else 0
-        short, spare = short - max(give, 0), spare + max(give, 0)
-        out.append((key, label, w - max(give, 0)))
-    return out, spare
+def _plain(value: object) -> str:
+    return clean(value, one_line=True, max_len=400) if value not in (None, "") else "—"
 
 
 def _cell(value: object, width: int) -> Text:
@@ -160,53 +154,27 @@ class WorkloadTable(DataTable[Text]):
         if not self._workloads:
             return
         now = self._clock()
+        key = "created" if "created" in self.column_keys else "updated"
         for index, workload in enumerate(self._workloads):
-            self.update_cell(str(index), "updated", Text(relative_time(workload.phase_updated_at, now)))
+            at = workload.created_at if key == "created" else workload.phase_updated_at
+            self.update_cell(str(index), key, Text(relative_time(at, now)))
 
-    def _columns(self, width: int) -> list[tuple[str, str, int]]:
-        return (
-            self._layout(width, wide=True)
-            or self._layout(width, wide=False, typed=True)
-            or self._layout(width, wide=False)
-            or []
-        )
-
-    def _layout(self, width: int, *, wide: bool, typed: bool = False) -> list[tuple[str, str, int]] | None:
-        """The columns for `width`; the wide layout (type, submitter, message) only where it fits with every
-        verdict whole and the name at its width, since the verdict says more than the extra columns. Between
-        the two, the Type column alone (distributed or not is the first thing to know of a failed run) where
-        the name keeps _NAME_TYPED columns beside it."""
-        fixed = [("phase", "Phase", 14), ("verdict", "Verdict", VERDICT_WIDTH), ("project", "Project", 12)]
-        if self._show_cluster:
-            fixed.append(("cluster", "Cluster", 14 if wide else 12))
-        fixed.append(("updated", "Updated", 9))
-        if wide or typed:
-            fixed.append(("type", "Type", 11))
-        if wide:
-            fixed.append(("submitted", "Submitted by", 22))
-        # Cell padding is one column on each side of every column (name included), plus the scrollbar gap.
-        count = len(fixed) + 1 + (1 if wide else 0)
-        spare = width - sum(w for _, _, w in fixed) - 2 * count - 1
-        if (wide or typed) and spare < _NAME_TYPED:
-            return None
-        floor = _NAME_MIN
-        if spare < _NAME_MIN:
-            # Verdicts whole only where the name keeps its width; else the longest is cut (`v` shows it).
-            fixed[1], spare = ("verdict", "Verdict", _VERDICT_NARROW), spare + VERDICT_WIDTH - _VERDICT_NARROW
-        if spare < _NAME_MIN:
-            # Too narrow for every column (80 columns with the Cluster column): Project and Cluster give up
-            # width, then the name goes down to its own floor, so no column is pushed off the screen.
-            fixed, spare = _squeeze(fixed, _NAME_MIN - spare, spare)
-            floor = min(_NAME_MIN, max(_NAME_SQUEEZED, spare + 1))  # the scrollbar gap is given up first
-        name = max(floor, min(spare, _NAME_MAX) if wide else spare)
-        columns = {key: (key, label, w) for key, label, w in [*fixed, ("name", "Name", name)]}
-        message = spare - name
-        if wide and message >= _MESSAGE_MIN:
-            columns["message"] = ("message", "Message", message)
-        elif wide:
-            columns["name"] = ("name", "Name", spare)
-        order = ["phase", "name", "verdict", "project", "cluster", "type", "updated", "submitted", "message"]
-        return [columns[key] for key in order if key in columns]
+    def _columns(self, width: int, now: datetime) -> list[tuple[str, str, int]]:
+        """The columns for `width`, each sized to its longest cell on this page (tui.widgets.table_layout)."""
+        natural = {key: len(self._label(key, label).plain) for key, label in LABELS.items()}
+        for w in self._workloads:
+            cells = {
+                "phase": phase_text(w.phase, {}).plain,
+                "name": _plain(w.name),
+                "project": _plain(w.project_name),
+                "cluster": _plain(self._clusters.get(w.cluster_id or "", w.cluster_id)),
+                "type": _plain(w.type),
+                "submitted": _plain(w.submitted_by),
+            }
+            for key, text in cells.items():
+                natural[key] = max(natural[key], len(text))
+        when = "created" if self._sort.field == "createdAt" else "updated"
+        return layout(width, natural, LABELS, cluster=self._show_cluster, when=when)
 
     def _label(self, key: str, label: str) -> Text:
         if COLUMN_SORT.get(key) != self._sort.field:
@@ -218,9 +186,9 @@ class WorkloadTable(DataTable[Text]):
         chosen_row = self.cursor_row
         width = self._width()
         self._rendered_width = width
-        columns = self._columns(width)
         theme = self.app.get_css_variables()
         now = self._clock()
+        columns = self._columns(width, now)
         self.clear(columns=True)
         for key, label, w in columns:
             self.add_column(self._label(key, label), key=key, width=w)
@@ -235,6 +203,7 @@ class WorkloadTable(DataTable[Text]):
                 "cluster": _cell(cluster, widths.get("cluster", 0)),
                 "type": _cell(w.type, widths.get("type", 0)),
                 "updated": Text(relative_time(w.phase_updated_at, now)),
+                "created": Text(relative_time(w.created_at, now)),
                 "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
                 "message": _cell(w.phase_message, widths.get("message", 0)),
             }

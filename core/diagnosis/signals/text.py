@@ -55,7 +55,10 @@ def detail(reason: str, message: str) -> str:
     if len(text) > MAX_DETAIL_CHARS:
         text = redacted(text)  # cut only redacted text: a cut through a credential would show part of it
     if len(text) > MAX_DETAIL_CHARS:
-        return f"{text[:MAX_DETAIL_CHARS]}... ({len(text)} chars)"
+        # A runtime's message ends with its cause (`no such host`, `not found`, `401 Unauthorized`): both ends
+        # are kept, the middle (the image reference and URL said again) cut.
+        tail = MAX_DETAIL_CHARS * 3 // 5
+        return f"{text[: MAX_DETAIL_CHARS - tail]} ... {text[-tail:]} ({len(text)} chars)"
     return text
 
 
