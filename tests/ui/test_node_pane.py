@@ -37,3 +37,17 @@ async def test_a_failing_gpu_health_condition_is_marked_failing_and_its_message_
         assert _row(text, "Ready").lstrip().startswith("✓")
         # The message is drawn in words, not one letter a line: its first words are on screen.
         assert re.search(r"NVRM: Xid", text), text
+
+
+async def test_a_notready_tainted_node_is_never_called_schedulable(demo_tenant: Tenant) -> None:
+    # node-notready: the node went NotReady and the node controller tainted it unreachable.
+    app = make(demo_tenant, options_for(CASES["node-notready"]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await verdict(pilot)
+        await pilot.press("8")
+        await pilot.pause()
+        pane = screen.query_one(NodePane)
+        assert pane.state == "found" and pane.node is not None
+        head = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("Node "))
+        assert "NotReady" in head and "tainted" in head and not head.rstrip().endswith("· schedulable"), head
+        assert any(t.endswith((":NoSchedule", ":NoExecute")) for t in pane.node.taints)

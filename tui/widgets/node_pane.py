@@ -37,6 +37,22 @@ def _reason_message(reason: str | None, message: str | None) -> Text:
     return line
 
 
+def scheduling_state(node: NodeFound) -> str:
+    """Whether new pods can land on the node, from what the node says: cordoned, not Ready, or tainted so that
+    only pods that tolerate it land; `schedulable` only when none of these holds."""
+    said = []
+    if node.unschedulable:
+        said.append("cordoned (unschedulable)")
+    ready = next((c.status for c in node.conditions if c.type == "Ready"), None)
+    if ready is not None and ready != "True":
+        # As kubectl shows it: NotReady, whether the kubelet said so (False) or stopped reporting (Unknown).
+        said.append("NotReady" if ready == "False" else f"NotReady (Ready {ready}: kubelet not reporting)")
+    effects = sorted({t.rsplit(":", 1)[-1] for t in node.taints} & {"NoSchedule", "NoExecute"})
+    if effects:
+        said.append(f"tainted {', '.join(effects)} (see Taints)")
+    return " · ".join(said) if said else "schedulable"
+
+
 class NodePane(PaneState, VerticalScroll):
     noun = "Node"
 
@@ -79,7 +95,7 @@ class NodePane(PaneState, VerticalScroll):
             body.update(self.gap_text())
             return
         head = Text(f"Node {n.name}", style="bold")
-        head.append(" · cordoned (unschedulable)" if n.unschedulable else " · schedulable")
+        head.append(" · " + scheduling_state(n))
         parts: list[Text | Table] = [head]
         table = Table(expand=True, box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("", no_wrap=True)
