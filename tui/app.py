@@ -246,9 +246,11 @@ class TriageApp(App[None]):
         self.diagnosis_requests.append(target)
         if self.tenant is not None:
             # Loaded on first use (or by the warm-up below, if it came first): the first page need not wait.
+            from core.diagnosis.request import IN_CASE_BUNDLE
             from tui.screens.diagnosis_open import show_diagnosis
 
-            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay)
+            where = IN_CASE_BUNDLE if self.options.mode == "case" else None
+            show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay, where=where)
 
     # -- help ---------------------------------------------------------------------------------------------
     def action_help(self) -> None:

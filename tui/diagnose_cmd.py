@@ -12,7 +12,7 @@ import sys
 from typing import TextIO
 
 from core.diagnosis.engine import run_to_report
-from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
+from core.diagnosis.request import DEFAULT_LOOKBACK, IN_CASE_BUNDLE, DiagnosisRequest, UsageError
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
@@ -142,6 +142,8 @@ async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Rep
     try:
         # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
         request = dataclasses.replace(request, now=tenant_now(tenant, request.now))
+        if options.mode == "case":
+            request = dataclasses.replace(request, where=IN_CASE_BUNDLE)
         # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
         return await run_to_report(request, tenant.runai, **tier2_for(options, tenant))
     finally:

@@ -34,6 +34,10 @@ def parse_lookback(text: str) -> timedelta:
     return count * unit
 
 
+# A lookup in a case bundle: it holds only the workloads it was recorded or written with.
+IN_CASE_BUNDLE = "in this case bundle (it holds only the workloads it was recorded or written with)"
+
+
 @dataclass(frozen=True, slots=True)
 class DiagnosisRequest:
     """Option A: `workload_id`. Option B: `name` + `project`. `cluster_id` always.
@@ -52,6 +56,9 @@ class DiagnosisRequest:
     # The name's other submissions cost one list read per workload named by id: a verdict among many (the
     # picker's column, a scan) skips it, so the picker's own page reads stay the only workload lists.
     count_others: bool = True
+    # Where the workloads are looked up, in words for a lookup that finds none: a case bundle holds only what
+    # it was recorded or written with, which is not "no such workload on the cluster".
+    where: str = "on this cluster"
 
     def __post_init__(self) -> None:
         missing: list[str] = []

@@ -19,8 +19,11 @@ from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_commands import LOOKBACKS
 
 
-def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACKS[0]) -> DiagnosisRequest:
-    """The engine request for a picker choice or the start-up options; raises UsageError naming what lacks."""
+def request_for(
+    target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACKS[0], where: str | None = None
+) -> DiagnosisRequest:
+    """The engine request for a picker choice or the start-up options; raises UsageError naming what lacks.
+    `where`: where a name is looked up, when not a live cluster (a case bundle)."""
     return DiagnosisRequest(
         cluster_id=target.cluster_id or "",
         workload_id=target.workload_id,
@@ -28,6 +31,7 @@ def request_for(target: DiagnosisTarget, now: datetime, lookback: str = LOOKBACK
         project=None if target.workload_id else target.project,
         lookback=lookback,
         now=now,
+        **({"where": where} if where else {}),
     )
 
 
@@ -39,11 +43,12 @@ def show_diagnosis(
     *,
     kube_off: str | None = None,
     replay: tuple[ProgressEvent, ...] = (),
+    where: str | None = None,
 ) -> bool:
     """Push the diagnosis screen for `target`; a target that cannot be diagnosed is said in a notification.
     `replay`: the events of a diagnosis already made (the picker's verdict column), shown at once."""
     try:
-        request = request_for(target, clock())
+        request = request_for(target, clock(), where=where)
     except UsageError as exc:
         app.notify(str(exc), title="cannot diagnose", severity="error", markup=False)
         return False

@@ -115,7 +115,8 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
     _lookback_notes(g, req, cutoff, found)
     failed_at = failure_time(g.history.current, g.workload)
     findings = _infra(g, verdict.category, failed_at, cutoff, found)
-    return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done(), infra=findings)
+    occurrences = _recurrence(g, verdict, failed_at, cutoff, req.moment())
+    return Conclusion(verdict, memory, usage, occurrences, found.done(), infra=findings)
 
 
 def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found: Collect) -> None:
@@ -124,6 +125,12 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
         found.note(
             f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it is "
             "not in the recurrence count; widen --lookback to count it"
+        )
+    now = req.moment()
+    if failed_at is not None and failed_at > now:
+        found.note(
+            f"the diagnosed failure ({failed_at.isoformat()}) is after the moment given as now ({now.isoformat()}), "
+            f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
         )
     if g.history.analysis is None:
         found.missing("recurrence beyond this failure", "history could not be read", HISTORY)
@@ -171,7 +178,7 @@ def _conclude_several(
         )
     _lookback_notes(g, req, cutoff, found)
     failed_at = failure_time(g.history.current, g.workload)
-    occurrences = _recurrence(g, verdict, failed_at, cutoff)
+    occurrences = _recurrence(g, verdict, failed_at, cutoff, req.moment())
     findings = _infra(g, verdict.category, failed_at, cutoff, found)
     return Conclusion(verdict, memory, usage, occurrences, found.done(), tuple(pods), chosen, findings)
 
@@ -299,8 +306,11 @@ def _memory_evidence(
         found.evidence(f"Peak CPU memory of the {earlier.label}: {shown}", METRICS, "memory-peak-earlier")
 
 
-def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutoff: datetime) -> list[datetime]:
-    """Distinct failures of the verdict's category inside the lookback (preemptions are not failures)."""
+def _recurrence(
+    g: Gathered, verdict: Verdict, failed_at: datetime | None, cutoff: datetime, now: datetime
+) -> list[datetime]:
+    """Distinct failures of the verdict's category inside the lookback, from the cutoff up to now (a --now in
+    the past counts nothing after it); preemptions are not failures."""
     analysis, current = g.history.analysis, g.history.current
     times: list[datetime] = []
     if analysis is not None:
@@ -314,7 +324,7 @@ def _recurrence(g: Gathered, verdict: Verdict, failed_at: datetime | None, cutof
                 times.append(occ.at)
     if current is None and failed_at is not None and failed_at >= cutoff:
         times.append(failed_at)
-    return sorted(set(times), reverse=True)
+    return sorted({at for at in times if at <= now}, reverse=True)
 
 
 def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:

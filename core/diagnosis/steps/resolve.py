@@ -161,7 +161,7 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
     if not candidates:
         route = Route(
             "not-found",
-            f"no workload named {name} in project {project} on this cluster",
+            f"no workload named {name} in project {project} {req.where}",
             "Check the name and project (exact match), or give the workload id.",
         )
         return Resolution(None, None, route, found.done(), listed)
@@ -174,6 +174,20 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
         reverse=True,
     )
     counted = f"{plural(len(listed.live), 'live submission')} and {len(listed.deleted)} deleted"
+    if not terminal and len(candidates) == 1 and candidates[0].id:
+        # One match, still active: nothing to choose between, so its own status decides (the phase rule then
+        # says running, pending, or a crash loop to diagnose), as if it had been named by its id.
+        only = candidates[0]
+        found.evidence(
+            f"{counted} of {name} in {project}, not terminal ({quote(only.phase, 30)}): its status is checked, "
+            f"{quote(only.id, 80)}",
+            LIST,
+            "selection",
+        )
+        workload, events = await read_status(reader, t1, only.id or "")
+        if isinstance(workload, ReadFailure):
+            raise DiagnosisFailed(f"the one match could not be read: {workload.missing.why}") from workload.error
+        return Resolution(workload, events, None, found.done(), listed)
     if not terminal:
         phases = ", ".join(sorted({quote(w.phase, 30) for w in candidates}))
         found.evidence(f"{counted} match, none terminal (phases: {phases})", LIST)
