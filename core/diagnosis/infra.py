@@ -166,6 +166,11 @@ def _admission(obs: Observation) -> str:
         return f'admission webhook "{name}" could not be called and fails closed, so the pods were refused'
     if sig.reason == "webhook":
         return f'admission webhook "{name}" denied the pods'
+    if sig.reason == "policy":
+        # The requirement itself, so whoever reads the finding sees what to change without the whole message.
+        tail = sig.detail.split("validation error:", 1)[-1] if "validation error:" in sig.detail else sig.detail
+        wanted = quote(tail.split("denied the request:", 1)[-1].strip(), 240).replace('"', "'")
+        return f'admission webhook "{name}" refused the pod spec; the policy requires: {wanted}'
     if sig.reason == "ResourceQuota":
         return f'ResourceQuota "{name}" is full, so the pods were refused'
     if sig.reason == "PodSecurity":
@@ -213,7 +218,8 @@ def infra_findings(observations: Sequence[Observation], scope: Scope) -> list[Fi
         findings.append(
             Finding(
                 kind=kind,  # type: ignore[arg-type]
-                owner="administrator",
+                # A policy's requirement of the pod spec is the submitter's to meet; every other fault is not.
+                owner="user" if kind == "admission" and best.signal.reason == "policy" else "administrator",
                 node=quote(node, 120) if node else None,
                 text=_text(best, kind),
                 source=best.source,  # type: ignore[arg-type]

@@ -51,6 +51,12 @@ def _admin(finding: Finding) -> str:
             "filled it (other pods, images, logs), check its eviction thresholds and reserved resources, and "
             f"{cordon} until it recovers."
         )
+    if finding.kind == "admission" and finding.owner == "user":
+        return (
+            f"For the submitter: a cluster policy refused the workload's pods ({_what(finding)}). Change the "
+            "spec to meet it and resubmit; ask the administrator only if the policy should not apply to this "
+            "workload."
+        )
     if finding.kind == "admission":
         return (
             f"For the administrator: the API server refused to create the workload's pods ({_what(finding)}). "
@@ -69,6 +75,8 @@ def _admin(finding: Finding) -> str:
 def _user(finding: Finding, restart_policy: str | None) -> str:
     node = _node(finding)
     if finding.kind == "admission":
+        if finding.owner == "user":
+            return "Nothing else is broken: the workload runs once its spec meets the policy."
         if "ResourceQuota" in finding.text:
             return "Then resubmit, or ask for less: lower what the workload requests so it fits the quota."
         if "LimitRange" in finding.text:

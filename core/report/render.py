@@ -163,7 +163,7 @@ def _recurrence_line(report: Report) -> str:
     return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{partly}{shown}"
 
 
-FINDINGS_TITLE = "Infrastructure findings (faults under the workload, for the administrator)"
+FINDINGS_TITLE = "Infrastructure findings (faults under the workload, and who acts on each)"
 NO_FINDINGS = "Infrastructure findings: none in the evidence read"
 
 

@@ -39,7 +39,7 @@ def findings_detail(report: Report) -> Text | None:
     """Every finding whole, with its source and the other pods on its node, or None when there is none."""
     if not report.findings:
         return None
-    text = Text(f"{MARK} Infrastructure findings (for the administrator, apart from the category)", style="bold")
+    text = Text(f"{MARK} Infrastructure findings (apart from the category, each with who acts on it)", style="bold")
     for finding in report.findings:
         text.append(f"\n• {finding_head(finding)}: ", style="bold")
         text.append(f"{finding.text} (source: {finding.source})", style="not bold")

@@ -24,12 +24,18 @@ _WEBHOOK_FAILED_RE = rx(r'failed calling webhook "([^"\n]{1,253})"')
 _QUOTA_RE = rx(r"exceeded quota: ([a-z0-9][-a-z0-9.]{0,252})")
 _LIMIT_RANGE_RE = rx(r"(?:maximum|minimum) [a-z-]{1,40} usage per (?:Container|Pod|PersistentVolumeClaim) is")
 _POD_SECURITY_RE = rx(r'violates PodSecurity "([^"\n]{1,80})"')
+# A policy's own words for a requirement of the pod spec (Kyverno, Gatekeeper): the submitter can meet it.
+_SPEC_REQUIREMENT_RE = rx(r"validation error:|\[denied by [^\]\n]{1,120}\]|\bmust (?:be|have|set|select|specify|use)\b")
 
 
 def match(t: Text, out: Collector) -> None:
     m = t.m
     if (hook := _WEBHOOK_DENIED_RE.search(m)) is not None:
-        out.add(K.ADMISSION_DENIED, reason="webhook", resource=hook.group(1), note="an admission webhook denied it")
+        if _SPEC_REQUIREMENT_RE.search(m[hook.end() :]):
+            note = "a policy webhook refused the pod spec; its message says what the spec must meet"
+            out.add(K.ADMISSION_DENIED, reason="policy", resource=hook.group(1), note=note)
+        else:
+            out.add(K.ADMISSION_DENIED, reason="webhook", resource=hook.group(1), note="an admission webhook denied it")
     elif (hook := _WEBHOOK_FAILED_RE.search(m)) is not None:
         out.add(
             K.ADMISSION_DENIED,

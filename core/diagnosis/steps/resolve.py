@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -354,18 +355,28 @@ def _status_observations(
     return obs
 
 
+_PREEMPTED_BY = re.compile(r"preempted by (?:higher priority )?workload ([\w./-]*\w)", re.IGNORECASE)
+
+
 def preemption_route(observations: list[Observation], reason: str, found: Collect) -> Route | None:
     """A preemption signal means this is the wrong skill: cite it and route to preemption diagnosis."""
     hits = is_preempted(observations)
     if not hits:
         return None
     found.observed(hits, "preempted")
+    # Say who took the resources only when an event read names them (KAI: "preempted by ... workload ns/pg").
+    taker = next((m.group(1) for o in hits if (m := _PREEMPTED_BY.search(o.text))), None)
+    who = (
+        f"The events read name the workload that took the resources: {quote(taker, 120)}."
+        if taker
+        else "The events read do not name what took the resources (a reclaim, a consolidation, or a condition "
+        "alone); the scheduler's events on the workload's PodGroup, or an administrator, can say."
+    )
     return Route(
         "preempted",
         reason,
         "Diagnose it as a preemption, not a failure: the scheduler stopped it to free resources for other "
-        "work. Its events name the workload that took the resources; ask an administrator about the "
-        "project's quota and priority if it keeps happening.",
+        f"work. {who} Ask an administrator about the project's quota and priority if it keeps happening.",
     )
 
 
