@@ -33,26 +33,47 @@ class MemorySetting:
     problems: list[MissingItem] = field(default_factory=list)
 
 
-def _bytes(value: object, what: str, where: str, problems: list[MissingItem]) -> int | None:
+@dataclass(frozen=True, slots=True)
+class _Bad:
+    """One field holding a value that is not a quantity: which (request or limit), where, the value, why."""
+
+    what: str
+    where: str
+    value: str
+    reason: str
+
+
+def _bytes(value: object, what: str, where: str, problems: list[_Bad]) -> int | None:
     if value is None:
         return None
     try:
         return quantity_to_bytes(value)  # type: ignore[arg-type]
     except QuantityError as exc:
-        problems.append(
-            MissingItem(
-                what=f"CPU-memory {what}",
-                why=f"{where} holds '{quote(value, 60)}', which is not a Kubernetes quantity ({quote(exc, 160)}); "
-                "it was not guessed",
-                source=None,
-            )
-        )
+        # The error says "'24Gx' is not a Kubernetes quantity: <why>": only the why is kept, said once below.
+        reason = str(exc).split(" is not a Kubernetes quantity: ", 1)[-1]
+        problems.append(_Bad(what, where, quote(value, 60), quote(reason, 160)))
         return None
 
 
-def _from_resources(
-    resources: ResourceSet | None, where: str, source: str, problems: list[MissingItem]
-) -> MemorySetting:
+def _merged(problems: list[_Bad]) -> list[MissingItem]:
+    """One missing item per malformed value, naming every field that holds it (a request and a limit copied
+    into the spec, the workload and each pod are one mistake, not eight)."""
+    out: list[MissingItem] = []
+    for value, reason in dict.fromkeys((b.value, b.reason) for b in problems):
+        same = [b for b in problems if (b.value, b.reason) == (value, reason)]
+        whats = " and ".join(dict.fromkeys(b.what for b in same))
+        wheres = ", ".join(dict.fromkeys(b.where for b in same))
+        out.append(
+            MissingItem(
+                what=f"CPU-memory {whats}",
+                why=f"'{value}' is not a Kubernetes quantity ({reason}); it is in {wheres}; it was not guessed",
+                source=None,
+            )
+        )
+    return out
+
+
+def _from_resources(resources: ResourceSet | None, where: str, source: str, problems: list[_Bad]) -> MemorySetting:
     setting = MemorySetting(source=source, origin=where)
     if resources is None or resources.cpu_memory is None:
         return setting
@@ -73,7 +94,7 @@ def memory_setting(
 
     With `pod` (a workload of several pods), that pod's own values, else its role's submitted spec, else the
     per-pod values of the workload: the limit that applies is the failing pod's, never the workload's total."""
-    problems: list[MissingItem] = []
+    problems: list[_Bad] = []
     candidates: list[MemorySetting] = []
     chosen_pods = [p for p in pods if pod is None or quote(p.name, 120) == pod]
     for item in chosen_pods:
@@ -92,7 +113,7 @@ def memory_setting(
         )
         if compute is not None:
             candidates.append(_from_compute(compute, role_origin, problems))
-    chosen = MemorySetting(problems=problems)
+    chosen = MemorySetting(problems=_merged(problems))
     for cand in candidates:
         if chosen.limit_bytes is None and cand.limit_bytes is not None:
             chosen.limit_bytes, chosen.source, chosen.origin = cand.limit_bytes, cand.source, cand.origin
@@ -105,7 +126,7 @@ def memory_setting(
     return chosen
 
 
-def _from_compute(compute: Compute, origin: str, problems: list[MissingItem]) -> MemorySetting:
+def _from_compute(compute: Compute, origin: str, problems: list[_Bad]) -> MemorySetting:
     where = f"{origin}." if origin == "spec.compute" else f"{origin} "
     return MemorySetting(
         request_bytes=_bytes(compute.cpu_memory_request, "request", f"{where}cpuMemoryRequest", problems),

@@ -264,7 +264,8 @@ def build_report(inputs: ReportInputs) -> Report:
             pods=list(inputs.memory_pods),
         )
         if inputs.memory.limit_bytes is None:
-            missing = [m for m in inputs.missing if m.what == "CPU-memory limit"]
+            # A limit that was set but unreadable is already said ("CPU-memory limit", or "request and limit").
+            missing = [m for m in inputs.missing if m.what.startswith("CPU-memory") and "limit" in m.what]
             if not missing:
                 inputs.missing.append(
                     MissingItem(
