@@ -44,6 +44,10 @@ class AdviceContext:
     eviction_node_short: bool = False
     evicted_resource: str | None = None
     init_log_line: str | None = None  # the explaining line when it is an init container's
+    # What could not be read (the missing items' `what`), and where the workload's pods ran: an UNKNOWN
+    # verdict's advice says what to read next, and who can.
+    gaps: tuple[str, ...] = ()
+    namespace: str | None = None
 
 
 def _explained(ctx: AdviceContext) -> bool:
@@ -214,8 +218,25 @@ def _unknown(ctx: AdviceContext) -> list[str]:
             "and its events can be read; Run:ai data alone did not identify the cause."
         )
     if not _explained(ctx):
+        out.append(_read_next(ctx))
         out.append("Do not rerun unchanged until the cause is known.")
     return out
+
+
+def _read_next(ctx: AdviceContext) -> str:
+    """What to read next for a cause nothing read showed, and who can read it."""
+    where = f" in namespace {ctx.namespace}" if ctx.namespace else ""
+    reads = []
+    if any(g.startswith(("pods", "pod ", "Kubernetes evidence", "container log", "log of")) for g in ctx.gaps):
+        reads.append(
+            f"the pod's last state and log, if it still exists (kubectl describe pod and kubectl logs --previous"
+            f"{where}: anyone who can read that namespace; Kubernetes keeps events about an hour)"
+        )
+    if any(g.startswith(("events", "workload events", "some workload events")) for g in ctx.gaps):
+        reads.append("the workload's events in the Run:ai UI (its project's users can)")
+    reads.append("the application's own logs or tracking kept outside the cluster (the submitter)")
+    reads.append("the node's kernel and kubelet logs around the failure (the cluster administrator)")
+    return "Nothing read names the cause; read next " + "; ".join(reads) + "."
 
 
 _BY_CATEGORY = {

@@ -228,6 +228,8 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         eviction=eviction_usage(evicted.signal.detail) if evicted is not None else None,
         eviction_node_short=evicted is not None and node_short(evicted.signal.detail),
         evicted_resource=quote(evicted.signal.resource, 60) if evicted and evicted.signal.resource else None,
+        gaps=tuple(m.what for m in inputs.missing),
+        namespace=inputs.workload.namespace,
     )
     return recommendations(ctx)
 
