@@ -86,7 +86,7 @@ class Orchestrator:
         self.journal = Journal(emit)
         self.workload: Workload | None = None
         self.namespace: NamespaceFound | None = None
-        self.others: asyncio.Task[OtherSubmissions] | None = None
+        self.others: asyncio.Task[OtherSubmissions | None] | None = None
         self.tasks: list[asyncio.Task[Any]] = []
         self.clusters: asyncio.Task[Page[Cluster] | ReadFailure] | None = None
         self.status_obs: tuple[Observation, ...] = ()
@@ -243,7 +243,7 @@ class Orchestrator:
     async def conclude(self, gathered: classify.Gathered) -> Report:
         if self.others is not None:
             gathered = dataclasses.replace(gathered, others=await self.others)
-            self.journal.take(submissions.gap_of(gathered.others))
+            self.journal.take(submissions.gap_of(gathered.others, self.req))
         conclusion = classify.conclude(gathered, self.req, self.cutoff)
         self.journal.take(conclusion.findings)
         report = classify.report(gathered, conclusion, self.basis())

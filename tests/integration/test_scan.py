@@ -297,7 +297,8 @@ def test_the_text_says_why_with_the_log_line_and_flags_infrastructure() -> None:
     assert code == 0, err
     blocks = out.split("\n  20")  # one block per workload: its heading line starts with the date
     xid = next(b for b in blocks if "llama-405b-pretrain" in b)
-    assert "CUDA error: unspecified launch failure" in xid and "(kubectl logs --previous)" in xid
+    # The container never restarted: the line is from its current instance, and says so (issue 27, point 7).
+    assert "CUDA error: unspecified launch failure" in xid and "(current instance)" in xid and "(kubectl logs)" in xid
     assert "⚑ Not the workload's fault: gpu-hardware on node gpu-e-47, for the administrator" in xid
     evicted = next(b for b in blocks if "graph-embed" in b)
     assert "⚑ The node ran short: node-pressure" in evicted  # it used far over its request: not cleared

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
 from core.models.runai import Workload
+from core.report.render import to_markdown
 from core.sim.bundle import CaseBundle
 from core.sim.control_plane import RecordedRequest
 from core.sim.demo import demo_expectations
@@ -26,6 +27,7 @@ from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.picker_verdicts import GROUP, START_DELAY_S
 from tui.start import StartOptions
+from tui.widgets.missing_pane import MissingPane
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
 
@@ -153,10 +155,14 @@ async def test_a_row_with_a_cached_verdict_opens_at_once(demo_tenant: Tenant) ->
         assert diagnosis.report is not None and diagnosis.worker is None  # shown, not run
         assert verdict_label(diagnosis.report) == table.verdict_text(target.id or "")
         assert [r.path for r in _requests(demo_tenant)[before:]] == []
-        # The background diagnosis skipped the name's other submissions: the Missing entry says so, and how to
-        # count them from here (`r`), not "diagnose this workload on its own" when it is already open on its own.
-        others = [m for m in diagnosis.report.missing if m.what.startswith("other submissions")]
-        assert len(others) == 1 and "r in the app" in others[0].why, others
+        # The background diagnosis skipped the name's other submissions: a choice, not a failed read, so no
+        # Missing entry (nor in exports); a note says so, and how to count them from here (`r`). Issue 27, point 10.
+        assert not [m for m in diagnosis.report.missing if m.what.startswith("other submissions")]
+        assert not [m for m in diagnosis.query_one(MissingPane).items if m.what.startswith("other submissions")]
+        notes = [n for n in diagnosis.report.notes if n.startswith("other submissions of this name were not counted")]
+        assert len(notes) == 1 and "r in the app" in notes[0], diagnosis.report.notes
+        assert "other submissions of this name" not in to_markdown(diagnosis.report).split("Missing", 1)[-1].split(
+            "Notes", 1)[0]
         # `r` diagnoses again, for real, and counts them.
         await pilot.press("r")
         await settle(pilot, lambda: diagnosis.report is not None and not diagnosis.running)

@@ -141,18 +141,14 @@ async def list_submissions(
 
 async def count_others(
     reader: Reader, t1: Tier1, req: DiagnosisRequest, w: Workload, cutoff: datetime, listed: Submissions | None
-) -> OtherSubmissions:
+) -> OtherSubmissions | None:
     """The name's other submissions inside the lookback: from the list a lookup by name made (`listed`), else,
-    for a workload named by id, from a bounded side read."""
+    for a workload named by id, from a bounded side read; None when the request skips that read (a batch)."""
     now, lookback = req.moment(), req.lookback
     if listed is not None:
         return other_submissions(listed, w.id, cutoff, now, lookback, None)
     if not req.count_others:
-        why = (
-            "not counted: a batch of diagnoses (the app's verdict column, a scan) skips this read; diagnose this "
-            "workload again on its own (r in the app, or runai-triage diagnose) to count them"
-        )
-        return other_submissions(None, w.id, cutoff, now, lookback, why)
+        return None  # a batch's choice, not a failed read: said as a note (gap_of), never as missing evidence
     if not (w.name and w.project_name):
         return other_submissions(None, w.id, cutoff, now, lookback, "the workload has no name or project to list")
     by_name = dataclasses.replace(req, workload_id=None, name=w.name, project=w.project_name, active=False)
@@ -190,9 +186,18 @@ def other_submissions(
     )
 
 
-def gap_of(others: OtherSubmissions | None) -> Findings:
-    """A stated gap when the name's other submissions could not be counted (and why), else nothing."""
+SKIPPED_NOTE = (
+    "other submissions of this name were not counted: a batch of diagnoses (the app's verdict column, a scan) "
+    "skips that read; diagnose this workload on its own (r in the app, or runai-triage diagnose) to count them"
+)
+
+
+def gap_of(others: OtherSubmissions | None, req: DiagnosisRequest) -> Findings:
+    """A stated gap when the name's other submissions could not be counted (and why); a note when a batch
+    chose not to count them (nothing failed, so nothing is missing); else nothing."""
     found = Collect()
-    if others is not None and others.failed is None and others.why:
+    if others is None and not req.count_others:
+        found.note(SKIPPED_NOTE)
+    elif others is not None and others.failed is None and others.why:
         found.missing("other submissions of this name", others.why, LIST)
     return found.done()
