@@ -30,7 +30,7 @@ def add_tui_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-kube", dest="tui_no_kube", action="store_true", help="do not read Kubernetes (Tier 1 only)"
     )
     group.add_argument(
-        "--cluster-id", dest="tui_cluster_id", metavar="UUID", help="cluster to show first: its id or exact name"
+        "--cluster-id", dest="tui_cluster_id", metavar="CLUSTER", help="cluster to show first: its id or exact name"
     )
     group.add_argument(
         "--workload-id",

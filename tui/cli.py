@@ -12,13 +12,37 @@ import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from core import __version__
 from tui.app_args import add_tui_arguments, app_arguments, option_text
 
 if TYPE_CHECKING:
     from core.sim.process import SimProcess
+
+
+class ToolParser(argparse.ArgumentParser):
+    """A bad value of an option (not a number, not a choice, missing) gets the tool's own two lines, as every
+    value the commands check themselves does; anything else (an unknown option) shows the usage, as argparse's."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument "):
+            self.exit(2, f"{self.prog}: error: {message}\n  See `{self.prog} --help` for the options.\n")
+        super().error(message)
+
+
+def join_dash_values(argv: list[str]) -> list[str]:
+    """`--lookback -5d` as `--lookback=-5d`: argparse takes a value that starts with a dash for an option and
+    says only "expected one argument"; no option starts with a dash and a digit, so such a value is the option's
+    (and is then checked, and refused, in the tool's own words)."""
+    out: list[str] = []
+    for token in argv:
+        if out and out[-1].startswith("--") and "=" not in out[-1] and len(token) > 1 and token[0] == "-" \
+                and token[1].isdigit():
+            out[-1] = f"{out[-1]}={token}"
+        else:
+            out.append(token)
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -29,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.scan_cmd import add_scan_parser
     from tui.serve import add_serve_parser
 
-    parser = argparse.ArgumentParser(
+    parser = ToolParser(
         prog="runai-triage",
         description=(
             "Diagnose failed NVIDIA Run:ai workloads, read-only. With no command, opens the terminal app "
@@ -39,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
     add_tui_arguments(parser)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ToolParser)
     add_diagnose_parser(subparsers)
     add_record_parser(subparsers)
     add_scan_parser(subparsers)
@@ -84,7 +108,7 @@ def carry_app_options(args: argparse.Namespace) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = join_dash_values(list(sys.argv[1:] if argv is None else argv))
     args = app_arguments(argv)
     if args is None:  # a command, help, or something wrong: the full parser reads it
         parser = build_parser()

@@ -25,9 +25,9 @@ from typing import Annotated, Any, TextIO
 import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from core import __version__
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
@@ -153,9 +153,33 @@ def _row(workload: Any, why: str | None) -> dict[str, Any]:
     }
 
 
+def argument_words(tool: str, error: ValidationError) -> str:
+    """Arguments of the wrong type, in the tool's words: which argument and what it should be (no pydantic
+    class names, no documentation URL, and not the rejected value, which is the caller's)."""
+    said = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item.get("loc", ())) or "arguments"
+        what = str(item.get("msg", "is not valid")).replace("Input should be", "should be", 1)
+        said.append(f"{where} {what}")
+    return f"Error executing tool {tool}: wrong argument: {'; '.join(dict.fromkeys(said))}"
+
+
+class TriageServer(MCPServer):
+    """The SDK's server, with arguments of the wrong type answered in the tool's own words."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            # Only the caller's arguments (a crash, UnexpectedToolError, keeps the SDK's generic words).
+            if isinstance(exc.__cause__, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(argument_words(name, exc.__cause__)) from exc.__cause__
+            raise
+
+
 def build_server(holder: TenantHolder) -> MCPServer:
     # Warnings only: at INFO the SDK would log every tool call and httpx every request line on stderr.
-    server = MCPServer("runai-triage", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = TriageServer("runai-triage", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(annotations=READ_ONLY)
     async def diagnose_failed_workload(
@@ -176,7 +200,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
         try:
             report = await run_to_report(request, tenant.runai, **tier2_for(holder.options, tenant))
         except DiagnosisFailed as exc:
-            raise ToolError(f"no report could be produced: {exc}. {advice(exc)}") from None
+            raise ToolError(f"no report could be produced: {str(exc).rstrip('.')}. {advice(exc)}") from None
         return Report.model_validate(json_dict(report))
 
     @server.tool(annotations=READ_ONLY)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from core.sim.process import SimProcess, SimProcessFailed
 from core.sources.credentials import (
@@ -154,9 +155,21 @@ def _problem_lines(problems: list[CredentialsProblem]) -> str:
     return "\n".join(f"- {problem}" for problem in problems)
 
 
+def url_problem(value: str) -> str | None:
+    """Why `value` cannot be a tenant URL (not http(s), or no host), or None."""
+    parts = urlsplit(value.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        shown = clean_text(value, 120)
+        return f"--base-url {shown!r} is not an http(s) URL with a host name (for example https://acme.run.ai)"
+    return None
+
+
 def _real_connection(
     options: StartOptions, env: Mapping[str, str]
 ) -> tuple[str, Credentials, CliSession | None]:
+    if options.base_url is not None and (bad := url_problem(options.base_url)):
+        # Said before anything else: with a URL that cannot be a tenant, missing credentials are beside the point.
+        raise StartProblem("The Run:ai tenant URL is not usable", bad, CONNECT_HINTS)
     problems: list[CredentialsProblem] = []
     base_url = options.base_url or base_url_from_env(env, problems=problems)
     credentials: Credentials | None = credentials_from_env(env, problems=problems)

@@ -184,3 +184,47 @@ def test_a_workload_read_answered_badly_is_not_a_network_problem(
     assert "VPN" not in err.replace("not a network or VPN problem", "")
     assert "the network" not in err
     assert "was reached" in err or "HTML page" in err
+
+
+# -- one voice for every bad value (issue 27, point 11) ----------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["diagnose", "--demo", "--cluster-id", OOM_CLUSTER, "--workload-id", OOM_ID, "--lookback", "-5d"],
+         "--lookback '-5d' is not understood"),
+        (["scan", "--demo", "--cluster-id", OOM_CLUSTER, "--since", "-2h"], "--since '-2h' is not understood"),
+        (["scan", "--demo", "--cluster-id", OOM_CLUSTER, "--concurrency", "abc"],
+         "argument --concurrency: invalid int value: 'abc'"),
+        (["diagnose", "--demo", "--format", "xml"], "argument --format: invalid choice: 'xml'"),
+    ],
+)
+def test_a_bad_value_gets_the_tools_own_line_not_the_usage(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse's own checks end the program
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    assert code == 2 and out == ""
+    assert words in err and "usage:" not in err and f"See `runai-triage {args[0]} --help`" in err, err
+
+
+def test_a_base_url_that_is_not_a_url_is_said_before_credentials(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("RUNAI_BASE_URL", "RUNAI_BEARER_TOKEN", "RUNAI_API_TOKEN", "RUNAI_CLIENT_ID", "RUNAI_CLIENT_SECRET"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RUNAI_CLI_CONFIG_PATH", str(tmp_path))
+    code, out, err = _run(["diagnose", "--base-url", "not-a-url", "--cluster-id", "c", "--name", "x", "--project",
+                           "y"], capsys)  # fmt: skip
+    assert code == 1 and out == ""
+    assert "--base-url 'not-a-url' is not an http(s) URL" in err and "credentials for" not in err, err
+
+
+def test_the_top_level_help_says_a_cluster_is_an_id_or_a_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    assert "--cluster-id CLUSTER" in shown and "--cluster-id UUID" not in shown

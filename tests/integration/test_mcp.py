@@ -105,7 +105,14 @@ async def _exercise(client: Client, expected: dict[str, Any]) -> None:
         assert bad.is_error, arguments
         assert words in bad.content[0].text, bad.content  # type: ignore[union-attr]
     wrong_type = await client.call_tool("list_workloads", {"cluster_id": EAST, "limit": "many"})
-    assert wrong_type.is_error and "limit" in wrong_type.content[0].text  # type: ignore[union-attr]
+    said = wrong_type.content[0].text  # type: ignore[union-attr]
+    # The tool's own words (issue 27, point 11): which argument, what it should be; no pydantic text or URL.
+    assert wrong_type.is_error and "wrong argument: limit should be a valid integer" in said, said
+    assert "pydantic" not in said and "http" not in said and "validation error for" not in said
+    unknown_cluster = await client.call_tool("diagnose_failed_workload", {"cluster_id": "nowhere",
+                                                                          "workload_id": case["workloadId"]})
+    said = unknown_cluster.content[0].text  # type: ignore[union-attr]
+    assert unknown_cluster.is_error and ".." not in said and "exact name. Run it again" in said, said
     unknown = await client.call_tool("delete_workload", {"cluster_id": EAST})
     assert unknown.is_error
 
