@@ -73,6 +73,8 @@ class TriageApp(App[None]):
         Binding("colon", "command_palette", "commands", key_display=":", tooltip="Search every command"),
         Binding("q", "quit", "quit", tooltip="Leave runai-triage"),
         Binding("ctrl+c", "quit", "quit", show=False, priority=True),
+        # While the tenant opens nothing can be diagnosed yet: enter says so rather than vanish.
+        Binding("enter", "still_opening", "still opening", show=False),
     ]
 
     def __init__(
@@ -228,6 +230,19 @@ class TriageApp(App[None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "still_opening":
+            return self.tenant is None and len(self.screen_stack) == 1  # the start-up screen alone
+        return True
+
+    def action_still_opening(self) -> None:
+        self.notify(
+            f"Still opening {self.options.describe()}: enter diagnoses the highlighted workload once the list "
+            "shows.",
+            timeout=3,
+            markup=False,
+        )
 
     def action_restart(self) -> None:
         """Try opening the tenant again (from the problem screen, after fixing the environment)."""

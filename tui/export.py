@@ -8,6 +8,7 @@ shell-special characters, bounded length. Files are created exclusively and neve
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Mapping
@@ -16,11 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+import platformdirs
+
 from core.models.report import Report
 from core.report.render import to_json, to_markdown, to_text
 
 ExportFormat = Literal["markdown", "json", "text"]
 EXPORT_DIR_ENV = "RUNAI_TRIAGE_EXPORT_DIR"
+APP_NAME = "runai-triage"
 SUFFIX: dict[ExportFormat, str] = {"markdown": ".md", "json": ".json", "text": ".txt"}
 MAX_NAME = 60
 MAX_ATTEMPTS = 100
@@ -57,13 +61,29 @@ def export_name(report: Report, fmt: ExportFormat, at: datetime) -> str:
     return f"runai-triage-{safe_fragment(workload)}-{export_stamp(at)}{SUFFIX[fmt]}"
 
 
+def reports_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The platform's data directory for runai-triage's reports (`$XDG_DATA_HOME/runai-triage/reports` when
+    that is set, else `~/.local/share/runai-triage/reports` on Linux, `~/Library/Application Support/...` on
+    macOS): never the working directory, where a report would show up in a git clone's status."""
+    environ = os.environ if env is None else env
+    xdg = (environ.get("XDG_DATA_HOME") or "").strip()
+    base = Path(xdg).expanduser() if xdg else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)).parent
+    return base / APP_NAME / "reports"
+
+
 def export_dir(env: Mapping[str, str] | None = None, default: Path | None = None) -> Path:
-    """Where exports go: $RUNAI_TRIAGE_EXPORT_DIR when set, else `default`, else the working directory."""
+    """Where exports go: $RUNAI_TRIAGE_EXPORT_DIR when set, else `default`, else `reports_dir` (made when
+    missing; the notice after each export names the file)."""
     environ = os.environ if env is None else env
     configured = (environ.get(EXPORT_DIR_ENV) or "").strip()
     if configured:
         return Path(configured).expanduser()
-    return default if default is not None else Path.cwd()
+    if default is not None:
+        return default
+    chosen = reports_dir(environ)
+    with contextlib.suppress(OSError):  # not made: the export then says it cannot write there, and why
+        chosen.mkdir(parents=True, exist_ok=True)
+    return chosen
 
 
 def render(report: Report, fmt: ExportFormat) -> str:

@@ -152,7 +152,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
-        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / cwd;
+        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / the platform's data directory;
         `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`); `replay` holds
         the events of a diagnosis of this request already made, shown as the first run instead of reading."""
         super().__init__()
@@ -480,6 +480,12 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.cancel()
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+            # The list highlights the workload this was (opened from it, or straight from the command line).
+            w = self.report.workload if self.report is not None else None
+            below = self.app.screen_stack[-1]
+            return_to = getattr(below, "return_to", None)
+            if callable(return_to):
+                return_to(w.id if w else self.base_request.workload_id, w.name if w else self.base_request.name)
 
     def action_cycle_lookback(self) -> None:
         if self.lookback in LOOKBACKS:

@@ -26,7 +26,19 @@ class PaneActions(Screen[None]):
     def show_tab(self, pane_id: str) -> None:
         self.query_one(TabbedContent).active = pane_id
 
+    _wanted_tab: str | None = None
+
     def action_show_tab(self, pane_id: str) -> None:
+        # Shown now; focused once the screen has caught up, and only if no later tab key came meanwhile: a
+        # focus moved into an earlier key's pane would switch back to it (TabbedContent follows the focus), so
+        # a burst of keys ("46") ends on the last one.
+        self._wanted_tab = pane_id
+        self.show_tab(pane_id)
+        self.call_after_refresh(self._settle_tab, pane_id)
+
+    def _settle_tab(self, pane_id: str) -> None:
+        if self._wanted_tab != pane_id:
+            return
         self.show_tab(pane_id)
         self._focus_pane(pane_id)
 

@@ -119,6 +119,7 @@ class PickerScreen(PickerViews):
         self._answered = False
         self._page_resize_timer: Timer | None = None
         self._edge_noticed: tuple[str, float] | None = None
+        self._land_on: str | None = None  # where the cursor goes on the page j or k moved to ("first", "last")
         self._attention_cache = AttentionCache()
         self.verdicts = VerdictCache()
         self._verdict_seq = -1
@@ -291,10 +292,14 @@ class PickerScreen(PickerViews):
             shown, keep_cursor=bool(keep), clusters=names, show_cluster=not self._query.cluster_id, sort=self._sort,
             verdicts=verdicts,
         )
+        if self._land_on is not None and shown:
+            table.move_cursor(row=0 if self._land_on == "first" else len(shown) - 1, animate=False)
+        self._land_on = None
         if shown:
             self._show_table()
         else:
             self._show_empty()
+        self._place_return_row()
         self._show_row_detail()
         self._update_indicator()
         self._check_clusters()
@@ -304,6 +309,7 @@ class PickerScreen(PickerViews):
             return
         self.nav.failed()
         self._loading = False
+        self._land_on = None
         self._verdicts_unread(message.seq)
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
@@ -384,10 +390,20 @@ class PickerScreen(PickerViews):
         self._request(self.nav.reload(), count=self.nav.total is None)
 
     def action_row(self, delta: int) -> None:
+        """j / k (and the arrows on the table): a row down or up; past the page's last row the next page, its
+        first row highlighted, and above the first row the previous page, its last row highlighted."""
         table = self.query_one(WorkloadTable)
-        if table.display:
+        if not table.display:
+            return
+        table.focus()
+        rows = table.row_count
+        past = (delta > 0 and table.cursor_row >= rows - 1) or (delta < 0 and table.cursor_row <= 0 and self.offset > 0)
+        if rows and past:
+            move = self.nav.step(1 if delta > 0 else -1)
+            self._land_on = ("first" if delta > 0 else "last") if isinstance(move, Go) else None
+            self._navigate(move)
+        else:
             table.move_cursor(row=table.cursor_row + delta)
-            table.focus()
 
     def action_toggle_attention(self) -> None:
         self.query_one(FilterBar).toggle_attention()

@@ -12,7 +12,7 @@ from tui.picker_query import NameFilterError, PickerQuery, Sort
 from tui.screens.picker_cluster import PickerCluster
 from tui.screens.picker_text import IndicatorState, indicator_parts
 from tui.screens.problem import describe_error
-from tui.widgets.filter_bar import cluster_label
+from tui.widgets.filter_bar import FilterBar, cluster_label
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -32,6 +32,34 @@ class PickerViews(PickerCluster):
     _loading: bool
     _answered: bool
     _edge_noticed: tuple[str, float] | None
+
+    _return_row: tuple[str, str | None, bool] | None = None  # (id, name, filtered by name already)
+
+    def return_to(self, workload_id: str | None, name: str | None) -> None:
+        """Back from a diagnosis (opened from here or straight from the command line): the cursor on that
+        workload. When its row is not on the page, the name filter brings it (esc clears the filter)."""
+        if not workload_id:
+            return
+        self._return_row = (workload_id, name, False)
+        if self._page is not None and not self._loading:
+            self._place_return_row()
+
+    def _place_return_row(self) -> None:
+        """Called when a page is shown: the row gone back to, highlighted if it is there."""
+        if self._return_row is None:
+            return
+        wanted, name, filtered = self._return_row
+        table = self.query_one(WorkloadTable)
+        ids = [w.id for w in table.workloads]
+        if wanted in ids:
+            table.move_cursor(row=ids.index(wanted), animate=False)
+            self._show_row_detail()
+            self._return_row = None
+        elif name and not filtered and self._query.name != name:
+            self._return_row = (wanted, name, True)
+            self.query_one(FilterBar).set_name(name)
+        else:
+            self._return_row = None  # not listed here (another cluster, or gone): the page stays as it is
 
     @property
     def offset(self) -> int:

@@ -109,6 +109,13 @@ class FilterBar(Horizontal):
     def toggle_attention(self) -> None:
         self.query_one(AttentionToggle).action_toggle()
 
+    def set_name(self, name: str) -> None:
+        """Filter by `name` now, as if it had been typed and submitted."""
+        field = self.query_one("#name-filter", Input)
+        with self.prevent(Input.Changed):
+            field.value = name
+        self._apply_name()
+
     def clear_name(self) -> bool:
         """Empty the name filter; False when it already was."""
         field = self.query_one("#name-filter", Input)

@@ -68,8 +68,9 @@ class WorkloadTable(DataTable[Text]):
     # Page keys act on server pages, not on rows inside this one (a page always fits the table).
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "screen.diagnose", "diagnose"),
-        Binding("j", "cursor_down", "row down", show=False),
-        Binding("k", "cursor_up", "row up", show=False),
+        # Past the page's edge, j / k and the arrows go on to the next or previous page (the screen's action).
+        Binding("j,down", "screen.row(1)", "row down", show=False),
+        Binding("k,up", "screen.row(-1)", "row up", show=False),
         Binding("pagedown", "screen.next_page", "next page", show=False),
         Binding("pageup", "screen.previous_page", "previous page", show=False),
         Binding("home", "screen.first_page", "first page", show=False),
