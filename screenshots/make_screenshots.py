@@ -1,12 +1,14 @@
-"""Regenerate the SVG screenshots of the terminal app from the demo tenant.
+"""Draw the SVG screenshots of the terminal app from the demo tenant.
 
-    python screenshots/make_screenshots.py [OUTPUT_DIR]
+    python3 screenshots/make_screenshots.py               # into a new temporary directory (printed)
+    python3 screenshots/make_screenshots.py screenshots   # replace the committed ones, to review and commit
 
-Writes one SVG per entry of `SHOTS` into OUTPUT_DIR (default: the directory of this script). The pictures are
-the same from run to run: "now" is the demo's capture time, every read of the engine is timed by a frozen
-clock (so each step shows 0 ms), animation is off and no cursor blinks. Rich derives the SVG's internal ids
-from the content, so equal screens give byte-identical files; tests/ui/test_screenshots_current.py checks
-that the committed files still match a fresh run.
+Run it with the project's environment (`. .venv/bin/activate` first, or `.venv/bin/python ...`). Writes one SVG
+per entry of `SHOTS` into OUTPUT_DIR, by default a fresh temporary directory, so trying it never changes the
+clone. The pictures are the same from run to run: "now" is the demo's capture time, every read of the engine is
+timed by a frozen clock (so each step shows 0 ms), animation is off and no cursor blinks. Rich derives the SVG's
+internal ids from the content, so equal screens give byte-identical files; tests/ui/test_screenshots_current.py
+checks that the committed files still match a fresh run.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+# Run as a file (`python3 screenshots/make_screenshots.py`), its directory is first on the path, not the
+# repository's: the repository is added, so the app's packages import even without an editable install.
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from textual.pilot import Pilot
 
@@ -36,7 +42,7 @@ from tui.start import OpenedTenant, StartOptions
 from tui.widgets.page_indicator import PageIndicator
 
 SIZE = (140, 42)
-OUT_DIR = Path(__file__).resolve().parent
+COMMITTED = Path(__file__).resolve().parent  # where the README's pictures are
 TITLE = "runai-triage"
 # Generous: the demo answers in milliseconds, but the machine may be busy running other tests.
 DEADLINE_S = 20.0
@@ -248,10 +254,14 @@ async def render_all(out_dir: Path, bundle: CaseBundle | None = None) -> list[Pa
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if len(args) > 1:
-        print("usage: python screenshots/make_screenshots.py [OUTPUT_DIR]", file=sys.stderr)
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print("usage: python3 screenshots/make_screenshots.py [OUTPUT_DIR]  (screenshots: replace the committed "
+              "ones)", file=sys.stderr)  # fmt: skip
         return 2
-    out_dir = Path(args[0]) if args else OUT_DIR
+    out_dir = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="runai-triage-screenshots-"))
+    if not out_dir.is_dir():
+        print(f"make_screenshots: {out_dir} is not a directory", file=sys.stderr)
+        return 2
     try:
         written = asyncio.run(render_all(out_dir))
     except RuntimeError as exc:
@@ -259,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for path in written:
         print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    if out_dir.resolve() != COMMITTED:
+        print(f"The committed screenshots are in {COMMITTED}: compare, or pass that directory to replace them.")
     return 0
 
 

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from core.sim.bundle import CaseBundle
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SHOTS_DIR = REPO / "screenshots"
-FIX = "run `python screenshots/make_screenshots.py`, review the SVGs and commit them"
+FIX = "run `python3 screenshots/make_screenshots.py screenshots`, review the SVGs and commit them"
 
 
 def _script() -> ModuleType:
@@ -27,13 +27,18 @@ def _script() -> ModuleType:
     return module
 
 
-async def test_committed_screenshots_match_a_fresh_run(tmp_path: Path, demo_bundle: CaseBundle) -> None:
+def test_committed_screenshots_match_a_fresh_run(capsys: pytest.CaptureFixture[str]) -> None:
     script = _script()
-    written = await script.render_all(tmp_path, demo_bundle)
-    assert [p.name for p in written] == [shot.name for shot in script.SHOTS]
+    before = {p.name: p.read_bytes() for p in SHOTS_DIR.glob("*.svg")}
+    # As the README says to run it, with no directory: into a fresh one of its own, never over the committed files.
+    assert script.main([]) == 0
+    wrote = [Path(line.split()[1]) for line in capsys.readouterr().out.splitlines() if line.startswith("wrote ")]
+    assert wrote and all(p.parent != SHOTS_DIR for p in wrote)
+    assert {p.name: p.read_bytes() for p in SHOTS_DIR.glob("*.svg")} == before
+    assert [p.name for p in wrote] == [shot.name for shot in script.SHOTS]
     stale = [
         p.name
-        for p in written
+        for p in wrote
         if not (SHOTS_DIR / p.name).is_file() or (SHOTS_DIR / p.name).read_bytes() != p.read_bytes()
     ]
     assert not stale, f"screenshots missing or out of date: {', '.join(stale)}; {FIX}"

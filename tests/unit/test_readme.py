@@ -35,3 +35,39 @@ def test_readme_rbac_matches_the_shipped_cluster_role() -> None:
         if doc and doc.get("kind") == "ClusterRole"
     ]
     assert shown == shipped[0]
+
+
+def _commands() -> list[str]:
+    """Every `runai-triage` command line the README's shell blocks show, in order (the long-running servers
+    aside: mcp and serve run until stopped)."""
+    lines = [line.strip() for block in _blocks("sh") for line in block.splitlines()]
+    return [line for line in lines if line.startswith("runai-triage ") and line.split()[1] not in ("mcp", "serve")]
+
+
+def test_every_command_example_runs_as_pasted_on_the_demo(tmp_path: Path) -> None:
+    """Issue 27, point 13: the examples name the demo's clusters and workloads, so each runs as shown (a record
+    example writes the bundle the replay example after it reads)."""
+    import contextlib
+    import io
+    import os
+    import shlex
+
+    from tui.cli import main
+
+    commands = _commands()
+    assert any(" record " in f" {c} " for c in commands) and any("--case incident.json" in c for c in commands)
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for command in commands:
+            argv, _, target = command.partition(" > ")
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(shlex.split(argv)[1:])
+            assert code == 0, (command, err.getvalue())
+            assert out.getvalue().strip(), command
+            if target:
+                (tmp_path / target.strip()).write_text(out.getvalue(), encoding="utf-8")
+    finally:
+        os.chdir(here)
+    assert "<uuid>" not in README and "bert-ft" not in README

@@ -152,7 +152,8 @@ class DiagnosisScreen(PaneActions, ReportActions):
         replay: tuple[ProgressEvent, ...] = (),
     ) -> None:
         """`clock` gives "now" for each run (default: the request's own `now`, else the wall clock);
-        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR / the platform's data directory;
+        `engine_clock` times reads (tests freeze it); `export_to` overrides $RUNAI_TRIAGE_EXPORT_DIR and the
+        platform's data directory;
         `kube_off` says why Tier 2 is not read although the tenant offers it (`--no-kube`); `replay` holds
         the events of a diagnosis of this request already made, shown as the first run instead of reading."""
         super().__init__()
