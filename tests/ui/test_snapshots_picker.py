@@ -40,8 +40,12 @@ def _app(bundle: CaseBundle, **tenant_kwargs: Any) -> TriageApp:
 def _answered(pilot: Pilot[Any]) -> bool:
     screen = pilot.app.screen
     # The Verdict column fills in the background: a snapshot waits for all of it.
-    return isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading \
-        and screen.verdicts_settled
+    if not (isinstance(screen, PickerScreen) and screen.first_answer and not screen.loading
+            and screen.verdicts_settled and screen.clusters_checked):
+        return False
+    # The cluster line (a stale cluster listed) takes a row: the page is sized again below it first.
+    table = screen.query_one(WorkloadTable)
+    return not table.display or table.row_count <= table.size.height - 1
 
 
 async def _loaded(pilot: Pilot[Any]) -> None:

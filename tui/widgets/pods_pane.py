@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Resize
+from textual.widget import Widget
 from textual.widgets import Static
 
 from core.models.quantity import format_bytes
@@ -155,10 +156,12 @@ class PodsPane(Vertical):
                 Text(entry.how, style=style),
             )
         self.query_one(".pane--body", Static).update(rows)
-        # The rows scroll under fixed heads: at most their share of the screen, the heads and memory line aside.
-        screen_rows = self.screen.size.height if self.screen.is_mounted else 24
-        self.rows_area.styles.max_height = max(3, int(screen_rows * ROWS_SHARE) - 6)
         mem = memory_line(self.memory)
+        # The rows scroll under fixed heads: the pane takes at most its share of the tab (the containers below
+        # keep the rest), less the title, the column heads, the memory line and the rule under them.
+        tab = self.parent.content_region.height if isinstance(self.parent, Widget) else 0
+        lines = -(-len(head.plain) // width) + 1 + (-(-len(mem.plain) // width) if mem is not None else 0) + 1
+        self.rows_area.styles.max_height = max(3, int((tab or 24) * ROWS_SHARE) - lines)
         memory = self.query_one(".pods--memory", Static)
         memory.update(mem if mem is not None else Text())
         memory.display = mem is not None
