@@ -280,10 +280,10 @@ def _load_diagnosis(freeze: bool) -> None:
     validators of the models it reads. With `freeze` (the program), what that loaded goes to the collector's
     permanent generation, as start-up's did: left in the young generations, it made every full collection of a
     later diagnosis walk it again (a tenth of a second each, mid-diagnosis)."""
-    import tui.screens.diagnosis_open  # noqa: F401 - loaded for its side effect: the modules are ready on first use
-    from core.models.fast import prepare_all
+    from tui.loading import load
 
-    prepare_all()
+    load("tui.screens.diagnosis_open")  # for its side effect: the modules are ready on first use
+    load("core.models.fast").prepare_all()
     if freeze:
         gc.freeze()
 

@@ -1005,6 +1005,8 @@ SOURCES = {
     "list_workloads",
     "kubectl describe pod",
     "kubectl logs --previous",
+    # The log of a container that never restarted is its current instance: cited as the read it came from.
+    "kubectl logs",
     "kubectl get events",
     "kubectl describe node",
 }

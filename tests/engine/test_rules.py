@@ -172,8 +172,12 @@ async def test_option_b_active_intent_with_nothing_confirmed_is_ambiguous() -> N
 
 async def test_option_b_terminal_intent_with_only_active_matches_is_ambiguous() -> None:
     a = _healthy_running("b-amb-3", "chat2", 3)
-    report, _ = await diagnose_bundle(bundle_of([a]), cluster_id=EAST, name="chat2", project="nlp")
+    b = _healthy_running("b-amb-4", "chat2", 4)
+    report, _ = await diagnose_bundle(bundle_of([a, b]), cluster_id=EAST, name="chat2", project="nlp")
     assert report.outcome == "ambiguous"
+    # One match only: nothing to choose between, so its status decides (issue 27, point 9), never "ambiguous".
+    report, _ = await diagnose_bundle(bundle_of([a]), cluster_id=EAST, name="chat2", project="nlp")
+    assert report.outcome == "running" and report.workload.id == a.id
 
 
 async def test_option_b_a_past_run_is_picked_among_live_and_deleted_submissions() -> None:

@@ -313,6 +313,7 @@ class PickerScreen(PickerViews):
         self._verdicts_unread(message.seq)
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
+        self._check_clusters()  # a list that fails may be why: the cluster's own state still shows
 
     def on_count_loaded(self, message: CountLoaded) -> None:
         if message.generation == self._generation:
@@ -341,6 +342,14 @@ class PickerScreen(PickerViews):
             self._set_sort(chosen)
 
     def on_resize(self, event: Resize) -> None:
+        self._schedule_page_check()
+
+    @on(WorkloadTable.HeightChanged)
+    def _table_height_changed(self) -> None:
+        # A line above or below the table came or went (the cluster line): sized again, as after a resize.
+        self._schedule_page_check()
+
+    def _schedule_page_check(self) -> None:
         if self._page_resize_timer is not None:
             self._page_resize_timer.stop()
         # A drag-resize sends a burst of events; the page is refetched once it settles.
@@ -349,6 +358,8 @@ class PickerScreen(PickerViews):
     def _check_page_size(self) -> None:
         if self._page is not None and not self._loading and self._visible_rows() != self.nav.limit:
             self._request(self.nav.reload())
+        elif self._loading and self._page is not None:
+            self._schedule_page_check()  # again once the page in flight has landed
 
     def _selector_toggled(self, expanded: bool) -> None:
         # A cluster or project was picked (or the list closed): the keys go back to the table.

@@ -5,11 +5,15 @@ the first page never waits for), then on every page. A base of PickerScreen, whi
 
 from __future__ import annotations
 
+import asyncio
+
+from textual import work
 from textual.timer import Timer
 
 from core.models.clusters import same_cluster
 from core.models.runai import Cluster
 from tui.clock import Clock
+from tui.loading import load
 from tui.picker_query import PickerQuery
 from tui.screens.picker_verdicts import START_DELAY_S, PickerVerdicts
 from tui.widgets.cluster_notice import ClusterNotice
@@ -27,16 +31,22 @@ class PickerCluster(PickerVerdicts):
         return self._cluster_check is True
 
     def _check_clusters(self) -> None:
-        """After a page is shown: the cluster line now, or (the first time) once the page has been painted."""
+        """After a page is shown: the cluster line now, or (the first time) once the page has been painted and
+        the engine's signals have loaded, in a thread (`cluster_health` lives there)."""
         if self._cluster_check is True:
             self._show_cluster_state()
         elif self._cluster_check is None:
-            self._cluster_check = self.set_timer(START_DELAY_S, self._show_cluster_state)
+            self._cluster_check = self.set_timer(START_DELAY_S, self._load_cluster_state)
+
+    @work(group="picker-cluster-state", exclusive=True, exit_on_error=False)
+    async def _load_cluster_state(self) -> None:
+        await asyncio.to_thread(load, "core.triage.cluster_state")
+        self._cluster_check = True
+        self._show_cluster_state()
 
     def _show_cluster_state(self) -> None:
-        from core.triage.cluster_state import cluster_state  # the engine's signals: never before the first page
+        from core.triage.cluster_state import cluster_state  # loaded by now (above): never before the first page
 
-        self._cluster_check = True
         if not self.is_attached or not self.query(ClusterNotice):
             return
         now = self._clock()

@@ -16,7 +16,6 @@ picker shows again.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -27,6 +26,7 @@ from core.models.runai import Workload
 from core.triage.attention import judging_loads_the_engine
 from core.triage.verdicts import VerdictCache, page_lines, wants_verdict
 from tui.clock import Clock
+from tui.loading import load
 from tui.messages import VerdictArrived
 from tui.screens.diagnosis_commands import LOOKBACKS
 from tui.screens.picker_reads import PickerReads
@@ -142,7 +142,7 @@ class PickerVerdicts(PickerReads):
     async def _diagnose_rows(self, seq: int, rows: list[Workload], cluster: str | None) -> None:
         # The engine loads here, after the page has been on screen for START_DELAY_S (never before a first page),
         # in a thread: the UI loop keeps painting while its modules import.
-        await asyncio.to_thread(importlib.import_module, "core.triage.batch")
+        await asyncio.to_thread(load, "core.triage.batch")
         rows = [*rows, *self._judge_later(seq)]
         if not rows:
             return

@@ -23,6 +23,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import DataTable
 
 from core.models.runai import Workload
@@ -86,6 +87,7 @@ class WorkloadTable(DataTable[Text]):
         self._show_cluster = False
         self._sort = Sort()
         self._verdicts: dict[str, Text] = {}
+        self._height: int | None = None
 
     @property
     def workloads(self) -> list[Workload]:
@@ -112,9 +114,15 @@ class WorkloadTable(DataTable[Text]):
             return self.size.width
         return self.parent.content_region.width  # type: ignore[attr-defined]
 
+    class HeightChanged(Message):
+        """The table's height changed (a line above or below it came or went): the page may need resizing."""
+
     def on_resize(self) -> None:
         if self._rendered_width != self._width():
             self._render_rows(keep_cursor=True)
+        if self._height is not None and self._height != self.size.height:
+            self.post_message(self.HeightChanged())
+        self._height = self.size.height
 
     def show_workloads(
         self,
