@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import cascade, infra, same_node
-from core.diagnosis.findings import Collect, Journal
+from core.diagnosis.findings import Collect, Findings, Journal
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader
 from core.diagnosis.steps import conditional, kubernetes, multipod
@@ -95,7 +95,12 @@ class KubeReads:
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
-            full = await self.pod(w, raw, None, ns_task, _ready(pods), pre)
+            # A failed pod replaced under its name: Kubernetes answers with the replacement, so only the events
+            # of the failed one (by its id) are its own.
+            gone = first.pod_id if first is not None and first.replaced_by is not None else None
+            full = await self.pod(w, raw, gone, ns_task, _ready(pods), None if gone else pre, replaced=gone is not None)
+            if gone:  # the replacement described beside the peers is not the failed pod either
+                k8s.pop(first_name, None)
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
             return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
@@ -117,9 +122,10 @@ class KubeReads:
     async def pod(
         self, w: Workload, name: str, uid: str | None,
         ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
-        described: kubernetes.PodDescribed | None = None,
+        described: kubernetes.PodDescribed | None = None, *, replaced: bool = False,
     ) -> Tier2Found:  # fmt: skip
-        """`described`: the pod, already read beside its peers (a workload of several pods)."""
+        """`described`: the pod, already read beside its peers (a workload of several pods); `replaced`: the pod
+        of that id was deleted and another took its name, so what Kubernetes holds under the name is not it."""
         take, reader, t2 = self.journal.take, self.reader, self.t2
         ns = (await ns_task).choice
         if ns.namespace is None:
@@ -132,6 +138,9 @@ class KubeReads:
         if pod_task is not None:
             described = await pod_task
         assert described is not None
+        if replaced and kubernetes.other_instance(described.pod, uid):
+            take(kubernetes.replacement_note(name))
+            described = kubernetes.PodDescribed(None, (), Findings())
         take(described.findings)
         pod = described.pod
         log_task = self.spawn(kubernetes.read_log(reader, t2, pod)) if pod is not None else None
@@ -139,7 +148,9 @@ class KubeReads:
             node = pod.spec.node_name if pod.spec else None
         else:  # the Run:ai pods read started beside this one: its answer names the node
             listed = (await pods_task).pods
-            node = next((p.node_name for p in listed if p.name == name and p.node_name), None)
+            node = next((p.node_name for p in listed if uid and p.id == uid and p.node_name), None) or next(
+                (p.node_name for p in listed if p.name == name and p.node_name), None
+            )
         node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
         everything: list[K8sEvent] = []
         observations = list(described.observations)

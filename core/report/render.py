@@ -121,10 +121,18 @@ def _order_lines(report: Report) -> list[str]:
     if len(report.termination_order) < 2:
         return []
     lines = []
+    # Listed by recorded time: a consequence recorded a few seconds before the first failure comes before it.
+    first = next((i for i, e in enumerate(report.termination_order) if e.first), 0)
     for index, entry in enumerate(report.termination_order, start=1):
         role = f" ({_safe_line(entry.role)})" if entry.role else ""
         node = f" on {_safe_line(entry.node)}" if entry.node else ""
-        mark = "first failure" if entry.first else "after the first failure"
+        mark = (
+            "first failure"
+            if entry.first
+            else "after the first failure"
+            if index > first
+            else "a consequence, recorded before the first failure"
+        )
         lines.append(f"{index}. {_safe_line(entry.pod)}{role}{node}, {_when(entry.at)}: {_safe(entry.how)} [{mark}]")
     return lines
 

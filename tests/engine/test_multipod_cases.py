@@ -785,6 +785,14 @@ def case_metrics_500_is_a_failed_read() -> Case:
 
 
 # -- building and checking -------------------------------------------------------------------------------------
+def assert_in_time_order(report: Report) -> None:
+    """Every multi-pod report lists its pods in the order of the times recorded for them, at most one first."""
+    order = report.termination_order
+    times = [e.at for e in order if e.at is not None]
+    assert times == sorted(times), [(e.pod, e.at) for e in order]
+    assert sum(e.first for e in order) <= 1, order
+
+
 CASES: dict[str, Callable[[], Case]] = {
     name[len("case_") :].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("case_")
 }
@@ -796,6 +804,7 @@ def write_all() -> None:
 
 def check_multipod(report: Report, requests: list[RecordedRequest], expect: Json) -> None:
     check(report, requests, expect)
+    assert_in_time_order(report)
     if "firstFailure" in expect:
         first = [e.pod for e in report.termination_order if e.first]
         assert first == [expect["firstFailure"]], report.termination_order

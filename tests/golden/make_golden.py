@@ -37,8 +37,9 @@ from tests.paths import CASES
 
 GOLDEN = Path(__file__).resolve().parent / "reports"
 RULES = CASES / "rules"
-# Case bundles that carry their own `request` (rule bundles and infrastructure-finding bundles).
-BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra"}
+# Case bundles that carry their own `request` (rule bundles, infrastructure-finding bundles, and issue 23's
+# first-failure bundles).
+BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra", "firstfailure": CASES / "firstfailure"}
 FORMATS = ("text", "markdown", "json")
 
 Json = dict[str, Any]

@@ -131,6 +131,21 @@ async def describe_pod(reader: Reader, t2: KubeSource, ns: NamespaceChoice, name
     return PodDescribed(pod, tuple(observations), found.done())
 
 
+def other_instance(pod: K8sPod | None, uid: str | None) -> bool:
+    """Kubernetes answered for the name with a pod of another id than the one asked about."""
+    found = pod.metadata.uid if pod is not None and pod.metadata is not None else None
+    return bool(uid) and bool(found) and found != uid
+
+
+def replacement_note(name: str) -> Findings:
+    found = Collect()
+    found.note(
+        f"the pod Kubernetes holds under the name {pod_key(name)} is its replacement, not the pod that failed: "
+        "its state and log are left out, and only the failed pod's own events (by its id) are read"
+    )
+    return found.done()
+
+
 async def pod_events(
     reader: Reader,
     t2: KubeSource,
