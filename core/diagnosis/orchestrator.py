@@ -170,8 +170,8 @@ class Orchestrator:
         pods = await pods_task
         take(pods.findings)
         revision = revisions.NOTHING
-        if revisions.needed(w, pods.pods, status.observations):
-            # An inference whose own feeds show nothing: the revision that failed is read too.
+        if revisions.needed(w, pods.pods):
+            # An inference whose own pods do not show the failure: the revision whose pods do is read too.
             revision = await revisions.read_failing_revision(self.reader, self.t1, w)
             take(revision.findings)
             pods = revision.joined(pods)

@@ -302,17 +302,18 @@ class RunaiClient:
 
     # -- inference revisions (whether the workload-level feeds cover every revision is UNVERIFIED) ----------
     async def list_inference_revisions(
-        self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
+        self, workload_id: str, *, deleted: bool | None = None
     ) -> Page[InferenceRevision]:
-        check_paging(offset, limit)
+        """Not paged: the SDK's `get_inference_workload_revisions` takes only `deleted`."""
         path = f"/api/v1/workloads/inferences/{segment(workload_id)}/revisions"
-        params = {"offset": offset, "limit": limit}
         return await self._get_page(
-            path, params, resource="inference revisions", key="revisions", model=InferenceRevision
+            path, {"deleted": deleted}, resource="inference revisions", key="revisions", model=InferenceRevision
         )
 
-    async def get_revision_pods(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[RunaiPod]:
-        return await self._revision_feed(revision_id, "pods", "pods", RunaiPod, limit)
+    async def get_revision_pods(self, revision_id: str, *, deleted: bool | None = None) -> Page[RunaiPod]:
+        """Not paged either (the SDK's `get_revision_pods` takes only `deleted`: true answers only deleted pods)."""
+        path = f"/api/v1/workloads/inferences/revisions/{segment(revision_id)}/pods"
+        return await self._get_page(path, {"deleted": deleted}, resource="revision pods", key="pods", model=RunaiPod)
 
     async def get_revision_events(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[WorkloadEvent]:
         return await self._revision_feed(revision_id, "events", "events", WorkloadEvent, limit)

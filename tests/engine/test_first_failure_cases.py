@@ -15,6 +15,7 @@ The golden reports pick these bundles up (tests/golden/make_golden.py).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,7 +26,7 @@ import pytest
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.sim.control_plane import RecordedRequest
-from tests.engine import ff_node_cases, ff_order_cases
+from tests.engine import ff_node_cases, ff_order_cases, ff_revision_cases
 from tests.engine.test_multipod_cases import check_multipod
 from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_bundle, write_cases
 
@@ -34,6 +35,7 @@ Json = dict[str, Any]
 CASES: dict[str, Callable[[], Any]] = {
     **ff_node_cases.CASES,
     **ff_order_cases.CASES,
+    **ff_revision_cases.CASES,
 }
 
 
@@ -44,6 +46,9 @@ def check_first_failure(report: Report, requests: list[RecordedRequest], expect:
         assert None not in times and times == sorted(times), report.termination_order
     for wanted in expect.get("findings", []):
         assert any(all(getattr(f, k) == v for k, v in wanted.items()) for f in report.findings), report.findings
+    for path_pattern, query_part in expect.get("noQueries", []):
+        sent = [r for r in requests if re.search(path_pattern, r.path) and query_part in {k for k, _ in r.query}]
+        assert not sent, f"{path_pattern} was asked with {query_part}: {[(r.path, r.query) for r in sent]}"
     rendered = "\n".join(RENDERERS[fmt](report) for fmt in ("text", "markdown"))
     for word in expect.get("text", []):
         assert word.lower() in rendered.lower(), rendered
