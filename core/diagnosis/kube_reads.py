@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import cascade, infra, same_node
+from core.diagnosis import cascade, crash_loop, infra, same_node
 from core.diagnosis.findings import Collect, Findings, Journal
+from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader
 from core.diagnosis.steps import conditional, kubernetes, multipod
@@ -24,6 +25,7 @@ from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.models.kube import K8sEvent
 from core.models.runai import Workload
+from core.sources.evidence import Missing
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -130,9 +132,11 @@ class KubeReads:
         ns = (await ns_task).choice
         if ns.namespace is None:
             return self.no_namespace()
-        # These reads start before history is read: the failure time they are told (for "events expired"
-        # reasoning) is the one Step 1 knows, the workload's last phase change.
-        failed_at = w.phase_updated_at
+        # A terminal failure is dated by its phase change, which Step 1 knows: the reads judge whether an empty
+        # answer means "expired". A workload still running is dated by its last crash, known only once the pod and
+        # the history are read: that is judged below.
+        ending = (w.phase or "") in ENDING_PHASES
+        failed_at = w.phase_updated_at if ending else None
         pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name)) if described is None else None
         events_task = self.spawn(kubernetes.pod_events(reader, t2, ns.namespace, name, uid, failed_at, self.now))
         if pod_task is not None:
@@ -166,20 +170,35 @@ class KubeReads:
 
         pod_events = await events_task  # taken before the node's, whichever answers first
         take_events(pod_events, list(pod_events.events), shown_if_none=True)
+        unjudged = not ending and pod_events.missing is None and not pod_events.events
         if not self.early.done():
             self.early.set_result(Tier2Found(pod, tuple(observations)))
         # The log and the node's events are read against the failure's time and window, which history gives.
         history, tier1_obs = await self.known
         failed = conditional.failure_time(history.current, w)
+        loop = crash_loop.read_loop(pod, pod_events.events, tier1_obs)
+        newest = crash_loop.newest_of(loop, failed if ending else None)
+        if unjudged:
+            what = f"Kubernetes events of pod {name} in namespace {ns.namespace}"
+            take(kubernetes.events_gap(what, newest, self.now, dropped=pod_events.dropped))
+        if loop is not None and not ending:
+            take(kubernetes.loop_findings(loop, self.now))
         if node_task is not None:
             read = await node_task
             window = conditional.failure_window(history.current, w)
             ends = kubernetes.termination_times(pod, failed)
+            if not ending and read.missing is None and not read.events:
+                take(kubernetes.events_gap(f"Kubernetes events of node {node}", newest, self.now))
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
         log = None
         key = cascade.pod_key(name)
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed, key, node)
+            answer = await log_task
+            ended = crash_loop.instance_end(pod, answer) if not isinstance(answer, Missing) else None
+            # The log's own instance ended then: its lines cannot be later. Else the failure's time, which for
+            # a workload still running is not known closely enough to cut the log by.
+            before = ended or (failed if ending else None)
+            explained = kubernetes.interpret_log(answer, before, key, node, at=before or crash_loop.last_crash_at(loop))
             take(explained.findings)
             log = explained.finding
             observations += explained.observations
@@ -198,7 +217,7 @@ class KubeReads:
             if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
                 node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
         listed = (node, await node_pods) if node and node_pods is not None else None
-        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed)
+        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed, loop)
 
     def no_namespace(self) -> Tier2Found:
         gap = Collect()
