@@ -26,7 +26,7 @@ import pytest
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.sim.control_plane import RecordedRequest
-from tests.engine import ff_loop_cases, ff_node_cases, ff_order_cases, ff_revision_cases
+from tests.engine import ff_log_cases, ff_loop_cases, ff_node_cases, ff_order_cases, ff_revision_cases
 from tests.engine.test_multipod_cases import check_multipod
 from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_bundle, write_cases
 
@@ -37,6 +37,7 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_order_cases.CASES,
     **ff_revision_cases.CASES,
     **ff_loop_cases.CASES,
+    **ff_log_cases.CASES,
 }
 
 
