@@ -26,6 +26,7 @@ from core.sources.kube_types import EVENTS_TTL, LogExcerpt
 from core.words import plural
 
 EVENTS = "kubectl get events"
+DESCRIBE_POD = "kubectl describe pod"
 # The kubelet's back-off before restarting a crashed container (not an image pull's back-off).
 _RESTART_BACK_OFF_RE = re.compile(r"back-?off restarting failed container", re.IGNORECASE)
 
@@ -34,6 +35,7 @@ _RESTART_BACK_OFF_RE = re.compile(r"back-?off restarting failed container", re.I
 class Dated:
     at: datetime
     what: str  # where the time was read: "lastState.terminated.finishedAt of container main", ...
+    source: str = DESCRIBE_POD  # the read it came from, in the seed's names
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,18 +124,18 @@ def read_loop(
     stamped = [(e, at) for e, at in stamped if at is not None]
     if stamped:
         event, at = max(stamped, key=lambda pair: pair[1])
-        newest = Dated(at, "the kubelet's newest back-off event")
+        newest = Dated(at, "the kubelet's newest back-off event", EVENTS)
         count = event.occurrences
         firsts = [f for e, _ in stamped if (f := _event_first(e)) is not None]
         if firsts:
-            oldest = Dated(min(firsts), "the first back-off of the kubelet's aggregated event")
+            oldest = Dated(min(firsts), "the first back-off of the kubelet's aggregated event", EVENTS)
     if runai:
-        newest_runai, oldest_runai = runai[-1], runai[0]
-        assert newest_runai.at is not None and oldest_runai.at is not None
-        if newest is None or newest_runai.at > newest.at:
-            newest = Dated(newest_runai.at, f"the newest back-off event ({newest_runai.source})")
-        if oldest is None or oldest_runai.at < oldest.at:
-            oldest = Dated(oldest_runai.at, f"the oldest back-off event read ({oldest_runai.source})")
+        late, early = runai[-1], runai[0]
+        assert late.at is not None and early.at is not None
+        if newest is None or late.at > newest.at:
+            newest = Dated(late.at, f"the newest back-off event ({late.source})", late.source)
+        if oldest is None or early.at < oldest.at:
+            oldest = Dated(early.at, f"the oldest back-off event read ({early.source})", early.source)
     if last_crash is not None and (oldest is None or last_crash.at < oldest.at):
         oldest = last_crash  # the loop is at least as old as its last crash
     restarts = status.restart_count if status is not None else None
@@ -152,6 +154,13 @@ def last_crash_at(loop: CrashLoop | None) -> datetime | None:
         return None
     dated = loop.last_crash or loop.newest_back_off
     return dated.at if dated is not None else None
+
+
+def loop_source(loop: CrashLoop) -> str:
+    """The read the loop's dating rests on: the pod when it gave the restarts or the crash, else the event's."""
+    if loop.restarts is not None or loop.last_crash is not None:
+        return DESCRIBE_POD
+    return loop.newest_back_off.source if loop.newest_back_off is not None else DESCRIBE_POD
 
 
 def loop_text(loop: CrashLoop, now: datetime) -> str | None:

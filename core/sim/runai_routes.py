@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.models.kinds import kind_of
 from core.sim.bundle import parse_instant, show
 from core.sim.control_plane import Route, RouteContext, SimResponse, api_error, json_response
 from core.sim.filtering import (
@@ -188,7 +189,8 @@ def _spec_for(ctx: RouteContext, kind: str | None) -> SimResponse:
     entry = _entry(ctx)
     if isinstance(entry, SimResponse):
         return entry
-    wtype = str(entry["workload"].get("type") or "").lower()
+    # A kind's endpoint serves its workloads however their `type` is spelt ("Distributed Inference" too).
+    wtype = kind_of(entry["workload"].get("type")) or str(entry["workload"].get("type") or "").lower()
     served_by_kind = wtype in SPEC_KINDS.values()
     if kind is None and entry.get("specV2") is not None:
         fits = True  # a v2 submission answers at /api/v2/workloads/{id} whatever its type says
@@ -297,7 +299,7 @@ def inference_revisions(ctx: RouteContext) -> SimResponse:
     entry = _entry(ctx)
     if isinstance(entry, SimResponse):
         return entry
-    if str(entry["workload"].get("type") or "").lower() != "inference":
+    if kind_of(entry["workload"].get("type")) != "inference":
         return api_error(404, f"workload {show(ctx.params['id'])} is not an inference")
     try:
         offset, limit = parse_paging(ctx.query)

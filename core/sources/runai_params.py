@@ -15,8 +15,8 @@ from urllib.parse import quote
 
 import httpx
 
+from core.models.kinds import spec_segment
 from core.sources.errors import clean_text
-from core.sources.kinds import spec_segment
 
 MAX_LIMIT = 500
 # The cluster list has no paging; a tenant has a handful, so anything past this is not a real answer.

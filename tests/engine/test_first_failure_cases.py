@@ -26,7 +26,7 @@ import pytest
 from core.models.report import Report
 from core.report.render import RENDERERS
 from core.sim.control_plane import RecordedRequest
-from tests.engine import ff_log_cases, ff_loop_cases, ff_node_cases, ff_order_cases, ff_revision_cases
+from tests.engine import ff_kind_cases, ff_log_cases, ff_loop_cases, ff_node_cases, ff_order_cases, ff_revision_cases
 from tests.engine.test_multipod_cases import check_multipod
 from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_bundle, write_cases
 
@@ -38,6 +38,7 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_revision_cases.CASES,
     **ff_loop_cases.CASES,
     **ff_log_cases.CASES,
+    **ff_kind_cases.CASES,
 }
 
 
@@ -51,6 +52,9 @@ def check_first_failure(report: Report, requests: list[RecordedRequest], expect:
     for path_pattern, query_part in expect.get("noQueries", []):
         sent = [r for r in requests if re.search(path_pattern, r.path) and query_part in {k for k, _ in r.query}]
         assert not sent, f"{path_pattern} was asked with {query_part}: {[(r.path, r.query) for r in sent]}"
+    missing = "\n".join(f"{m.what}: {m.why}" for m in report.missing)
+    for word in expect.get("noMissing", []):
+        assert word.lower() not in missing.lower(), missing
     rendered = "\n".join(RENDERERS[fmt](report) for fmt in ("text", "markdown"))
     for word in expect.get("text", []):
         assert word.lower() in rendered.lower(), rendered

@@ -197,7 +197,7 @@ def loop_findings(loop: CrashLoop, now: datetime) -> Findings:
     found = Collect()
     text = crash_loop.loop_text(loop, now)
     if text is not None:
-        found.evidence(text, DESCRIBE_POD if loop.restarts is not None else EVENTS, "crash-loop")
+        found.evidence(text, crash_loop.loop_source(loop), "crash-loop")
     return found.done()
 
 

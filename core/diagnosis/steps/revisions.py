@@ -24,9 +24,9 @@ from core.diagnosis.observations import Observation, from_event, from_phase_mess
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.steps.inspect import PodsRead, explains
 from core.diagnosis.steps.resolve import PAGE_LIMIT, STATUS
+from core.models.kinds import is_kind
 from core.models.pages import Page
 from core.models.runai import HistoryRecord, InferenceRevision, RunaiPod, Workload, WorkloadEvent
-from core.sources.kinds import is_kind
 
 PODS = config.PODS
 HISTORY = "get_workload_history"

@@ -5,7 +5,8 @@ The SDK (runapy 1.224.0, `WorkloadType`) spells the kinds `Training`, `Workspace
 any letter case, in the plural, or as the CLI's `interactive`. The spelling is reduced to its letters (case
 folded; spaces of every kind, dashes, underscores, dots and invisible format characters dropped) and looked up.
 A `type` that names no kind here (a Kubernetes kind such as `PyTorchJob`, a NIM service) is served by the v2
-document instead.
+document instead. The client chooses the spec endpoint by it (core/sources/runai_params.py), and the simulator
+answers a kind's endpoint for every spelling of that kind (core/sim/runai_routes.py), as the API does.
 """
 
 from __future__ import annotations
