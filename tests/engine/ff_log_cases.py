@@ -103,41 +103,29 @@ def _failed_with_log(key: str, name: str, log: str, *, kind: str, image: str, co
     return s
 
 
-def _expect(root: str, wrapper: str) -> Json:
-    return {
+# key, name, log, kind, image, command, exit code, the root line's words, the words of the line that gave up
+SERVERS: dict[str, tuple[str, str, str, str, str, str, int, str, str]] = {
+    "log-uvicorn-lifespan": ("ff-log-01", "ranker-api", UVICORN, "Inference", "ghcr.io/acme/ranker:2.3",
+                             "uvicorn main:app --host 0.0.0.0", 3, "KeyError: 'MODEL_PATH'",
+                             "Application startup failed"),
+    "log-gunicorn-worker-boot": ("ff-log-02", "rerank-svc", GUNICORN, "Inference", "ghcr.io/acme/rerank:1.9",
+                                 "gunicorn -k uvicorn.workers.UvicornWorker app:app", 3, "No module named 'rankers'",
+                                 "Worker failed to boot"),
+    "log-triton-model-load": ("ff-log-03", "triton-rerank", TRITON, "Inference",
+                              "nvcr.io/nvidia/tritonserver:24.10-py3", "tritonserver --model-repository=/models", 1,
+                              "failed to load 'reranker' version 1", "failed to load all models"),
+    "log-ray-task-error": ("ff-log-04", "ray-ranker-train", RAY, "Training", "rayproject/ray-ml:2.38.0-gpu",
+                           "python driver.py", 1, "Expected input batch_size (64) to match", "RayTaskError"),
+}  # fmt: skip
+
+
+def server_case(name: str) -> Case:
+    key, workload, log, kind, image, command, code, root, wrapper = SERVERS[name]
+    s = _failed_with_log(key, workload, log, kind=kind, image=image, command=command, code=code)
+    return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": [root], "noEvidence": [wrapper], "recommendations": [root],
     }  # fmt: skip
 
 
-def case_log_uvicorn_lifespan() -> Case:
-    s = _failed_with_log("ff-log-01", "ranker-api", UVICORN, kind="Inference", image="ghcr.io/acme/ranker:2.3",
-                         command="uvicorn main:app --host 0.0.0.0", code=3)  # fmt: skip
-    return [s], _req(s), _expect("KeyError: 'MODEL_PATH'", "Application startup failed")
-
-
-def case_log_gunicorn_worker_boot() -> Case:
-    s = _failed_with_log("ff-log-02", "rerank-svc", GUNICORN, kind="Inference", image="ghcr.io/acme/rerank:1.9",
-                         command="gunicorn -k uvicorn.workers.UvicornWorker app:app", code=3)  # fmt: skip
-    return [s], _req(s), _expect("No module named 'rankers'", "Worker failed to boot")
-
-
-def case_log_triton_model_load() -> Case:
-    s = _failed_with_log("ff-log-03", "triton-rerank", TRITON, kind="Inference",
-                         image="nvcr.io/nvidia/tritonserver:24.10-py3",
-                         command="tritonserver --model-repository=/models", code=1)  # fmt: skip
-    return [s], _req(s), _expect("failed to load 'reranker' version 1", "failed to load all models")
-
-
-def case_log_ray_task_error() -> Case:
-    s = _failed_with_log("ff-log-04", "ray-ranker-train", RAY, kind="Training", image="rayproject/ray-ml:2.38.0-gpu",
-                         command="python driver.py", code=1)  # fmt: skip
-    return [s], _req(s), _expect("Expected input batch_size (64) to match", "RayTaskError")
-
-
-CASES = {
-    "log-uvicorn-lifespan": case_log_uvicorn_lifespan,
-    "log-gunicorn-worker-boot": case_log_gunicorn_worker_boot,
-    "log-triton-model-load": case_log_triton_model_load,
-    "log-ray-task-error": case_log_ray_task_error,
-}
+CASES = {name: (lambda name=name: server_case(name)) for name in SERVERS}

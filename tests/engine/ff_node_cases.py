@@ -7,11 +7,9 @@ deletion Pod ns/name`, `DeletionByTaintManager`), the kubeflow training operator
 
 from __future__ import annotations
 
-from core.sim.demo.kit import Json, Story, condition, cstatus, node, running, taint, terminated
+from core.sim.demo.kit import Json, PodPlan, Story, condition, cstatus, node, running, taint, terminated
+from tests.engine.test_multipod_cases import Case, S
 from tests.engine.test_rule_cases import lifecycle
-
-S = 1 / 60  # a second, in the stories' minutes-ago units
-Case = tuple[list[Story], Json, Json]
 
 NCCL_VICTIM = (
     "[rank{r}]: step 9120 loss 1.882\n"
@@ -37,6 +35,13 @@ def _operator_events(s: Story, victims: list[tuple[str, float]], job_kind: str =
     s.add_event(victims[-1][1] - S, f"{job_kind}Failed",
                 f"{job_kind} {s.ns}/{s.name} is failed because 1 Worker replica(s) failed.",
                 type_="Normal", source="pytorchjob-controller", kind=job_kind, obj_name=s.name)  # fmt: skip
+
+
+def _lost_by_the_node_controller(s: Story, lost: PodPlan, not_ready: float, marked: float) -> None:
+    """The node lifecycle controller's event on the lost pod, then the taint manager's after the toleration."""
+    s.add_event(not_ready, "NodeNotReady", "Node is not ready", source="node-controller", pod=lost.name)
+    s.add_event(marked, "TaintManagerEviction", f"Marking for deletion Pod {s.ns}/{lost.name}", type_="Normal",
+                source="taint-eviction-controller", pod=lost.name)  # fmt: skip
 
 
 def _victims(s: Story, nodes: list[str], at: float, clock: str, skip: int) -> list[tuple[str, float]]:
@@ -72,9 +77,7 @@ def case_node_notready_taint_eviction() -> Case:
     _operator_events(s, victims)
     s.phase_message = f"Workload failed: pod {victims[-1][0]} container main terminated (Error), exit code 1"
     lifecycle(s, 115, 29.5, "Failed", s.phase_message)
-    s.add_event(40, "NodeNotReady", "Node is not ready", source="node-controller", pod=lost.name)
-    s.add_event(35, "TaintManagerEviction", f"Marking for deletion Pod {s.ns}/{lost.name}", type_="Normal",
-                source="taint-eviction-controller", pod=lost.name)  # fmt: skip
+    _lost_by_the_node_controller(s, lost, 40, 35)
     s.add_kube_pod(
         lost, [cstatus("main", s.image, running(115))], phase="Running", deletion=35,
         conditions=[condition("Ready", "False", 40),
@@ -113,9 +116,7 @@ def case_xid79_node_down() -> Case:
     _operator_events(s, victims)
     s.phase_message = f"Workload failed: pod {victims[0][0]} container main terminated (Error), exit code 1"
     lifecycle(s, 145, 21.5, "Failed", s.phase_message)
-    s.add_event(32, "NodeNotReady", "Node is not ready", source="node-controller", pod=lost.name)
-    s.add_event(27, "TaintManagerEviction", f"Marking for deletion Pod {s.ns}/{lost.name}", type_="Normal",
-                source="taint-eviction-controller", pod=lost.name)  # fmt: skip
+    _lost_by_the_node_controller(s, lost, 32, 27)
     s.add_event(24, "NodeLost", f"Node gpu-x-31 which was running pod {lost.name} is unresponsive",
                 source="node-controller", pod=lost.name)  # fmt: skip
     s.nodes.append(node("gpu-x-31", ready="Unknown", ready_since=32,

@@ -14,7 +14,6 @@ The golden reports pick these bundles up (tests/golden/make_golden.py).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from core.report.render import RENDERERS
 from core.sim.control_plane import RecordedRequest
 from tests.engine import ff_kind_cases, ff_log_cases, ff_loop_cases, ff_node_cases, ff_order_cases, ff_revision_cases
 from tests.engine.test_multipod_cases import check_multipod
-from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_bundle, write_cases
+from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_case_file, write_cases
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "cases" / "firstfailure"
 Json = dict[str, Any]
@@ -70,12 +69,9 @@ def test_first_failure_bundles_on_disk_match_their_builders() -> None:
 
 @pytest.mark.parametrize("path", sorted(CASES_DIR.glob("*.json")), ids=lambda p: p.stem)
 async def test_first_failure_case(path: Path) -> None:
-    bundle = json.loads(path.read_text(encoding="utf-8"))
-    report, requests = await diagnose_bundle(bundle, **bundle["request"])
-    check_first_failure(report, requests, bundle["expect"])
+    check_first_failure(*await diagnose_case_file(path))
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--write"]:
-        write_cases(CASES, CASES_DIR)
-        print(f"wrote {len(CASES)} bundles to {CASES_DIR}")
+if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
+    write_cases(CASES, CASES_DIR)
+    print(f"wrote {len(CASES)} bundles to {CASES_DIR}")

@@ -1014,11 +1014,16 @@ def test_rule_bundles_on_disk_match_their_builders() -> None:
     assert_cases_on_disk(RULE_CASES, CASES, build_case, "tests.engine.test_rule_cases")
 
 
-@pytest.mark.parametrize("path", sorted(RULE_CASES.glob("*.json")), ids=lambda p: p.stem)
-async def test_rule_case(path: Path) -> None:
+async def diagnose_case_file(path: Path) -> tuple[Report, list[RecordedRequest], Json]:
+    """A corpus bundle on disk, diagnosed as it asks: the report, every request seen, and its `expect` block."""
     bundle = json.loads(path.read_text(encoding="utf-8"))
     report, requests = await diagnose_bundle(bundle, **bundle["request"])
-    check(report, requests, bundle["expect"])
+    return report, requests, bundle["expect"]
+
+
+@pytest.mark.parametrize("path", sorted(RULE_CASES.glob("*.json")), ids=lambda p: p.stem)
+async def test_rule_case(path: Path) -> None:
+    check(*await diagnose_case_file(path))
 
 
 if __name__ == "__main__":
