@@ -96,9 +96,7 @@ def _event_first(event: K8sEvent) -> datetime | None:
     return event.first_timestamp or event.event_time or event.last_timestamp
 
 
-def read_loop(
-    pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequence[Observation]
-) -> CrashLoop | None:
+def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequence[Observation]) -> CrashLoop | None:
     """The crash loop the pod, its Kubernetes events and the Run:ai evidence show, or None when none shows one."""
     status = _container(pod)
     back_offs = [e for e in events if (e.reason or "") == "BackOff" and _RESTART_BACK_OFF_RE.search(e.message or "")]

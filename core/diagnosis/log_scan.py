@@ -56,7 +56,8 @@ _EXCEPTION_LINE_RE = re.compile(
 )
 # An exception that carries another names its type: Ray's `ray.exceptions.RayTaskError(ValueError): ...`.
 _WRAPPED_RE = re.compile(
-    r"^(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Z]\w{0,100}\((?:\w{1,100}\.){0,20}(?P<inner>\w{1,100})\):"
+    r"^(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Z]\w{0,100}"  # the carrier's (dotted) name
+    r"\((?:\w{1,100}\.){0,20}(?P<inner>\w{1,100})\):"  # the carried exception's type
 )
 _CHAIN_RE = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 # An exception that only reports a GPU or collective failure: a hardware, driver or fabric line explains it.

@@ -32,6 +32,7 @@ _FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
 # its path segment.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
+
 def filter_item(field: str, op: str, value: str | int | float | datetime) -> str:
     """One `filterBy` item, `<field><op><value>`, checked before it is sent.
 
