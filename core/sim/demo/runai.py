@@ -48,7 +48,7 @@ def workload_json(s: StoryRecord) -> Json:
     env_map = {e["name"]: e["value"] for e in s.env if "value" in e}
     updated = min([s.phase_at, *[p.k8s_updated for p in s.pods]])
     lived = max(0, int((s.created - s.phase_at) * 60))
-    return {
+    body: Json = {
         "type": s.kind,
         "name": s.name,
         "id": s.id,
@@ -94,7 +94,13 @@ def workload_json(s: StoryRecord) -> Json:
         "totalRunningTimeSeconds": s.running_seconds if s.running_seconds is not None else lived,
         "totalPendingTimeSeconds": 60,
         "pendingSchedulingMessages": s.pending_messages,
-    } | ({} if s.reports_pod_resources else {"podsRequestedResources": None, "workloadRequestedResources": None})
+    }
+    source_api = {"sourceApi": "WorkloadsV2"} if s.spec_v2 is not None else {}
+    return (
+        body
+        | source_api
+        | ({} if s.reports_pod_resources else {"podsRequestedResources": None, "workloadRequestedResources": None})
+    )
 
 
 def spec_json(s: StoryRecord) -> Json:
@@ -109,20 +115,28 @@ def spec_json(s: StoryRecord) -> Json:
         compute["cpuMemoryRequest"] = s.mem[0]
     if s.mem[1] is not None:
         compute["cpuMemoryLimit"] = s.mem[1]
-    inner: Json = {
+    container: Json = {
         "image": s.image,
         "imagePullPolicy": "IfNotPresent",
         "command": s.command,
-        "args": s.args,
+        "args": s.args or None,  # the API sends null or a non-empty string, never ""
         "environmentVariables": s.env,
         "compute": compute,
         "storage": s.storage,
-        "restartPolicy": "Always" if s.kind == "Inference" else s.restart_policy,
-        "backoffLimit": s.backoff_limit,
-        "annotations": s.annotations,
-        "labels": [{"name": "team", "value": s.proj.department}],
-        **s.extra_spec,
     }
+    labels = {"annotations": s.annotations, "labels": [{"name": "team", "value": s.proj.department}]}
+    if s.kind == "DistributedInference":
+        # Image, command and compute sit under `leader` and `worker` (each a role's spec), not at the top.
+        roles = {
+            role: {**{k: v for k, v in container.items() if k not in ("image", "command", "args", "compute")},
+                   **labels, **part}
+            for role, part in s.extra_spec.items()
+            if role in ("leader", "worker") and isinstance(part, dict)
+        }  # fmt: skip
+        others = {k: v for k, v in s.extra_spec.items() if k not in roles}
+        inner: Json = {**_restart_fields(s), **others, **roles}
+    else:
+        inner = {**container, **_restart_fields(s), **labels, **s.extra_spec}
     return {
         "name": s.name,
         "requestedName": s.name,
@@ -138,6 +152,21 @@ def spec_json(s: StoryRecord) -> Json:
         "spec": inner,
         **s.spec_top,
     }
+
+
+# A distributed inference restarts its group or nothing (the SDK's `DistributedInferenceRestartPolicy`).
+_GROUP_RESTART_POLICIES = ("RecreateGroupOnPodRestart", "None")
+
+
+def _restart_fields(s: StoryRecord) -> Json:
+    """`restartPolicy` and `backoffLimit` where the kind's spec has them: trainings, workspaces and distributed
+    trainings; an inference spec has neither, and a distributed inference only its own group policy."""
+    if s.kind == "Inference":
+        return {}
+    if s.kind == "DistributedInference":
+        policy = s.restart_policy if s.restart_policy in _GROUP_RESTART_POLICIES else _GROUP_RESTART_POLICIES[0]
+        return {"restartPolicy": policy}
+    return {"restartPolicy": s.restart_policy, "backoffLimit": s.backoff_limit}
 
 
 def pods_json(s: StoryRecord) -> list[Json]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from core.sim.demo.kit import (
     GI,
+    TENANT_ID,
     Family,
     Story,
     condition,
@@ -24,6 +25,7 @@ from core.sim.demo.kit import (
 )
 
 VLLM = "vllm/vllm-openai:v0.6.3"
+OLD_IMAGE = "registry.example.com/ml/chat-assistant:v2.3.0"
 # Older than the picker's first pages (the app's snapshots show those): degraded or failed since yesterday.
 AGO = 26 * 60
 
@@ -121,12 +123,20 @@ def distributed_inference_leader_oom() -> Story:
 
 
 def _revision(s: Story, number: int, phase: str, created: float) -> dict[str, object]:
+    """A revision as the revisions list gives it (the SDK's `Revision`: a workload phase, its org ids)."""
     return {
-        "id": uid("revision", s.key, str(number)),
+        "type": "Inference",
         "name": f"{s.name}-{number:05d}",
+        "id": uid("revision", s.key, str(number)),
         "workloadId": s.id,
+        "tenantId": TENANT_ID,
+        "clusterId": s.cluster,
+        "projectId": s.proj.id,
+        "departmentId": uid("department", s.proj.department),
         "createdAt": ts(created),
+        "images": [s.image if number > 1 else OLD_IMAGE],
         "phase": phase,
+        "phaseUpdatedAt": ts(created - 5 if phase == "Running" else AGO + 15),
     }
 
 
@@ -149,9 +159,7 @@ def inference_failing_revision() -> Story:
     s.phase_message = f"Revision {s.name}-00002 failed to become ready"
     s.add_phase(AGO + 15, "Failed", s.phase_message)
     old_pod = s.add_pod(node="gpu-s-10", created=2995, k8s_phase="Running", updated=2990, index=0)
-    s.add_kube_pod(
-        old_pod, [cstatus("main", "registry.example.com/ml/chat-assistant:v2.3.0", running(2990))], phase="Running"
-    )
+    s.add_kube_pod(old_pod, [cstatus("main", OLD_IMAGE, running(2990))], phase="Running")
     s.nodes.append(node("gpu-s-10"))
     new_image = "registry.example.com/ml/chat-assistant:v2.4.1"
     pull = (
@@ -168,6 +176,9 @@ def inference_failing_revision() -> Story:
         "clusterId": s.cluster,
         "projectName": s.project,
         "createdAt": ts(AGO + 24.5),
+        "updatedAt": ts(AGO + 23),
+        "tenantId": TENANT_ID,
+        "priorityClassName": "inference",
         "k8sPhase": "ImagePullBackOff",
         "k8sPhaseUpdatedAt": ts(AGO + 23),
         "nodeName": "gpu-s-11",
@@ -184,7 +195,7 @@ def inference_failing_revision() -> Story:
         "involvedObject": {"uid": pod_uid, "kind": "Pod", "name": pod_name, "namespace": s.ns},
     }
     s.inference_revisions = [
-        {"revision": _revision(s, 1, "Ready", 3000)},
+        {"revision": _revision(s, 1, "Running", 3000)},
         {
             "revision": rev2,
             "pods": [revision_pod],

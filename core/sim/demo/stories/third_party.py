@@ -8,6 +8,7 @@ deleted (Run:ai frees a name only by deleting the workload) while a new submissi
 from __future__ import annotations
 
 from core.sim.demo.kit import (
+    TENANT_ID,
     Family,
     Story,
     cstatus,
@@ -16,6 +17,8 @@ from core.sim.demo.kit import (
     node,
     running,
     terminated,
+    ts,
+    uid,
 )
 
 SECONDS = 1 / 60
@@ -85,10 +88,18 @@ def v2_pytorchjob() -> Story:
         "workload": {
             "metadata": {
                 "name": s.name,
-                "id": s.id,
                 "projectId": s.proj.id,
+                "id": s.id,
+                "gvk": {"group": "kubeflow.org", "version": "v1", "kind": "PyTorchJob"},
+                "projectName": s.project,
                 "clusterId": s.cluster,
+                "tenantId": TENANT_ID,
+                "departmentId": uid("department", s.proj.department),
+                "departmentName": s.proj.department,
+                "createdAt": ts(s.created),
                 "createdBy": s.submitted_by,
+                "updatedAt": ts(s.created),
+                "updatedBy": s.submitted_by,
             },
             "desiredPhase": "Running",
             "workloadManifest": manifest,
