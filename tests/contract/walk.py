@@ -31,7 +31,7 @@ class Answer:
 
 class Asker:
     def __init__(self, bundle: CaseBundle) -> None:
-        self.plane = ControlPlane(replace(bundle, faults=[]), audited=False)
+        self.plane = ControlPlane(replace(bundle, faults=[]))
         self._auth = {"authorization": f"Bearer {self.plane.issue_token()}"}
 
     def get(self, path: str, query: dict[str, str] | None = None) -> tuple[int, Any]:

@@ -303,7 +303,7 @@ def case_apiserver_timeout_pending() -> Case:
 def case_cluster_stale_liveness() -> Case:
     """The cluster still says Connected, but it has not reported for two hours: the view is stale anyway."""
     s = _crashed("i-stale", "stale-crash", "ValueError: bad shard\n", node_name="gpu-e-79")
-    clusters = [{**c, "status": "Connected", "lastLiveness": "2026-11-30T10:00:00Z"} for c in DEMO_CLUSTERS]
+    clusters = [{**c, "lastLiveness": "2026-11-30T10:00:00Z"} for c in DEMO_CLUSTERS]  # status: Connected
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "control-plane", "node": None, "explains": False}],

@@ -80,7 +80,7 @@ async def read_failing_revision(reader: Reader, t1: Tier1, w: Workload) -> Revis
     found = Collect()
     wid = w.id or ""
     listed = await reader.tier1(
-        2, PODS, "inference revisions", lambda: t1.list_inference_revisions(wid, limit=PAGE_LIMIT)
+        2, PODS, "inference revisions", lambda: t1.list_inference_revisions(wid)
     )
     if isinstance(listed, ReadFailure):
         found.missing("the inference's revisions", listed.missing.why, PODS)
@@ -92,7 +92,7 @@ async def read_failing_revision(reader: Reader, t1: Tier1, w: Workload) -> Revis
     chosen = _failing_first(revisions)
     rid = chosen.key or ""
     pods_page, events_page, history_page = await asyncio.gather(
-        reader.tier1(2, PODS, "revision pods", lambda: t1.get_revision_pods(rid, limit=PAGE_LIMIT)),
+        reader.tier1(2, PODS, "revision pods", lambda: t1.get_revision_pods(rid)),
         reader.tier1(2, STATUS, "revision events", lambda: t1.get_revision_events(rid, limit=PAGE_LIMIT)),
         reader.tier1(3, HISTORY, "revision history", lambda: t1.get_revision_history(rid, limit=PAGE_LIMIT)),
     )

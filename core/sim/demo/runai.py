@@ -209,6 +209,76 @@ def pods_json(s: StoryRecord) -> list[Json]:
     return out
 
 
+def revision_json(s: StoryRecord, revision_id: str, name: str, phase: str, created: float, image: str) -> Json:
+    """One item of `GET /workloads/inferences/{id}/revisions` (the SDK's `Revision`): a workload phase, the
+    revision's org ids and images."""
+    return {
+        "type": "Inference",
+        "name": name,
+        "id": revision_id,
+        "workloadId": s.id,
+        "tenantId": TENANT_ID,
+        "clusterId": s.cluster,
+        "projectId": s.proj.id,
+        "departmentId": uid("department", s.proj.department),
+        "createdAt": ts(created),
+        "images": [image],
+        "phase": phase,
+    }
+
+
+def revision_pod_json(
+    s: StoryRecord, name: str, created: float, updated: float, k8s_phase: str, node: str, image: str | None = None
+) -> Json:
+    """A pod of one revision (`/workloads/inferences/revisions/{id}/pods`, the SDK's `Pod`)."""
+    return {
+        "name": name,
+        "id": uid("pod", s.key, name),
+        "workloadId": s.id,
+        "clusterId": s.cluster,
+        "projectId": s.proj.id,
+        "projectName": s.project,
+        "workloadName": s.name,
+        "tenantId": TENANT_ID,
+        "priorityClassName": _KIND_PRIORITY.get(s.kind, ("inference", 125))[0],
+        "createdAt": ts(created),
+        "updatedAt": ts(updated),
+        "k8sPhase": k8s_phase,
+        "k8sPhaseUpdatedAt": ts(updated),
+        "nodeName": node,
+        "containers": [{"name": "main", "image": image or s.image}],
+    }
+
+
+def v2_document(s: StoryRecord, manifest: Json) -> Json:
+    """`GET /api/v2/workloads/{id}` for a workload submitted as a Kubernetes manifest (the SDK's
+    `WorkloadV2GetResponse`): its metadata names the manifest's group, version and kind."""
+    group, _, version = str(manifest.get("apiVersion") or "").rpartition("/")
+    return {
+        "workload": {
+            "metadata": {
+                "name": s.name,
+                "projectId": s.proj.id,
+                "id": s.id,
+                "gvk": {"group": group, "version": version, "kind": str(manifest.get("kind") or "")},
+                "projectName": s.project,
+                "clusterId": s.cluster,
+                "tenantId": TENANT_ID,
+                "departmentId": uid("department", s.proj.department),
+                "departmentName": s.proj.department,
+                "createdAt": ts(s.created),
+                "createdBy": s.submitted_by,
+                "updatedAt": ts(s.created),
+                "updatedBy": s.submitted_by,
+            },
+            "desiredPhase": "Running",
+            "workloadManifest": manifest,
+            "rawManifest": manifest,
+        },
+        "syncInfo": {"status": "Synced", "message": ""},
+    }
+
+
 def entry(s: StoryRecord) -> Json:
     """The bundle's workload entry; absent parts are left out so the endpoints answer as documented."""
     item: Json = {"workload": s.workload_json()}

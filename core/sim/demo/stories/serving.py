@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from core.sim.demo.kit import (
     GI,
-    TENANT_ID,
     Family,
     Story,
     condition,
@@ -17,6 +16,8 @@ from core.sim.demo.kit import (
     memory_expectation,
     node,
     ramp,
+    revision_json,
+    revision_pod_json,
     running,
     terminated,
     ts,
@@ -123,21 +124,9 @@ def distributed_inference_leader_oom() -> Story:
 
 
 def _revision(s: Story, number: int, phase: str, created: float) -> dict[str, object]:
-    """A revision as the revisions list gives it (the SDK's `Revision`: a workload phase, its org ids)."""
-    return {
-        "type": "Inference",
-        "name": f"{s.name}-{number:05d}",
-        "id": uid("revision", s.key, str(number)),
-        "workloadId": s.id,
-        "tenantId": TENANT_ID,
-        "clusterId": s.cluster,
-        "projectId": s.proj.id,
-        "departmentId": uid("department", s.proj.department),
-        "createdAt": ts(created),
-        "images": [s.image if number > 1 else OLD_IMAGE],
-        "phase": phase,
-        "phaseUpdatedAt": ts(created - 5 if phase == "Running" else AGO + 15),
-    }
+    image = s.image if number > 1 else OLD_IMAGE
+    name = f"{s.name}-{number:05d}"
+    return revision_json(s, uid("revision", s.key, str(number)), name, phase, created, image)
 
 
 def inference_failing_revision() -> Story:
@@ -169,21 +158,7 @@ def inference_failing_revision() -> Story:
     rev2 = _revision(s, 2, "Failed", AGO + 25)
     pod_name = f"{s.name}-00002-deployment-7c9f6d5b8-x2lqp"
     pod_uid = uid("pod", s.key, pod_name)
-    revision_pod = {
-        "name": pod_name,
-        "id": pod_uid,
-        "workloadId": s.id,
-        "clusterId": s.cluster,
-        "projectName": s.project,
-        "createdAt": ts(AGO + 24.5),
-        "updatedAt": ts(AGO + 23),
-        "tenantId": TENANT_ID,
-        "priorityClassName": "inference",
-        "k8sPhase": "ImagePullBackOff",
-        "k8sPhaseUpdatedAt": ts(AGO + 23),
-        "nodeName": "gpu-s-11",
-        "containers": [{"name": "main", "image": new_image}],
-    }
+    revision_pod = revision_pod_json(s, pod_name, AGO + 24.5, AGO + 23, "ImagePullBackOff", "gpu-s-11")
     event = {
         "id": uid("event", s.key, "pull"),
         "createdAt": ts(AGO + 24),

@@ -8,7 +8,6 @@ deleted (Run:ai frees a name only by deleting the workload) while a new submissi
 from __future__ import annotations
 
 from core.sim.demo.kit import (
-    TENANT_ID,
     Family,
     Story,
     cstatus,
@@ -17,8 +16,7 @@ from core.sim.demo.kit import (
     node,
     running,
     terminated,
-    ts,
-    uid,
+    v2_document,
 )
 
 SECONDS = 1 / 60
@@ -84,29 +82,7 @@ def v2_pytorchjob() -> Story:
             },
         },
     }
-    s.spec_v2 = {
-        "workload": {
-            "metadata": {
-                "name": s.name,
-                "projectId": s.proj.id,
-                "id": s.id,
-                "gvk": {"group": "kubeflow.org", "version": "v1", "kind": "PyTorchJob"},
-                "projectName": s.project,
-                "clusterId": s.cluster,
-                "tenantId": TENANT_ID,
-                "departmentId": uid("department", s.proj.department),
-                "departmentName": s.proj.department,
-                "createdAt": ts(s.created),
-                "createdBy": s.submitted_by,
-                "updatedAt": ts(s.created),
-                "updatedBy": s.submitted_by,
-            },
-            "desiredPhase": "Running",
-            "workloadManifest": manifest,
-            "rawManifest": manifest,
-        },
-        "syncInfo": {"status": "Synced", "message": ""},
-    }
+    s.spec_v2 = v2_document(s, manifest)
     lifecycle(s, AGO + 65, AGO + 26, "Failed", "")
     master = s.add_pod(
         node="gpu-v-01",
