@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from core.sim.bundle import parse_instant, show
-from core.sim.control_plane import Route, RouteContext, SimResponse, api_error, json_response
+from core.sim.exchange import Route, RouteContext, SimResponse, api_error, json_response
 from core.sim.filtering import (
     PROJECT_FIELDS,
     WORKLOAD_FIELDS,

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.diagnosis.signals.model import Family, Signal, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import Signal, SignalKind
 from core.diagnosis.signals.text import Collector, Text, as_text, rx
 
 K = SignalKind
