@@ -150,3 +150,13 @@ def test_a_case_bundle_file_loads_as_the_server_reads_it() -> None:
     """The bundles judged here are the ones the tests serve: read the way `--case` reads them."""
     for path in WELL_FORMED[:3]:
         assert load_bundle(path).workloads
+
+
+def test_the_cluster_states_the_diagnosis_knows_are_the_sdks() -> None:
+    """The control-plane signal decides on `status.state`: its list of states is the API's, all six."""
+    from runai.models.cluster_state import ClusterState
+
+    from core.diagnosis.signals.control_plane import CLUSTER_STATES, CONNECTED
+
+    assert set(CLUSTER_STATES) == {state.value for state in ClusterState}
+    assert CONNECTED == ClusterState.CONNECTED.value

@@ -312,6 +312,29 @@ def case_cluster_stale_liveness() -> Case:
     }  # fmt: skip
 
 
+def case_cluster_service_issues() -> Case:
+    """The cluster reports ServiceIssues: a finding naming the state and each failing condition's reason and
+    message, while the crash itself is diagnosed from its own evidence."""
+    s = _crashed("i-service-issues", "issues-crash", "KeyError: 'labels'\n", node_name="gpu-e-81")
+    failing = [
+        {"type": "ServicesReady", "status": "False", "reason": "ServiceNotReady",
+         "message": "runai-scheduler: 0/1 replicas available; metrics-exporter: CrashLoopBackOff",
+         "lastTransitionTime": "2026-11-30T11:20:00Z"},
+        {"type": "Connected", "status": "True", "reason": "ClusterConnected",
+         "message": "the cluster is connected to the control plane", "lastTransitionTime": "2025-03-11T09:25:00Z"},
+    ]  # fmt: skip
+    clusters = [
+        {**c, "status": {"state": "ServiceIssues", "conditions": failing}} if c["name"] == "demo-east" else c
+        for c in DEMO_CLUSTERS
+    ]
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
+        "findings": [{"kind": "control-plane", "node": None, "explains": False}],
+        "recommendations": ["reports state ServiceIssues", "ServiceNotReady", "runai-scheduler: 0/1 replicas available"],
+        "bundle": {"clusters": clusters},
+    }  # fmt: skip
+
+
 # -- traps ---------------------------------------------------------------------------------------------------
 def case_cuda_oom_is_not_hardware() -> Case:
     log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has 79.1 GiB in total\n"
