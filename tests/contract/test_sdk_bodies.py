@@ -159,4 +159,4 @@ def test_the_cluster_states_the_diagnosis_knows_are_the_sdks() -> None:
     from core.diagnosis.signals.control_plane import CLUSTER_STATES, CONNECTED
 
     assert set(CLUSTER_STATES) == {state.value for state in ClusterState}
-    assert CONNECTED == ClusterState.CONNECTED.value
+    assert ClusterState.CONNECTED.value == CONNECTED

@@ -330,7 +330,7 @@ def case_cluster_service_issues() -> Case:
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "control-plane", "node": None, "explains": False}],
-        "recommendations": ["reports state ServiceIssues", "ServiceNotReady", "runai-scheduler: 0/1 replicas available"],
+        "recommendations": ["reports state ServiceIssues", "ServiceNotReady", "0/1 replicas available"],
         "bundle": {"clusters": clusters},
     }  # fmt: skip
 
