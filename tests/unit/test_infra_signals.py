@@ -285,3 +285,12 @@ def test_adversarial_repeats_cost_linear_time(unit: str) -> None:
     small = _seconds(text(6_500), [text(200)] * 500)
     large = _seconds(text(65_000), [text(2_000)] * 500)
     assert large / max(small, 1e-3) < 40, f"10x the input took {large / small:.1f}x the time"
+
+
+def test_the_advice_for_a_cluster_fits_its_state() -> None:
+    from core.diagnosis.signals.control_plane import cluster_advice
+
+    assert "services" in cluster_advice("Run:ai cluster a reports state ServiceIssues (x; y)")
+    assert "prerequisites" in cluster_advice("Run:ai cluster a reports state MissingPrerequisites")
+    assert "connection" in cluster_advice("Run:ai cluster a reports state Disconnected")
+    assert "connection" in cluster_advice("Run:ai cluster a last reported to the control plane at ...")

@@ -16,6 +16,7 @@ out`. A `control-plane` finding for the administrator; no category.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -128,6 +129,22 @@ def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: 
         source="clusters",
     )
     return ClusterHealth(name, shown or None, last_liveness, signal)
+
+
+# What the administrator does about a cluster in each state (a stale or disconnected one: reconnect it).
+_ADVICE: dict[str, str] = {
+    "ServiceIssues": "Repair the Run:ai services the cluster reports failing (the conditions above say which)",
+    "MissingPrerequisites": "Install or repair the prerequisites the cluster reports missing",
+    "WaitingToConnect": "Finish connecting the cluster to the control plane (its install has not reported yet)",
+}
+_RECONNECT = "Restore the cluster's connection to the control plane"
+_STATE_IN_TEXT = re.compile(r"\breports state (\w+)")
+
+
+def cluster_advice(detail: str) -> str:
+    """The administrator's next step for a cluster finding, from the state its detail names."""
+    found = _STATE_IN_TEXT.search(detail)
+    return _ADVICE.get(found.group(1), _RECONNECT) if found else _RECONNECT
 
 
 def _stated(status: Any) -> tuple[str | None, list[str]]:
