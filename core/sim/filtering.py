@@ -201,23 +201,24 @@ def parse_filter_by(values: Iterable[str], fields: dict[str, ListField]) -> list
 
 
 def _condition(field: ListField, op: str, value: str) -> Condition:
-    if field.kind == "date":
-        if op not in DATE_OPS:
-            raise QueryError(f"filterBy: operator '{op}' is not supported for date field '{field.name}'")
-        instant = parse_instant(value)
-        if instant is None:
-            raise QueryError(f"filterBy: '{field.name}' needs an ISO-8601 date, got '{show(value)}'")
-        return Condition(field, op, value, instant)
-    if field.kind == "number":
-        if op not in NUMBER_OPS:
-            raise QueryError(f"filterBy: operator '{op}' is not supported for number field '{field.name}'")
-        number = _number(value)
-        if number is None:
-            raise QueryError(f"filterBy: '{field.name}' needs a number, got '{show(value)}'")
-        return Condition(field, op, value, number)
-    if op not in STRING_OPS:
-        raise QueryError(f"filterBy: operator '{op}' is not supported for field '{field.name}'")
-    return Condition(field, op, value, value)
+    if field.kind == "text":
+        if op not in STRING_OPS:
+            raise QueryError(f"filterBy: operator '{op}' is not supported for field '{field.name}'")
+        return Condition(field, op, value, value)
+    ops, read, needs = _TYPED[field.kind]
+    if op not in ops:
+        raise QueryError(f"filterBy: operator '{op}' is not supported for {field.kind} field '{field.name}'")
+    target = read(value)
+    if target is None:
+        raise QueryError(f"filterBy: '{field.name}' needs {needs}, got '{show(value)}'")
+    return Condition(field, op, value, target)
+
+
+# A date or number field: its operators, how a filter's value is read, and what it must be.
+_TYPED: dict[str, tuple[frozenset[str], Callable[[str], Comparable], str]] = {
+    "date": (DATE_OPS, parse_instant, "an ISO-8601 date"),
+    "number": (NUMBER_OPS, _number, "a number"),
+}
 
 
 def apply_conditions(items: Iterable[dict[str, Any]], conditions: Sequence[Condition]) -> list[dict[str, Any]]:
