@@ -21,6 +21,8 @@ from core.sources.errors import clean_text
 MAX_LIMIT = 500
 # The cluster list has no paging; a tenant has a handful, so anything past this is not a real answer.
 MAX_CLUSTERS = 1000
+# Nor have an inference's revisions and a revision's pods: a list past this is cut, and says so.
+MAX_UNPAGED = 1000
 MAX_SAMPLES = 1000
 FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
 DATE_FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=")

@@ -20,7 +20,7 @@ from core.sim.demo.kit import (
     uid,
     waiting,
 )
-from core.sim.demo.world import TENANT_ID
+from core.sim.demo.runai import revision_json, revision_pod_json
 
 Case = tuple[list[Story], Json, Json]
 VLLM = "vllm/vllm-openai:v0.6.4"
@@ -54,39 +54,27 @@ def _req(s: Story) -> Json:
 def sdk_revision(s: Story, number: int, phase: str, created: float, *, phase_at: float, running_pods: int,
                  image: str, message: str = "") -> Json:  # fmt: skip
     """A revision as the SDK's `Revision` model reads it (every required key, the optional ones a tenant sends)."""
-    return {
-        "type": "Inference",
-        "name": f"{s.name}-{number:05d}",
-        "id": uid("revision", s.key, str(number)),
-        "workloadId": s.id,
-        "tenantId": TENANT_ID,
-        "clusterId": s.cluster,
-        "projectId": s.proj.id,
-        "departmentId": uid("department", s.proj.department),
-        "createdAt": ts(created),
+    revision = revision_json(s, uid("revision", s.key, str(number)), f"{s.name}-{number:05d}", phase, created, image)
+    revision.update({
         "deletedAt": None,
         "requestedPods": {"number": 2, "min": 1, "max": 4},
         "runningPods": running_pods,
-        "images": [image],
         "environmentVariables": {},
         "command": s.command,
         "arguments": s.args or None,
         "conditions": [],
-        "phase": phase,
         "phaseMessage": message,
         "phaseUpdatedAt": ts(phase_at),
-    }
+    })  # fmt: skip
+    return revision
 
 
 def _revision_pod(s: Story, name: str, phase: str, created: float, updated: float, node_name: str) -> Json:
-    return {
-        "name": name, "id": uid("pod", s.key, name), "workloadId": s.id, "clusterId": s.cluster,
-        "projectId": s.proj.id, "projectName": s.project, "workloadName": s.name, "createdAt": ts(created),
-        "k8sPhase": phase, "k8sPhaseUpdatedAt": ts(updated), "updatedAt": ts(updated), "nodeName": node_name,
-        "containers": [{"name": "main", "image": s.image}],
-        "requestedResources": {"cpuMemory": {"request": s.mem[0], "limit": s.mem[1]}},
-        "allocatedResources": {"gpu": s.gpu, "cpuMemory": s.mem[0]},
-    }  # fmt: skip
+    """A revision's pod in the SDK's shape (the kit's), with the resources Run:ai reports for it."""
+    pod = revision_pod_json(s, name, created, updated, phase, node_name)
+    pod["requestedResources"] = {"cpuMemory": {"request": s.mem[0], "limit": s.mem[1]}}
+    pod["allocatedResources"] = {"gpu": s.gpu, "cpuMemory": s.mem[0]}
+    return pod
 
 
 def _serving(key: str, name: str, *, mem: tuple[str, str]) -> Story:

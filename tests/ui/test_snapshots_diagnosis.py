@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from core.sim.bundle import CaseBundle
-from core.sim.demo import demo_expectations
+from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.messages import DiagnosisTarget
@@ -24,6 +24,9 @@ from tui.screens.diagnosis_open import request_for
 from tui.start import OpenedTenant, StartOptions
 
 CASES = {case["key"]: case for case in demo_expectations()}
+# Stories of the off-spec tenant (a `Suspended` phase, ...) are served from their own bundle.
+OFF_SPEC = {case["key"]: case for case in offspec_expectations()}
+CASES.update(OFF_SPEC)
 SMALL, LARGE = (80, 24), (160, 50)
 
 
@@ -121,7 +124,8 @@ SNAPSHOTS = [
 def test_diagnosis_snapshot(
     snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str | None
 ) -> None:
-    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
+    bundle = load_offspec_bundle() if key in OFF_SPEC else demo_bundle
+    assert snap_compare(app_for(bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
 
 
 def verdict_then(*keys: str) -> Any:
