@@ -39,8 +39,9 @@ _PHASE_STATE = re.compile(
     r"(?:, exit code (?P<code>-?\d+))?"
 )
 # A quoted message that is cited at the end of a line: `...: "M"` (a log line, a Kubernetes event), or
-# `message: "M"` / `phaseMessage: "M"` followed by what it is about.
-_QUOTED = re.compile(r'^(?P<head>.*?(?:message: |phaseMessage: |\): |: ))"(?P<msg>.*)"(?P<tail>(?:; on \S+ \S+)?)$')
+# `message: "M"` / `phaseMessage: "M"`, and after it only unquoted words (what it is about, a count, a node
+# condition).
+_QUOTED = re.compile(r'^(?P<head>.*?(?:message: |phaseMessage: |\): |: ))"(?P<msg>.*)"(?P<tail>(?:; [^"]*)?)$')
 
 DESCRIBE_POD = "kubectl describe pod"
 DESCRIBE_NODE = "kubectl describe node"

@@ -36,3 +36,12 @@ def test_an_event_message_with_its_object_after_it() -> None:
     tokens = _MD.parseInline(md_evidence(line))[0].children or []
     assert [t.content for t in tokens if t.type == "code_inline"] == ['Back-off pulling image "nvcr.io/acme/x:1"']
     assert "".join(t.content for t in tokens if t.type in {"text", "code_inline"}).endswith("; on Pod x-0-0")
+
+
+def test_a_merged_line_keeps_its_quote_as_code_with_what_follows_it() -> None:
+    line = 'Node/gpu-e-47 event Warning NvidiaXID79Error: "NVRM: Xid 79"; node condition AcceleratedHardwareReady=False'
+    tokens = _MD.parseInline(md_evidence(line))[0].children or []
+    assert [t.content for t in tokens if t.type == "code_inline"] == ["NVRM: Xid 79"]
+    assert "".join(t.content for t in tokens if t.type == "text").endswith(
+        "; node condition AcceleratedHardwareReady=False"
+    )
