@@ -12,26 +12,9 @@ import re
 
 from core.models.evidence_text import quoted
 from core.models.report import Report
-from core.report.evidence_view import EvidenceLine, EvidenceView, full_lines, short_view
-from core.report.parts import (
-    FINDINGS_TITLE,
-    NO_FINDINGS,
-    finding_head,
-    headline,
-    history_lines,
-    memory_lines,
-    missing_items,
-    more_line,
-    order_lines,
-    other_pods,
-    others_line,
-    safe,
-    short_order_lines,
-    shows_others,
-    shows_reason,
-    when,
-    workload_fields,
-)
+from core.report.evidence_view import EvidenceLine
+from core.report.layout import Layout, layout
+from core.report.parts import FINDINGS_TITLE, NO_FINDINGS, finding_head, headline, other_pods, safe, when
 
 # The ASCII punctuation that CommonMark or GitHub-flavoured Markdown gives a meaning to anywhere in a line
 # (links, images, HTML and entities, emphasis, code, tables, strikethrough, math). Characters that only
@@ -102,10 +85,6 @@ def md_escape(text: str) -> str:
     return _LINE_START.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], out)
 
 
-def _md(text: object) -> str:
-    return md_escape(safe(text))
-
-
 def md_evidence(text: str) -> str:
     """An evidence line's words: a quoted message or log line as a code span, the rest escaped."""
     text = safe(text)
@@ -126,70 +105,63 @@ def _evidence_items(lines: tuple[EvidenceLine, ...] | list[EvidenceLine]) -> lis
     return [f"- {md_evidence(line.text)} {_cite(line)}" for line in lines] or ["- none recorded"]
 
 
-def _every_line(report: Report, order_folded: bool) -> list[str]:
-    """The collapsed block: every evidence line, each pod in order, memory, notes, all other submissions."""
-    lines = full_lines(report)
+def _every_line(report: Report, short: Layout) -> list[str]:
+    """The collapsed block: every evidence line, and what the short body left out (each pod in order, memory,
+    the other submissions, the notes)."""
+    every = layout(report, verbose=True, how="")
+    lines = every.evidence.shown
     summary = [f"{len(lines)} evidence line{'s' if len(lines) != 1 else ''}"]
     out = ["#### All evidence", "", *_evidence_items(lines)]
-    if order_folded:
+    if short.order_folded:
         summary.append("every pod in order")
-        out += ["", "#### All pods, in the order they ended", ""]
-        out += [f"- {md_escape(ln)}" for ln in order_lines(report)]
-    mem = memory_lines(report)
-    if mem:
+        out += ["", "#### All pods, in the order they ended", ""] + [f"- {md_escape(ln)}" for ln in every.order]
+    if every.memory:
         summary.append("the memory figures")
-        out += ["", "#### Memory", ""] + [f"- {md_escape(m)}" for m in mem]
-    others = others_line(report)
-    if others and not shows_others(report):
-        out += ["", md_escape(others)]
-    if not report.findings:
+        out += ["", "#### Memory", ""] + [f"- {md_escape(m)}" for m in every.memory]
+    out += [line for other in every.history[len(short.history) :] for line in ("", md_escape(other))]
+    if every.say_no_findings:
         out += ["", md_escape(NO_FINDINGS)]
-    if report.notes:
-        summary.append(f"{len(report.notes)} note{'s' if len(report.notes) != 1 else ''}")
-        out += ["", "#### Notes", ""] + [f"- {_md(n)}" for n in report.notes]
+    if every.notes:
+        summary.append(f"{len(every.notes)} note{'s' if len(every.notes) != 1 else ''}")
+        out += ["", "#### Notes", ""] + [f"- {md_escape(n)}" for n in every.notes]
     said = summary[0] if len(summary) == 1 else f"{', '.join(summary[:-1])} and {summary[-1]}"
     return ["<details>", f"<summary>Every line: {said}</summary>", "", *out, "", "</details>"]
 
 
 def to_markdown(report: Report, verbose: bool = False) -> str:
     """The short body and, folded, every line; `verbose` puts every line in the body instead."""
-    line, ids = workload_fields(report)
-    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report)
+    lay = layout(report, verbose, "under “Every line” below")
     out = [f"## {md_escape(headline(report))}", ""]
-    workload = " | ".join(f"**{label}:** {md_escape(value)}" for label, value in line)
-    out.append(workload + ("  " if ids else ""))
-    if ids:
-        out.append(", ".join(f"{label} {md_code(value)}" for label, value in ids))
-    if report.reason and (verbose or shows_reason(report, view)):
-        out += ["", f"**Reason:** {_md(report.reason)}"]
-    if report.findings:
+    workload = " | ".join(f"**{label}:** {md_escape(value)}" for label, value in lay.workload)
+    out.append(workload + ("  " if lay.ids else ""))
+    if lay.ids:
+        out.append(", ".join(f"{label} {md_code(value)}" for label, value in lay.ids))
+    if lay.reason:
+        out += ["", f"**Reason:** {md_escape(lay.reason)}"]
+    if lay.findings:
         out += ["", f"### {md_escape(FINDINGS_TITLE)}", ""]
-        for f in report.findings:
+        for f in lay.findings:
             out.append(f"- **{md_escape(finding_head(f))}**: {md_evidence(f.text)} _(source: {md_code(f.source)})_")
             out += [f"  - {md_escape(line)}" for line in other_pods(f)]
-    elif verbose:
+    elif lay.say_no_findings:
         out += ["", md_escape(NO_FINDINGS)]
-    out += ["", "### Evidence", "", *_evidence_items(view.shown)]
-    order, folded = (order_lines(report), False) if verbose else short_order_lines(report)
-    more = None if verbose else more_line(report, view, folded, "under “Every line” below")
-    if more:
-        out.append(f"- {md_escape(more)}")
-    if order:
-        out += ["", "### Pods, in the order they ended", ""] + [f"- {md_escape(line)}" for line in order]
-    mem = memory_lines(report) if verbose else []
-    if mem:
-        out += ["", "### Memory", ""] + [f"- {md_escape(m)}" for m in mem]
-    history = history_lines(report, verbose)
-    out += ["", "### History", "", md_escape(history[0].removeprefix("History: "))]
-    out += [line for other in history[1:] for line in ("", md_escape(other))]
-    if report.missing:
+    out += ["", "### Evidence", "", *_evidence_items(lay.evidence.shown)]
+    if lay.more:
+        out.append(f"- {md_escape(lay.more)}")
+    if lay.order:
+        out += ["", "### Pods, in the order they ended", ""] + [f"- {md_escape(line)}" for line in lay.order]
+    if lay.memory:
+        out += ["", "### Memory", ""] + [f"- {md_escape(m)}" for m in lay.memory]
+    out += ["", "### History", "", md_escape(lay.history[0].removeprefix("History: "))]
+    out += [line for other in lay.history[1:] for line in ("", md_escape(other))]
+    if lay.missing:
         out += ["", "### Missing evidence", ""]
-        out += [f"- **{md_escape(what)}**: {md_escape(why)}" for what, why in missing_items(report, verbose)]
-    if report.notes and verbose:
-        out += ["", "### Notes", ""] + [f"- {_md(n)}" for n in report.notes]
-    out += ["", "### Recommendation", ""] + ([f"- {_md(r)}" for r in report.recommendations] or ["- none"])
+        out += [f"- **{md_escape(what)}**: {md_escape(why)}" for what, why in lay.missing]
+    if lay.notes:
+        out += ["", "### Notes", ""] + [f"- {md_escape(n)}" for n in lay.notes]
+    out += ["", "### Recommendation", ""] + ([f"- {md_escape(r)}" for r in lay.recommendations] or ["- none"])
     if not verbose:
-        out += ["", *_every_line(report, folded)]
+        out += ["", *_every_line(report, lay)]
     out += [
         "",
         f"_runai-triage, {md_escape(report.schema_)}, generated {md_escape(when(report.generated_at))}_",

@@ -13,7 +13,8 @@ import json
 from typing import Any, Protocol
 
 from core.models.report import Report
-from core.report.evidence_view import EvidenceLine, EvidenceView, full_lines, short_view
+from core.report.evidence_view import EvidenceLine
+from core.report.layout import layout
 from core.report.markdown import md_code, md_escape, to_markdown
 from core.report.parts import (
     FINDINGS_TITLE,
@@ -21,17 +22,9 @@ from core.report.parts import (
     finding_head,
     finding_label,
     headline,
-    history_lines,
-    memory_lines,
-    missing_items,
-    more_line,
-    order_lines,
     other_pods,
     safe,
     safe_tree,
-    short_order_lines,
-    shows_reason,
-    workload_fields,
 )
 
 # Names other modules read from here: one place to import a report's renderings from.
@@ -76,47 +69,35 @@ def cited(line: EvidenceLine) -> str:
     return f"{safe(line.text)} {line.cite()}"
 
 
-def _evidence(report: Report, verbose: bool, hint: str) -> tuple[list[str], bool, EvidenceView]:
-    """The evidence lines (and the order of the pods) as text, whether the order was folded, and the view."""
-    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report)
-    out = [_item(cited(line)) for line in view.shown] or ["- none recorded"]
-    order, folded = (order_lines(report), False) if verbose else short_order_lines(report)
-    more = None if verbose else more_line(report, view, folded, hint)
-    if more:
-        out.append(_item(more))
-    if order:
-        out += ["", "Pods, in the order they ended:"] + ["  " + line for line in order]
-    return out, folded, view
-
-
 def to_text(report: Report, verbose: bool = False) -> str:
-    line, ids = workload_fields(report)
-    out = [headline(report), " | ".join(f"{label}: {value}" for label, value in line)]
-    if ids:
-        out.append("  " + ", ".join(f"{label} {value}" for label, value in ids))
-    evidence, _, view = _evidence(report, verbose, VERBOSE_HINT)
-    if report.reason and (verbose or shows_reason(report, view)):
-        out.append(_indent_breaks(f"Reason: {safe(report.reason)}"))
+    lay = layout(report, verbose, VERBOSE_HINT)
+    out = [headline(report), " | ".join(f"{label}: {value}" for label, value in lay.workload)]
+    if lay.ids:
+        out.append("  " + ", ".join(f"{label} {value}" for label, value in lay.ids))
+    if lay.reason:
+        out.append(_indent_breaks(f"Reason: {lay.reason}"))
     out.append("")
-    if report.findings:
+    if lay.findings:
         out.append(f"{FINDINGS_TITLE}:")
-        for f in report.findings:
+        for f in lay.findings:
             out.append(_item(f"{finding_head(f)}: {safe(f.text)} (source: {f.source})"))
             out += ["  - " + _indent_breaks(line) for line in other_pods(f)]
         out.append("")
-    elif verbose:
+    elif lay.say_no_findings:
         out += [NO_FINDINGS, ""]
-    out += ["Evidence:", *evidence]
-    mem = memory_lines(report) if verbose else []
-    if mem:
-        out += ["", "Memory:"] + [_item(m) for m in mem]
-    out += ["", *history_lines(report, verbose)]
-    if report.missing:
-        out += ["", "Missing evidence:"]
-        out += [_item(f"{what}: {why}") for what, why in missing_items(report, verbose)]
-    if report.notes and verbose:
-        out += ["", "Notes:"] + [_item(safe(n)) for n in report.notes]
-    out += ["", "Recommendation:"] + ([_item(safe(r)) for r in report.recommendations] or ["- none"])
+    out += ["Evidence:", *([_item(cited(line)) for line in lay.evidence.shown] or ["- none recorded"])]
+    if lay.more:
+        out.append(_item(lay.more))
+    if lay.order:
+        out += ["", "Pods, in the order they ended:"] + ["  " + line for line in lay.order]
+    if lay.memory:
+        out += ["", "Memory:"] + [_item(m) for m in lay.memory]
+    out += ["", *lay.history]
+    if lay.missing:
+        out += ["", "Missing evidence:"] + [_item(f"{what}: {why}") for what, why in lay.missing]
+    if lay.notes:
+        out += ["", "Notes:"] + [_item(n) for n in lay.notes]
+    out += ["", "Recommendation:"] + ([_item(r) for r in lay.recommendations] or ["- none"])
     return "\n".join(out) + "\n"
 
 

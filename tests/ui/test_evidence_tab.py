@@ -5,6 +5,11 @@ demo tenant over HTTP."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual.pilot import Pilot
+
+from core.models.report import Report
 from core.report.evidence_view import full_lines, short_view, why_line
 from core.tenant import Tenant
 from tests.ui.conftest import make_app, settle
@@ -23,13 +28,16 @@ def _tab(screen: DiagnosisScreen) -> str:
     return str(screen.query_one("#diagnosis-tabs").active)  # type: ignore[attr-defined]
 
 
+async def _verdict_on(pilot: Pilot[Any]) -> tuple[DiagnosisScreen, Report, EvidencePane]:
+    screen = await verdict(pilot)
+    assert screen.report is not None
+    return screen, screen.report, screen.query_one(EvidencePane)
+
+
 async def test_the_evidence_tab_opens_on_the_short_view_decisive_first(demo_tenant: Tenant) -> None:
     app = make(demo_tenant, options_for(CASES["node-notready"]))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await verdict(pilot)
-        report = screen.report
-        assert report is not None
-        pane = screen.query_one(EvidencePane)
+        _, report, pane = await _verdict_on(pilot)
         view = pane.view()
         assert view is not None and not pane.every
         assert view == short_view(report)
@@ -45,10 +53,7 @@ async def test_the_evidence_tab_opens_on_the_short_view_decisive_first(demo_tena
 async def test_x_shows_every_line_and_goes_back(demo_tenant: Tenant) -> None:
     app = make(demo_tenant, options_for(CASES["node-notready"]))
     async with app.run_test(size=SIZE) as pilot:
-        screen = await verdict(pilot)
-        report = screen.report
-        assert report is not None
-        pane = screen.query_one(EvidencePane)
+        screen, report, pane = await _verdict_on(pilot)
         screen.show_tab("tab-log")
         await pilot.press("x")
         await pilot.pause()
