@@ -140,3 +140,8 @@ def test_the_line_that_says_why() -> None:
     )
     assert why_line(report([log, oom], category="OOM_KILLED")) == (oom.text, ("get_workload_status",))
     assert why_line(report([])) is None
+    # No decisive line (nothing decided the category): the caller says the reason instead.
+    assert (
+        why_line(report([item("Phase: Failed since 2026-11-30T12:00:00+00:00", "get_workload_status", "phase")]))
+        is None
+    )
