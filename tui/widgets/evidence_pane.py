@@ -111,10 +111,13 @@ class EvidencePane(VerticalScroll):
         return "\n".join(f"{source}: {item.text}" for source, items in self.groups() for item in items)
 
     def _report_parts(self, report: Report, view: EvidenceView) -> list[Table | Text]:
+        if not view.shown:
+            return [Text("No evidence could be read.", style="italic")]
+        first = ", decisive first" if view.shown[0].decisive else ""
         if self.every:
-            head = f"Every evidence line, decisive first ({EVERY_LINE_KEY}: the short list)"
+            head = f"Every evidence line{first} ({EVERY_LINE_KEY}: the short list)"
         else:
-            head = f"Evidence, decisive first ({EVERY_LINE_KEY}: every line)"
+            head = f"Evidence{first} ({EVERY_LINE_KEY}: every line)"
         parts: list[Table | Text] = [Text(head, style="bold")]
         table = Table.grid(padding=(0, 1), expand=True)
         table.add_column(no_wrap=True, width=1)
@@ -122,8 +125,6 @@ class EvidencePane(VerticalScroll):
         for line in view.shown:
             table.add_row(Text(DECISIVE_MARK if line.decisive else "", style="bold"), _cited(line))
         parts.append(table)
-        if not view.shown:
-            parts.append(Text("none recorded", style="italic"))
         if not self.every:
             more = more_line(report, view, short_order_lines(report)[1], f"press {EVERY_LINE_KEY}")
             if more:
