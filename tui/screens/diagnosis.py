@@ -58,7 +58,7 @@ from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EVERY_LINE_KEY, EvidencePane
-from tui.widgets.findings_line import findings_detail
+from tui.widgets.findings_line import findings_heads
 from tui.widgets.footer import KeysFooter
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
@@ -398,7 +398,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
         self.query_one(VerdictBanner).show_report(report)
         # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
         self.query_one(EvidencePane).set_report(
-            report, findings=findings_detail(report), preface=verdict_preface(report, with_findings=False)
+            report, findings=findings_heads(report), preface=verdict_preface(report)
         )
         explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
         notes = [for_the_app(note) for note in report.notes]

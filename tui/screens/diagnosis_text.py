@@ -14,13 +14,12 @@ from tui.screens.problem import describe_error
 from tui.widgets.findings_line import findings_detail
 
 
-def verdict_preface(report: Report, with_findings: bool = True) -> Text:
-    """The reason, the infrastructure findings and the recommendations in full (the banner cuts them to its
-    rows), with command-line advice said as what to press in the app. The Evidence tab shows the findings above
-    the evidence (`with_findings=False` leaves them out here)."""
+def verdict_preface(report: Report) -> Text:
+    """The reason and recommendations in full, below the evidence (the banner cuts them to its rows), with
+    command-line advice said as what to press in the app."""
     text = Text("Reason: ", style="bold")
     text.append(for_the_app(report.reason or "not stated"), style="not bold")
-    findings = findings_detail(report) if with_findings else None
+    findings = findings_detail(report)
     if findings is not None:
         text.append("\n")
         text.append_text(findings)
