@@ -160,6 +160,15 @@ def _most_telling(deciding: Sequence[Observation]) -> Observation:
     return max(deciding, key=score)
 
 
+def _telling_first(deciding: Sequence[Observation]) -> list[Observation]:
+    """The deciding observations with the one that says the most (the one the reason quotes) first: the report
+    opens on it."""
+    if not deciding:
+        return []
+    top = _most_telling(deciding)
+    return [top, *(o for o in deciding if o is not top)]
+
+
 def _article(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
@@ -280,7 +289,7 @@ def build_report(inputs: ReportInputs) -> Report:
         outcome="diagnosed",
         category=verdict.category,  # type: ignore[arg-type]
         workload=inputs.workload,
-        evidence=_ordered_evidence(inputs.evidence, verdict.deciding, inputs.observations),
+        evidence=_ordered_evidence(inputs.evidence, _telling_first(verdict.deciding), inputs.observations),
         missing=ordered_missing(inputs.missing),
         memory=memory,
         recurrence=Recurrence(
