@@ -12,7 +12,7 @@ module only regroups what the journal gathered).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.diagnosis.observations import Observation
 from core.models.evidence_text import DESCRIBE_POD, Shape, same_message, shape_of
@@ -51,9 +51,11 @@ def _compatible(a: Shape, b: Shape) -> bool:
 def _joins(group: _Group, item: EvidenceItem, shape: Shape) -> bool:
     """Whether a line cites the same message as a group. One read reports one event once, so two events of the
     same read are two things even worded alike; a status read's phase message and one of its events can still
-    be the same words."""
+    be the same words, and so can a workload's event and its revision's (two reads of the same source)."""
     head = group.members[0][2]
-    same_read = any(i.source == item.source and s.kind == shape.kind for _, i, s in group.members)
+    same_read = any(
+        i.source == item.source and s.kind == shape.kind and s.label == shape.label for _, i, s in group.members
+    )
     return not same_read and _compatible(head, shape)
 
 
@@ -80,8 +82,7 @@ def _with_pod(shape: Shape, pod: str | None) -> Shape:
     if shape.pod is not None or pod is None:
         return shape
     obj = shape.obj if shape.obj is not None or shape.kind != "text" else ("Pod", pod)
-    return Shape(shape.kind, shape.message, obj, shape.reason, shape.count, shape.condition, pod, shape.container,
-                 shape.state, shape.exit_code)  # fmt: skip
+    return replace(shape, obj=obj, pod=pod)
 
 
 def _groups(items: Sequence[EvidenceItem], pods: Mapping[tuple[str, str], str]) -> list[_Group]:

@@ -64,6 +64,7 @@ class Shape:
     container: str | None = None
     state: str | None = None  # the container's or pod's state reason: OOMKilled, Error, ...
     exit_code: int | None = None
+    label: str | None = None  # how a Run:ai event was read: `Event`, `History event`, `Revision event`, ...
 
 
 def message_stem(message: str) -> str:
@@ -88,7 +89,7 @@ def shape_of(text: str, source: str) -> Shape:
         return Shape("node", m["msg"], ("Node", m["name"]), condition=m["cond"])
     if m := _RUNAI_EVENT.match(text):
         obj = (m["kind"], m["name"]) if m["kind"] and m["name"] else None
-        return Shape("event", m["msg"], obj, reason=m["reason"])
+        return Shape("event", m["msg"], obj, reason=m["reason"], label=m["prefix"])
     if m := _KUBE_EVENT.match(text):
         obj = (m["kind"], m["name"]) if m["kind"] != "?" and m["name"] != "?" else None
         count = int(m["count"]) if m["count"] else None

@@ -145,3 +145,12 @@ def test_nothing_read_is_lost_and_decisive_items_come_first() -> None:
     assert merged[0].decisive and not any(m.decisive for m in merged[1:])
     kept = {(r.source, r.text) for m in merged for r in m.reads} | {(m.source, m.text) for m in merged if not m.reads}
     assert kept == {(i.source, i.text) for i in lines}
+
+
+def test_a_workload_event_and_its_revision_event_are_one_signal() -> None:
+    words = "Back-off restarting failed container main in pod llm-chat-00002-deployment-6d8f9c7b5-q7kzx_genai-prod"
+    workload = item(f'Event reason: BackOff; message: "{words}"; on Pod llm-chat-00002-q7kzx', STATUS, "CRASH_LOOP")
+    revision = item(f'Revision event reason: BackOff; message: "{words}"; on Pod llm-chat-00002-q7kzx', STATUS)
+    history = item(f'Revision history event reason: BackOff; message: "{words}"; on Pod llm-chat-00002-q7kzx', HISTORY)
+    merged = merge([workload, revision, history])
+    assert len(merged) == 1 and merged[0].sources == [STATUS, HISTORY] and len(merged[0].reads) == 3
