@@ -150,3 +150,19 @@ def test_verdict_full_text(snap_compare: Any, demo_bundle: CaseBundle, size: tup
 def test_diagnosis_help(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
     app = app_for(demo_bundle, "crash-traceback")
     assert snap_compare(app, terminal_size=size, run_before=verdict_then("question_mark"))
+
+
+# The Evidence tab (issue 24): the short view it opens on, decisive first, one line per signal, many pods on one
+# line per kind; and every line, one key away (`x`).
+EVIDENCE_TAB = ["oom-rising", "pull-not-found", "xid79-16pod"]
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+@pytest.mark.parametrize("key", EVIDENCE_TAB)
+def test_evidence_tab(snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict("tab-evidence"))
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+def test_evidence_tab_every_line(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(demo_bundle, "xid79-16pod"), terminal_size=size, run_before=verdict_then("x"))
