@@ -18,14 +18,15 @@ import pytest_asyncio
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import IN_CASE_BUNDLE, DiagnosisRequest
 from core.models.report import Report
-from core.sim.demo import demo_expectations
-from core.tenant import Tenant, open_demo_tenant
+from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
+from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
 from core.words import duration
 from tests.integration.test_record import _cli
 from tests.paths import CASES
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 STORIES = {case["key"]: case for case in demo_expectations()}
+OFF_SPEC = {case["key"]: case for case in offspec_expectations()}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -101,8 +102,11 @@ async def test_a_policy_refusal_of_the_spec_is_for_the_submitter(demo: Tenant) -
 
 
 @module_loop
-async def test_one_malformed_quantity_is_one_missing_entry_said_once(demo: Tenant) -> None:
-    report = await story(demo, "malformed-quantity")
+async def test_one_malformed_quantity_is_one_missing_entry_said_once() -> None:
+    case = OFF_SPEC["malformed-quantity"]  # a value no real API sends: the off-spec tenant holds it
+    async with open_bundle_tenant(load_offspec_bundle(), label="off-spec") as tenant:
+        request = DiagnosisRequest(cluster_id=case["clusterId"], workload_id=case["workloadId"], now=tenant.captured_at)
+        report = await run_to_report(request, tenant.runai, tenant.kube)
     bad = [m for m in report.missing if "'24Gx'" in m.why]
     assert len(bad) == 1, [m.why for m in report.missing]
     assert bad[0].what == "CPU-memory request and limit"
