@@ -332,12 +332,15 @@ async def test_start_problems_name_what_is_missing(
 async def test_every_diagnosis_opens_at_the_top_and_the_scroll_keys_work_at_once(
     demo_tenant: Tenant, size: tuple[int, int]
 ) -> None:
-    first, second = CASES["oom-rising"], CASES["long-history"]
+    first, second = CASES["xid79-16pod"], CASES["long-history"]  # long evidence, at any size
     app = make(demo_tenant, options_for(first))
     async with app.run_test(size=size) as pilot:
         screen = await verdict(pilot)
         evidence = screen.query_one(EvidencePane)
         # Opened: the keys go to the Evidence text, not the tab bar; j, arrows, page keys and home move it.
+        assert app.focused is evidence
+        await pilot.press("x")  # every evidence line: longer than the pane, so there is something to scroll
+        await pilot.pause()
         assert app.focused is evidence
         assert evidence.max_scroll_y > 3, "the evidence must be longer than the pane for this test to mean much"
         await pilot.press("j", "j")
@@ -368,6 +371,8 @@ async def test_every_diagnosis_opens_at_the_top_and_the_scroll_keys_work_at_once
         assert evidence.scroll_y == 0, "the next diagnosis opened scrolled down"
         assert app.focused is evidence
         assert screen_text(app).count("Reason:") >= 1  # the reason is on screen, not scrolled away
+        await pilot.press("x")
+        await pilot.pause()
         await pilot.press("j")
         await pilot.pause()
         assert evidence.scroll_y == 1

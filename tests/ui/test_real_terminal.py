@@ -251,12 +251,15 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
         tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", first["clusterId"],
                     "--workload-id", first["workloadId"]])  # fmt: skip
         screen = wait_for(tmux, lambda s: banner_line(s) is not None, "the first verdict")
+        heading = evidence_lines(screen)[0]
+        assert heading.lstrip().startswith("Evidence"), heading  # the tab's first line: at its top
+        tmux.keys("x")  # every evidence line: longer than the pane
+        screen = wait_for(tmux, lambda s: evidence_lines(s)[0].lstrip().startswith("Every evidence line"), "x")
         top = evidence_lines(screen)
-        assert top[0].lstrip().startswith("Reason:"), top
         tmux.keys("j")
         wait_for(tmux, lambda s: evidence_lines(s)[0] == top[1], "j scrolling the evidence one line")
         tmux.keys("End")
-        wait_for(tmux, lambda s: "Reason:" not in "\n".join(evidence_lines(s)), "the end of the evidence")
+        wait_for(tmux, lambda s: top[0] not in evidence_lines(s), "the end of the evidence")
         tmux.keys("Escape")
         wait_for(tmux, lambda s: rows_span(s) is not None, "the picker")
         # Straight to the second workload by name, through the filter.
@@ -268,11 +271,13 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
         tmux.keys("Enter")
         screen = wait_for(tmux, lambda s: second["name"] in s and banner_line(s) is not None, "the second verdict")
         shown = evidence_lines(screen)
-        assert shown[0].lstrip().startswith("Reason:"), f"opened scrolled:\n{screen}"
+        assert shown[0].lstrip().startswith("Evidence"), f"opened scrolled:\n{screen}"
+        tmux.keys("x")
+        screen = wait_for(tmux, lambda s: evidence_lines(s)[0].lstrip().startswith("Every evidence line"), "x")
         tmux.keys("PageDown")
-        wait_for(tmux, lambda s: "Reason:" not in evidence_lines(s)[0], "PageDown moving the evidence")
+        wait_for(tmux, lambda s: not evidence_lines(s)[0].lstrip().startswith("Every"), "PageDown moving it")
         tmux.keys("Home")
-        wait_for(tmux, lambda s: evidence_lines(s)[0].lstrip().startswith("Reason:"), "Home back at the top")
+        wait_for(tmux, lambda s: evidence_lines(s)[0].lstrip().startswith("Every"), "Home back at the top")
         assert "\x1b" not in tmux.screen()
         quit_and_wait(tmux)
     finally:
