@@ -87,13 +87,18 @@ async def test_off_spec_story_verdicts(offspec: Tenant, case: dict) -> None:
     await _check_story(offspec, case)
 
 
-async def _check_story(tenant: Tenant, case: dict) -> None:
+def _story_kwargs(case: dict) -> dict[str, object]:
+    """The request a story asks for: by id (Option A) or by name and project (Option B), over its lookback."""
     kwargs: dict[str, object] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h"}
     if case.get("lookup") == "id" and case.get("workloadId"):
         kwargs["workload_id"] = case["workloadId"]
     else:
         kwargs.update(name=case["name"], project=case["project"], active=case.get("intent") == "active")
-    report = await _diagnose(tenant, **kwargs)
+    return kwargs
+
+
+async def _check_story(tenant: Tenant, case: dict) -> None:
+    report = await _diagnose(tenant, **_story_kwargs(case))
     assert (report.outcome, report.category) == (case["outcome"], case["category"]), report.reason
     if case.get("recurrence") is not None:
         assert report.recurrence.count == case["recurrence"]
@@ -117,12 +122,7 @@ async def _check_story(tenant: Tenant, case: dict) -> None:
 async def test_every_line_names_the_read_it_came_from(demo: Tenant, case: dict) -> None:
     """A log line is cited from the instance read (`--previous` only when the previous one was read); the
     reason's memory figures each name their own read, never the status read the reason quotes first."""
-    kwargs: dict[str, object] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h"}
-    if case.get("lookup") == "id" and case.get("workloadId"):
-        kwargs["workload_id"] = case["workloadId"]
-    else:
-        kwargs.update(name=case["name"], project=case["project"], active=case.get("intent") == "active")
-    report = await _diagnose(demo, **kwargs)
+    report = await _diagnose(demo, **_story_kwargs(case))
     for item in report.evidence:
         if "(current instance)" in item.text:
             assert item.source == "kubectl logs", item

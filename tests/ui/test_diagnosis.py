@@ -164,6 +164,14 @@ async def shown(pilot: Pilot[Any], app: TriageApp) -> DiagnosisScreen:
     return screen_of(app)
 
 
+async def verdict_on_tab(pilot: Pilot[Any], key: str) -> DiagnosisScreen:
+    """Wait for the verdict, then show the tab of `key` (`1`-`8`), as a user presses it."""
+    screen = await verdict(pilot)
+    await pilot.press(key)
+    await pilot.pause()
+    return screen
+
+
 def screen_text(app: TriageApp) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 

@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from core.models.report import CATEGORIES
 from core.tenant import Tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
-from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, until, verdict
+from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, until, verdict, verdict_on_tab
 from tests.ui.test_picker_verdicts import verdicts_done
 from tui.screens.detail import DetailScreen
 from tui.widgets.kube_events_pane import KubeEventsPane
@@ -37,10 +37,7 @@ async def attention_page(pilot: Pilot[Any]) -> tuple[Any, WorkloadTable]:
 async def test_event_messages_are_whole_and_readable_at_80_columns(demo_tenant: Tenant) -> None:
     app = make(demo_tenant, options_for(CASES["pull-dns"]))
     async with app.run_test(size=NARROW) as pilot:
-        screen = await verdict(pilot)
-        await pilot.press("6")
-        await pilot.pause()
-        pane = screen.query_one(KubeEventsPane)
+        pane = (await verdict_on_tab(pilot, "6")).query_one(KubeEventsPane)
         pane.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         pane.scroll_home(animate=False, immediate=True)
@@ -55,19 +52,14 @@ async def test_event_messages_are_whole_and_readable_at_80_columns(demo_tenant: 
 async def test_event_messages_keep_the_table_where_there_is_room(demo_tenant: Tenant) -> None:
     app = make(demo_tenant, options_for(CASES["pull-dns"]))
     async with app.run_test(size=(160, 50)) as pilot:
-        await verdict(pilot)
-        await pilot.press("6")
-        await pilot.pause()
+        await verdict_on_tab(pilot, "6")
         assert "last seen" in screen_text(app) and " message" in screen_text(app)
 
 
 async def test_the_pod_tab_keeps_its_heads_over_a_long_list_of_pods(demo_tenant: Tenant) -> None:
     app = make(demo_tenant, options_for(CASES["xid79-16pod"]))
     async with app.run_test(size=NARROW) as pilot:
-        screen = await verdict(pilot)
-        await pilot.press("5")
-        await pilot.pause()
-        pods = screen.query_one(PodsPane)
+        pods = (await verdict_on_tab(pilot, "5")).query_one(PodsPane)
         assert len(pods.entries) == 16 and pods.rows_area.max_scroll_y > 0
         assert app.focused is pods.rows_area  # the keys scroll the rows at once
         await pilot.press("end")

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from core.tenant import Tenant
-from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdict
+from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdict, verdict_on_tab
 from tui.widgets.node_pane import NodePane
 
 
@@ -43,10 +43,7 @@ async def test_a_notready_tainted_node_is_never_called_schedulable(demo_tenant: 
     # node-notready: the node went NotReady and the node controller tainted it unreachable.
     app = make(demo_tenant, options_for(CASES["node-notready"]))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await verdict(pilot)
-        await pilot.press("8")
-        await pilot.pause()
-        pane = screen.query_one(NodePane)
+        pane = (await verdict_on_tab(pilot, "8")).query_one(NodePane)
         assert pane.state == "found" and pane.node is not None
         head = next(line for line in screen_text(app).splitlines() if line.lstrip().startswith("Node "))
         assert "NotReady" in head and "tainted" in head and not head.rstrip().endswith("· schedulable"), head
