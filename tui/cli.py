@@ -18,6 +18,7 @@ from core import __version__
 from tui.app_args import add_tui_arguments, app_arguments, option_text
 
 if TYPE_CHECKING:
+    from core.sim.live.settings import LiveSettings
     from core.sim.process import SimProcess
 
 
@@ -117,9 +118,20 @@ def start_simulator(args: argparse.Namespace) -> SimProcess | None:
     from core.sim.process import SimProcess  # the headless commands never need it
 
     if getattr(args, "tui_demo", False):
-        return SimProcess.start()
+        # A live demo's clock starts now; the app reads the same clock (core.tenant.open_served_tenant).
+        live = getattr(args, "tui_live", False)
+        seed = getattr(args, "tui_seed", None)
+        return SimProcess.start(live=_live_now(seed) if live else None)
     case = option_text(args, "tui_case")
     return SimProcess.start(Path(case).expanduser()) if case else None
+
+
+def _live_now(seed: int | None) -> LiveSettings:
+    import time
+
+    from core.sim.live.settings import DEFAULT_SEED, LiveSettings
+
+    return LiveSettings(seed=DEFAULT_SEED if seed is None else seed, epoch=time.time())
 
 
 def run() -> None:

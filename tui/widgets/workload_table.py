@@ -18,6 +18,7 @@ the cursor would vanish under it, and the symbol and word still say the phase.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -91,6 +92,8 @@ class WorkloadTable(DataTable[Text]):
         self._show_cluster = False
         self._sort = Sort()
         self._verdicts: dict[str, Text] = {}
+        self._marks: dict[str, str] = {}  # workload id -> a mark before its age (a refresh's news)
+        self._aged_at: datetime | None = None  # the "now" the ages on screen were drawn at
 
     @property
     def workloads(self) -> list[Workload]:
@@ -160,8 +163,51 @@ class WorkloadTable(DataTable[Text]):
         if not self._workloads:
             return
         now = self._clock()
+        self._aged_at = now
         for index, workload in enumerate(self._workloads):
-            self.update_cell(str(index), "updated", Text(relative_time(workload.phase_updated_at, now)))
+            self.update_cell(str(index), "updated", self._age(workload, now))
+
+    def _age(self, workload: Workload, now: datetime) -> Text:
+        age = Text(relative_time(workload.phase_updated_at, now))
+        mark = self._marks.get(workload.id or "")
+        return Text.assemble((mark + " ", "bold"), age) if mark else age
+
+    def update_rows(
+        self, workloads: Sequence[Workload], verdicts: Mapping[str, Text], marks: Mapping[str, str]
+    ) -> bool:
+        """A fresh read of the page on screen, in place: when it holds the same workloads in the same order, only
+        the cells that changed are redrawn and the cursor does not move (True); otherwise nothing is done and
+        the caller re-renders the page (False). `marks` replace the marks before the ages."""
+        if [w.id for w in workloads] != [w.id for w in self._workloads] or self._rendered_width != self._width():
+            return False
+        columns = self.ordered_columns
+        widths = {str(c.key.value): c.width for c in columns}
+        theme = self.app.get_css_variables()
+        now = self._clock()
+        old_marks, self._marks = self._marks, dict(marks)
+        self._verdicts = dict(verdicts)
+        previous, self._workloads = self._workloads, list(workloads)
+        for index, (before, after) in enumerate(zip(previous, self._workloads, strict=True)):
+            row = str(index)
+            if before != after:
+                for key, cell in self._cells(after, widths, theme, now).items():
+                    if key in widths:
+                        self.update_cell(row, key, cell)
+                continue
+            if old_marks.get(after.id or "") != self._marks.get(after.id or "") or self._ages_move(before, now):
+                self.update_cell(row, "updated", self._age(after, now))
+            verdict = _fit(self._verdicts.get(after.id or ""), widths.get("verdict", 0))
+            if "verdict" in widths and self.get_cell(row, "verdict") != verdict:
+                self.update_cell(row, "verdict", verdict)
+        self._aged_at = now
+        return True
+
+    def _ages_move(self, workload: Workload, now: datetime) -> bool:
+        """Whether the age shown for this row reads differently now than at the last redraw."""
+        then = self._aged_at
+        return then is None or relative_time(workload.phase_updated_at, then) != relative_time(
+            workload.phase_updated_at, now
+        )
 
     def _columns(self, width: int) -> list[tuple[str, str, int]]:
         return (
@@ -213,6 +259,27 @@ class WorkloadTable(DataTable[Text]):
             return Text(label)
         return Text(f"{label} {'▼' if self._sort.descending else '▲'}")
 
+    def _cells(
+        self, w: Workload, widths: Mapping[str, int], theme: Mapping[str, str], now: datetime
+    ) -> dict[str, Text]:
+        cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
+        return {
+            "phase": phase_text(w.phase, theme),
+            "verdict": _fit(self._verdicts.get(w.id or ""), widths.get("verdict", 0)),
+            "name": _cell(w.name, widths.get("name", 0)),
+            "project": _cell(w.project_name, widths.get("project", 0)),
+            "cluster": _cell(cluster, widths.get("cluster", 0)),
+            "type": _cell(w.type, widths.get("type", 0)),
+            "updated": self._age(w, now),
+            "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
+            "message": _cell(w.phase_message, widths.get("message", 0)),
+        }
+
+    def set_marks(self, marks: Mapping[str, str]) -> None:
+        """Marks before the ages of these workloads (the rest lose theirs); only the ages are redrawn."""
+        self._marks = dict(marks)
+        self.refresh_ages()
+
     def _render_rows(self, *, keep_cursor: bool) -> None:
         chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         chosen_row = self.cursor_row
@@ -221,23 +288,13 @@ class WorkloadTable(DataTable[Text]):
         columns = self._columns(width)
         theme = self.app.get_css_variables()
         now = self._clock()
+        self._aged_at = now
         self.clear(columns=True)
         for key, label, w in columns:
             self.add_column(self._label(key, label), key=key, width=w)
         widths = {key: w for key, _, w in columns}
         for index, w in enumerate(self._workloads):
-            cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
-            cells = {
-                "phase": phase_text(w.phase, theme),
-                "verdict": _fit(self._verdicts.get(w.id or ""), widths["verdict"]),
-                "name": _cell(w.name, widths["name"]),
-                "project": _cell(w.project_name, widths["project"]),
-                "cluster": _cell(cluster, widths.get("cluster", 0)),
-                "type": _cell(w.type, widths.get("type", 0)),
-                "updated": Text(relative_time(w.phase_updated_at, now)),
-                "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
-                "message": _cell(w.phase_message, widths.get("message", 0)),
-            }
+            cells = self._cells(w, widths, theme, now)
             self.add_row(*(cells[key] for key, _, _ in columns), key=str(index))
         if chosen is not None:
             ids = [w.id for w in self._workloads]
