@@ -35,6 +35,7 @@ from core.sources.runai_params import invalid_workload_id
 from core.sources.tap import Tap
 from core.tenant import (
     DEMO_LABEL,
+    LIVE_DEMO_LABEL,
     Tenant,
     case_label,
     open_case_tenant,
@@ -268,7 +269,8 @@ class ServedOpener:
         if process is None:
             process = SimProcess.start(case, live=started_now(self.options.live) if case is None else None)
         try:
-            tenant = open_served_tenant(process, label=DEMO_LABEL if case is None else case_label(case))
+            label = case_label(case) if case is not None else LIVE_DEMO_LABEL if process.live else DEMO_LABEL
+            tenant = open_served_tenant(process, label=label)
         except SimProcessFailed as failed:
             raise served_problem(failed) from None
         return OpenedTenant(tenant, self.options.cluster_id)

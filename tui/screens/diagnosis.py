@@ -53,6 +53,7 @@ from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
+from tui.screens.diagnosis_follow import DiagnosisFollow
 from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
@@ -98,7 +99,7 @@ class _Resettable(Protocol):
 
 
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(PaneActions, ReportActions):
+class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {DiagnosisCommands}
     # Footer: what fits 80 columns beside the app's `?`, `:` and `q`; `?` lists every key.
