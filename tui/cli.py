@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.record_cmd import add_record_parser
     from tui.scan_cmd import add_scan_parser
     from tui.serve import add_serve_parser
+    from tui.watch_cmd import add_watch_parser
 
     parser = argparse.ArgumentParser(
         prog="runai-triage",
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diagnose_parser(subparsers)
     add_record_parser(subparsers)
     add_scan_parser(subparsers)
+    add_watch_parser(subparsers)
     add_mcp_parser(subparsers)
     add_serve_parser(subparsers)
     for command in subparsers.choices.values():
@@ -56,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 # (`runai-triage --demo diagnose ...`), as kubectl's global flags may be, they are the command's.
 _SHARED_OPTIONS = (
     "demo", "case", "base_url", "kubeconfig", "kube_context", "no_kube", "cluster_id", "workload_id", "name",
-    "project",
+    "project", "live", "seed", "refresh",
 )  # fmt: skip
 _SOURCES = ("demo", "case", "base_url")
 
