@@ -30,7 +30,7 @@ MAX_REMEMBERED = 5000
 class _Seen:
     phase: str | None
     when: datetime | None
-    attention: bool
+    attention: bool | None  # None: not judged (the judgement would have cost more than that read could spend)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +49,9 @@ class ChangeTracker:
     _marked: dict[str, int] = field(default_factory=dict)  # id -> the read that marked it
     flagged: dict[str, None] = field(default_factory=dict)  # ids newly failing, not looked at yet (in order)
 
-    def update(self, rows: Sequence[Workload], needs_attention: Callable[[Workload], bool]) -> Changes:
-        """Compare a fresh read with what was seen; returns this read's news (marks and flags are kept)."""
+    def update(self, rows: Sequence[Workload], needs_attention: Callable[[Workload], bool | None]) -> Changes:
+        """Compare a fresh read with what was seen; returns this read's news (marks and flags are kept).
+        `needs_attention` may answer None (not judged): such a row is news later only as one never seen is."""
         self.reads += 1
         changed: list[str] = []
         newly: list[str] = []
@@ -76,9 +77,9 @@ class ChangeTracker:
         return Changes(tuple(changed), tuple(newly))
 
     def _is_news(self, before: _Seen | None, now: _Seen) -> bool:
-        if before is not None:
+        if before is not None and before.attention is not None:
             return not before.attention
-        if self.reads == 1 or self.since is None or now.when is None:
+        if (before is None and self.reads == 1) or self.since is None or now.when is None:
             return False  # the first read is what the list was when the user came: nothing is news yet
         return now.when >= self.since
 

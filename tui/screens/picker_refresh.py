@@ -36,7 +36,7 @@ from textual.worker import Worker, WorkerState
 
 from core.models.runai import Workload
 from core.safety.untrusted import clean
-from core.triage.attention import read_attention_page
+from core.triage.attention import judging_loads_the_engine, read_attention_page
 from core.triage.changes import ChangeTracker
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite
 from core.triage.verdicts import verdict_key, wants_verdict
@@ -308,7 +308,12 @@ class PickerRefresh(PickerViews):
             self._tracker = ChangeTracker(since=self._clock())
             self._tracker_generation = self._generation
         attention = self._query.attention
-        self._tracker.update(rows, lambda w: wants_verdict(w, attention_view=attention))
+
+        def judged(w: Workload) -> bool | None:
+            # Not before the engine is loaded: the first page is never held up for a judgement (picker_verdicts).
+            return None if not attention and judging_loads_the_engine(w) else wants_verdict(w, attention_view=attention)
+
+        self._tracker.update(rows, judged)
         return self._marks()
 
     def _marks(self) -> dict[str, str]:
