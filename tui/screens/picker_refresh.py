@@ -38,7 +38,7 @@ from core.models.runai import Workload
 from core.safety.untrusted import clean
 from core.triage.attention import judging_loads_the_engine, read_attention_page
 from core.triage.changes import ChangeTracker
-from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite
+from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite, status_of
 from core.triage.verdicts import verdict_key, wants_verdict
 from tui.messages import PageFailed, PageLoaded
 from tui.picker_query import Sort
@@ -71,6 +71,12 @@ def refresh_interval(flag: float | None, saved: float | None, tenant: Tenant) ->
     if tenant.captured_at is not None and tenant.live_clock is None:
         return 0.0
     return saved if saved is not None else DEFAULT_INTERVAL_S
+
+
+def short_reason(error: BaseException) -> str:
+    """A failed read in a few words for the header: its HTTP status, else what kind of failure it was."""
+    status = status_of(error)
+    return f"HTTP {status}" if status is not None else describe_error(error).title.lower()
 
 
 def every(seconds: float) -> str:
@@ -297,8 +303,7 @@ class PickerRefresh(PickerViews):
             self._arm(self._pacer.interval_s)
             return
         wait = self._pacer.failed(message.error)
-        title = describe_error(message.error).title
-        self._refresh_problem = f"read failed at {self._hhmmss(self._clock())} ({title}); next try in {wait:.0f} s"
+        self._refresh_problem = f"refresh failed ({short_reason(message.error)}), retry in {wait:.0f} s"
         self._show_read_state()
         self._arm(wait)
 
@@ -374,8 +379,12 @@ class PickerRefresh(PickerViews):
             self.query_one(WorkloadTable).set_marks(self._marks())
             self._update_indicator()
 
+    def new_failures(self) -> list[str]:
+        """The workloads flagged as newly needing attention and not looked at yet, oldest news first."""
+        return list(self._tracker.flagged) if self._tracker is not None else []
+
     def action_next_new_failure(self) -> None:
-        flagged = list(self._tracker.flagged) if self._tracker is not None else []
+        flagged = self.new_failures()
         table = self.query_one(WorkloadTable)
         ids = [w.id for w in table.workloads]
         here = [i for i in flagged if i in ids]
@@ -404,10 +413,11 @@ class PickerRefresh(PickerViews):
         """The header's account of the list: when it was read, how often, and a refresh that failed."""
         if not self._pacer.on:
             return ""
-        parts = [f"read {self._hhmmss(self._read_at)} UTC" if self._read_at else "not read yet"]
-        if self._refresh_problem:
-            parts.append(self._refresh_problem)
-        elif self._paused:
+        read = f"read {self._hhmmss(self._read_at)} UTC" if self._read_at else "not read yet"
+        if self._refresh_problem:  # first, so a narrow header still says it; the rows are those read before
+            return f"{self._refresh_problem} · rows {read}"
+        parts = [read]
+        if self._paused:
             parts.append(self._paused)
         else:
             parts.append(every(self._pacer.interval_s))

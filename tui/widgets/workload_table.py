@@ -137,12 +137,14 @@ class WorkloadTable(DataTable[Text]):
         """Replace the rows; `keep_cursor` keeps the cursor on the same workload when it is still shown.
         `clusters` maps cluster ids to names for the Cluster column, shown when `show_cluster`; `verdicts`
         maps workload ids to their Verdict cell (rows without one show a dash)."""
+        # Which workload the cursor is on, asked before the rows change (the same row may hold another one after).
+        chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         self._workloads = list(workloads)
         self._verdicts = dict(verdicts or {})
         self._clusters = clusters or {}
         self._show_cluster = show_cluster
         self._sort = sort or self._sort
-        self._render_rows(keep_cursor=keep_cursor)
+        self._render_rows(keep_cursor=keep_cursor, chosen=chosen)
 
     def set_verdict(self, workload_id: str, cell: Text) -> None:
         """Fill the Verdict cell of the rows of this workload (the rest of the table is left as it is)."""
@@ -280,8 +282,9 @@ class WorkloadTable(DataTable[Text]):
         self._marks = dict(marks)
         self.refresh_ages()
 
-    def _render_rows(self, *, keep_cursor: bool) -> None:
-        chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
+    def _render_rows(self, *, keep_cursor: bool, chosen: str | None = None) -> None:
+        if chosen is None:
+            chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         chosen_row = self.cursor_row
         width = self._width()
         self._rendered_width = width
