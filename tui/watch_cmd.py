@@ -30,11 +30,11 @@ import platformdirs
 from core.diagnosis.engine import DiagnosisFailed
 from core.diagnosis.request import UsageError
 from core.notify.webhook import WebhookPoster, check_url
-from core.report.render import md_escape, to_markdown
+from core.report.render import md_code, md_escape, to_markdown
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.pacing import DEFAULT_INTERVAL_S
-from core.triage.scan import ScanEntry
+from core.triage.scan import ScanEntry, resolve_cluster
 from core.triage.scan_render import entry_jsonl, entry_lines
 from core.triage.watch import DEFAULT_MAX_PER_MINUTE, MAX_PER_MINUTE, Watcher, WatchRequest
 from core.triage.watch_state import StateOfAnotherWatch, WatchState, load_state
@@ -139,14 +139,23 @@ def render(entry: ScanEntry, fmt: str) -> str:
     return "\n".join(entry_lines(entry, indent="")) + f"\n    verdict {entry.label}\n\n"
 
 
+def headline(entry: ScanEntry) -> str:
+    """The first line of a post, what a channel's preview shows: the workload, its phase since when, the verdict."""
+    w = entry.workload
+    name = md_escape(clean(w.name or "(no name)", one_line=True, max_len=120))
+    project = md_escape(clean(w.project_name or "no project", one_line=True, max_len=80))
+    phase = md_escape(clean(w.phase or "no phase", one_line=True, max_len=40))
+    since = md_code(w.phase_updated_at.isoformat()) if w.phase_updated_at else "an unknown time"
+    return (f"**runai-triage watch**: {name} ({project}) {phase} since {since}: **{md_escape(entry.label)}** · "
+            f"id {md_code(clean(w.id or '', one_line=True, max_len=80))}")
+
+
 def post_text(entry: ScanEntry) -> str:
-    """The Markdown a webhook gets: the report whole, or why there is none."""
+    """The Markdown a webhook gets: a headline, then the report whole, or why there is none."""
     report = entry.verdict.report
     if report is not None:
-        return to_markdown(report)
-    w = entry.workload
-    name = md_escape(clean(w.name or w.id or "workload", one_line=True, max_len=120))
-    return f"## {name}: no report\n\n{md_escape(clean(entry.verdict.failure or 'no report', max_len=1000))}\n"
+        return f"{headline(entry)}\n\n{to_markdown(report)}"
+    return f"{headline(entry)}\n\n{md_escape(clean(entry.verdict.failure or 'no report', max_len=1000))}\n"
 
 
 @dataclass
@@ -174,6 +183,7 @@ class WatchRun:
     clock: Callable[[], datetime] | None = None
     sleep: Sleep = asyncio.sleep
     post_transport: Any = None
+    opener: Callable[[], Tenant] | None = None  # how to open the tenant (default: what `options` describe)
     watcher: Watcher | None = None
     outbox: _Outbox | None = None
     status: int = 0
@@ -181,11 +191,10 @@ class WatchRun:
     async def run(self) -> int:
         """Open the tenant, watch until stopped (cancelled) or `--once` is done; returns the exit status."""
         try:
-            opened = open_tenant(self.options)
+            tenant = self.opener() if self.opener is not None else open_tenant(self.options).tenant
         except StartProblem as problem:
             explain_start_problem(PROG, self.err, problem)
             return 1
-        tenant = opened.tenant
         poster = WebhookPoster(self.post_url, transport=self.post_transport) if self.post_url else None
         try:
             return await self._watch(tenant, poster)
@@ -198,7 +207,14 @@ class WatchRun:
             await tenant.aclose()
 
     async def _watch(self, tenant: Tenant, poster: WebhookPoster | None) -> int:
-        scope = self.request.scope(tenant.label)
+        try:  # the tenant's own id for the cluster, so a name and an id share one state file
+            cluster = await resolve_cluster(tenant.runai, self.request.cluster_id)
+        except DiagnosisFailed as exc:
+            say(self.err, f"{PROG}: cannot watch: {exc}")
+            say(self.err, f"  {advice(exc)}")
+            return 1
+        request = dataclasses.replace(self.request, cluster_id=cluster)
+        scope = request.scope(tenant.label)
         path = self.state_path or default_state_path(scope)
         try:
             state, problem = load_state(path, scope)
@@ -208,15 +224,10 @@ class WatchRun:
         if problem is not None:
             say(self.err, f"{PROG}: {problem}; starting without it (it will be written again)")
         clock = self.clock or tenant.live_clock or _frozen_or_wall(tenant)
-        self.watcher = watcher = Watcher(self.request, tenant.runai, state, clock, tier2_for(self.options, tenant),
-                                         single_attempt=not self.once)
+        self.watcher = watcher = Watcher(request, tenant.runai, state, clock, tier2_for(self.options, tenant),
+                                         single_attempt=not self.once, resolved=True)
         self.outbox = _Outbox(poster) if poster is not None else None
-        try:
-            await watcher.begin()
-        except DiagnosisFailed as exc:
-            say(self.err, f"{PROG}: cannot watch: {exc}")
-            say(self.err, f"  {advice(exc)}")
-            return 1
+        await watcher.begin()
         start = watcher.window_start
         said_start = start.strftime("%Y-%m-%d %H:%M:%S UTC") if start else "now"
         where = f" and posting to {poster.where}" if poster else ""

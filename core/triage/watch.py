@@ -7,7 +7,8 @@ One sweep:
    more only when more than a page changed in the window. Every row is checked again on the client.
 2. Keep the rows not delivered yet (the state, core.triage.watch_state) that need attention: Failed, Crashed and
    Stopped always; Pending, Running and Degraded when their status, or their recent events, show a failing pod
-   (core.triage.attention; an events read is made at most once a minute per row and phase change).
+   (core.triage.attention; a row's events are read again at every sweep while its phase change is fresh, then
+   less often, at least once a minute: `_recheck`).
 3. Diagnose them, oldest first, at most `max_per_minute` started in any minute (the rest wait for the next
    sweep, never dropped), within the background politeness budget (two diagnoses, four reads in flight), and
    hand each over as it is ready. The caller says when one was delivered (`delivered`); only then is it kept as
@@ -108,6 +109,7 @@ class Watcher:
     tier2: dict[str, Any] = field(default_factory=dict)
     politeness: Politeness = BACKGROUND
     single_attempt: bool = True  # a long-running watch reads once per sweep; `--once` keeps the client's retries
+    resolved: bool = False  # the request's cluster id is the tenant's own already (core.triage.scan.resolve_cluster)
     counts: WatchCounts = field(default_factory=WatchCounts)
     pacer: Pacer = field(init=False)
     window_start: datetime | None = None
@@ -124,8 +126,10 @@ class Watcher:
         """Resolve the cluster (its id or exact name; UnknownCluster names the tenant's) and set the window."""
         if self._begun:
             return
-        cluster = await resolve_cluster(ClustersOnce(self.tier1), self.request.cluster_id)
-        self.request = dataclasses.replace(self.request, cluster_id=cluster)
+        if not self.resolved:
+            cluster = await resolve_cluster(ClustersOnce(self.tier1), self.request.cluster_id)
+            self.request = dataclasses.replace(self.request, cluster_id=cluster)
+            self.resolved = True
         now = self.clock()
         if self.request.since is not None:
             start = now - parse_lookback(self.request.since)
@@ -211,7 +215,7 @@ class Watcher:
             if j is not None:
                 continue
             kept = self._events.get(_key(w))
-            if kept is not None and now - kept[1] < EVENTS_RECHECK:
+            if kept is not None and now - kept[1] < self._recheck(w, now):
                 out[i] = kept[0]
             else:
                 reads.append((i, w))
@@ -220,6 +224,13 @@ class Watcher:
             self._events[_key(w)] = (judgement, now)
             out[i] = judgement
         return [j for j in out if j is not None]
+
+    def _recheck(self, w: Workload, now: datetime) -> timedelta:
+        """How long an events judgement of a Pending or Running row holds: a phase that changed moments ago is
+        where a failing pod shows first (a bad image fails within seconds), so it is looked at again at every
+        sweep; after that, at half its age, and at least once a minute."""
+        age = now - w.phase_updated_at if w.phase_updated_at is not None else EVENTS_RECHECK
+        return max(timedelta(seconds=self.request.interval_s) / 2, min(EVENTS_RECHECK, age / 2))
 
     def _allowance(self, now: datetime) -> int:
         while self._started and now - self._started[0] >= timedelta(minutes=1):
