@@ -39,7 +39,7 @@ from core.safety.untrusted import clean
 from core.triage.attention import judging_loads_the_engine, read_attention_page
 from core.triage.changes import ChangeTracker
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite, status_of
-from core.triage.verdicts import verdict_key, wants_verdict
+from core.triage.verdicts import to_diagnose, verdict_key, wants_verdict
 from tui.messages import PageFailed, PageLoaded
 from tui.picker_query import Sort
 from tui.screens.picker_verdicts import GROUP as VERDICT_GROUP
@@ -192,13 +192,20 @@ class PickerRefresh(PickerViews):
         if notice.display and notice.kind == "error":
             self._request(self.nav.reload())  # the error on screen: read the page as `r` would, then go on
             return
-        page = self._page
+        if not self.refresh_now():
+            self._arm(self._pacer.interval_s)
+
+    def refresh_now(self) -> bool:
+        """Read the page on screen again now, as the timer would (False when there is none to read)."""
+        if self._page is None or self._loading:
+            return False
         try:
             filters = self._query.filters()
         except ValueError:
-            self._arm(self._pacer.interval_s)
-            return
+            return False
+        page = self._page
         self._read_page(self._seq, filters, self._sort, page.offset, page.limit, self._query.attention)
+        return True
 
     @work(group=GROUP, exclusive=True, exit_on_error=False)
     async def _read_page(
@@ -332,19 +339,17 @@ class PickerRefresh(PickerViews):
         """The Verdict cells of a refreshed page; rows without a verdict for their current phase change are
         queued for one (never twice, never cancelling the background diagnoses already running)."""
         cluster = self._query.cluster_id
-        attention = self._query.attention
         busy = self._verdicts_busy()
         running = {verdict_key(w) for w in self._verdict_rows if self.verdicts.get(w) is None} if busy else set()
         running |= {verdict_key(w) for w in self._verdict_queue}
-        eligible = [
-            w for w in shown if w.id and (w.cluster_id or cluster) and wants_verdict(w, attention_view=attention)
-        ]
+        candidates = [w for w in shown if w.id and (w.cluster_id or cluster)]
+        eligible, todo = to_diagnose(candidates, self.verdicts, attention_view=self._query.attention,
+                                     under_way=running)
         cells: dict[str, Text] = {}
         for w in eligible:
             known = self.verdicts.get(w)
             cells[w.id or ""] = verdict_cell(known) if known is not None else WAITING
-            if known is None and verdict_key(w) not in running:
-                self._verdict_queue.append(w)
+        self._verdict_queue += todo
         self._verdict_rows = eligible
         self._verdict_later = []  # every row was judged just now
         self._verdict_cluster = cluster
