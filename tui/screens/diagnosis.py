@@ -53,7 +53,7 @@ from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
-from tui.screens.diagnosis_follow import DiagnosisFollow
+from tui.screens.diagnosis_follow import FOLLOW, DiagnosisFollow
 from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
@@ -106,6 +106,7 @@ class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back to the picker (cancels a diagnosis still running)"),
         Binding("r", "rerun", "rerun", tooltip="Diagnose this workload again"),
+        FOLLOW,
         Binding("v", "view", "full text", tooltip="The whole verdict, or the whole highlighted history or log line"),
         Binding("c", "copy_report", "copy", tooltip="Copy the report (and keep it in a file)"),
         Binding("e", "export('markdown')", "export", tooltip="Write the report as Markdown"),

@@ -11,10 +11,10 @@ is opened here, or on a second `f`. A workload in a final phase is not followed:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -48,12 +48,15 @@ def _label(report: Report | None) -> str:
     return report.category if report.outcome == "diagnosed" and report.category else report.outcome
 
 
+# The diagnosis screen's key for this (DiagnosisScreen lists it among its own, so `?` shows it beside `r`).
+FOLLOW = Binding(
+    "f", "follow", "follow", show=False, id="diagnosis.follow",
+    tooltip="Follow this Running, Degraded or Pending workload: diagnose it again whenever its phase, events or "
+    "restarts change (f again stops)",
+)
+
+
 class DiagnosisFollow(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f", "follow", "follow", show=False, id="diagnosis.follow",
-                tooltip="Follow this Running, Degraded or Pending workload: diagnose it again whenever its phase, "
-                "events or restarts change (f again stops)"),
-    ]
     tenant: Tenant
     kube_off: str | None
     report: Report | None

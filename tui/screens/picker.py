@@ -44,7 +44,7 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_refresh import PickerRefresh
+from tui.screens.picker_refresh import NEXT_NEW_FAILURE, PickerRefresh
 from tui.screens.picker_text import workload_detail
 from tui.screens.problem import describe_error
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
@@ -84,6 +84,7 @@ class PickerScreen(PickerRefresh):
         Binding("c", "focus_cluster", "choose cluster", show=False, tooltip="Open the cluster list"),
         Binding("p", "focus_project", "choose project", show=False, tooltip="Open the project list"),
         Binding("r", "retry", "reload", show=False, tooltip="Read the list again"),
+        NEXT_NEW_FAILURE,
         Binding("escape", "escape", "clear filter", show=False, tooltip="Clear the name filter"),
     ]
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.timer import Timer
@@ -59,6 +59,11 @@ if TYPE_CHECKING:
 GROUP = "picker-refresh"
 CHANGED = "●"
 NEW = "✱"
+# The picker's key for this (PickerScreen lists it among its own, so `?` shows it beside `r`).
+NEXT_NEW_FAILURE = Binding(
+    "n", "next_new_failure", "next new failure", show=False, id="picker.next-new-failure",
+    tooltip="Move to the next workload that newly needs attention (✱) since the list was first read",
+)
 # The intervals `:` offers.
 CHOICES_S = (2.0, 5.0, 10.0, 30.0, 60.0)
 
@@ -125,10 +130,6 @@ class RefreshCommands(Provider):
 
 class PickerRefresh(PickerViews):
     COMMANDS: ClassVar[set[type[Provider]]] = {RefreshCommands}  # type: ignore[assignment]
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_new_failure", "next new failure", show=False, id="picker.next-new-failure",
-                tooltip="Move to the next workload that newly needs attention (✱) since the list was first read"),
-    ]
     refresh_s: float
     tenant: Tenant
 
