@@ -105,7 +105,8 @@ def _clock(at: datetime | None) -> str:
 
 
 def what_changed(before: Fingerprint, now: Fingerprint) -> list[str]:
-    """What moved between two fingerprints, in a few words each (empty: nothing did)."""
+    """What moved between two fingerprints, in a few words each (empty: nothing did). Any change is a reason to
+    diagnose again; the words name the phase change and the restarts, else the new events."""
     out: list[str] = []
     if (before.phase, before.phase_updated_at) != (now.phase, now.phase_updated_at):
         out.append(f"phase {clean(now.phase or 'none', one_line=True, max_len=40)} at {_clock(now.phase_updated_at)}")
@@ -115,7 +116,8 @@ def what_changed(before: Fingerprint, now: Fingerprint) -> list[str]:
             out.append(f"restart {r.count} at {_clock(r.at)}")
     seen = set(before.events)
     fresh = [e for e in now.events if e not in seen]
-    if fresh and before.events != now.events:
+    # New events are said when nothing else changed: a restart or a phase change brings its own events.
+    if fresh and before.events != now.events and not out:
         reasons = sorted({reason for _, reason in fresh})
         many = f"{len(fresh)} new events" if len(fresh) > 1 else "a new event"
         out.append(f"{many} ({', '.join(reasons[:3])}) at {_clock(fresh[0][0])}")

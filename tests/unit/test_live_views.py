@@ -83,7 +83,9 @@ def test_what_a_follower_calls_a_change() -> None:
     before = Fingerprint("Running", T0, ((T0, "BackOff"),), (Restart("p", "main", 73, T0),), True)
     assert what_changed(before, before) == []
     restarted = Fingerprint("Running", T0, ((at, "BackOff"), (T0, "BackOff")), (Restart("p", "main", 74, at),), True)
-    assert what_changed(before, restarted) == ["restart 74 at 12:01:07", "a new event (BackOff) at 12:01:07"]
+    assert what_changed(before, restarted) == ["restart 74 at 12:01:07"]  # its BackOff event goes without saying
+    quiet = Fingerprint("Running", T0, ((at, "Failed"), *before.events), before.restarts, True)
+    assert what_changed(before, quiet) == ["a new event (Failed) at 12:01:07"]
     ended = Fingerprint("Failed", at, before.events, before.restarts, True)
     assert what_changed(before, ended) == ["phase Failed at 12:01:07"]
     # Restarts not read before (no Kubernetes): a count seen for the first time is not a change.

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from core.triage.follow import Fingerprint, follow_refusal, read_fingerprint, what_changed
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer
 from tui.messages import DiagnosisProgress, DiagnosisStopped
-from tui.screens.problem import describe_error
+from tui.screens.picker_refresh import short_reason
 from tui.widgets.follow_line import FollowLine
 
 if TYPE_CHECKING:
@@ -167,9 +167,9 @@ class DiagnosisFollow(Screen[None]):
             return
         self.follow_reads += 1
         if message.fingerprint is None:
-            wait = self._follow_pacer.failed(message.error or Exception())
-            title = describe_error(message.error).title if message.error is not None else "read failed"
-            self._show_follow(f"read failed at {self._now_hms()} ({title}); next try in {wait:.0f} s")
+            error = message.error or Exception("no answer")
+            wait = self._follow_pacer.failed(error)
+            self._show_follow(f"read failed at {self._now_hms()} ({short_reason(error)}), retry in {wait:.0f} s")
             self._arm_follow(wait)
             return
         self._follow_pacer.succeeded()
@@ -227,6 +227,6 @@ class DiagnosisFollow(Screen[None]):
         return now.strftime("%H:%M:%S")
 
     def _show_follow(self, state: str, news: str | None = None) -> None:
-        head = f"following every {self._follow_pacer.interval_s:g} s · {state}" if self.following else state
+        head = f"following every {self._follow_pacer.interval_s:g} s, {state}" if self.following else state
         for line in self.query(FollowLine):
             line.show(head, news if news is not None else self._follow_news)

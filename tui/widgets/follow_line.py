@@ -1,5 +1,5 @@
-"""The line above the verdict banner while a diagnosis is followed (`f`): how often it is read, when it was read
-last, and what changed at the last re-diagnosis ("restart 74 at 12:41:07; verdict unchanged"). Plain `Text`:
+"""The line above the verdict banner while a diagnosis is followed (`f`): what changed at the last re-diagnosis
+("restart 74 at 12:41:07; verdict unchanged"), how often it is read, and when it was read last. Plain `Text`:
 it can quote a phase or an event reason from the cluster, cleaned where they were read."""
 
 from __future__ import annotations
@@ -26,10 +26,11 @@ class FollowLine(Static):
         self.plain = ""
 
     def show(self, head: str, news: str | None = None) -> None:
+        """The news first (what changed, and the verdict), so a narrow terminal still shows it; then the state."""
         text = Text("↻ ", style="bold")
-        text.append(head)
         if news:
-            text.append(" · ")
             text.append(news, style="bold")
+            text.append(" · ")
+        text.append(head)
         self.plain = text.plain
         self.update(Text.assemble(text, no_wrap=True, overflow="ellipsis"))
