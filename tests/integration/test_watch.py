@@ -303,3 +303,15 @@ def test_posting_to_a_dead_receiver_is_bounded() -> None:
             await poster.aclose()
 
     asyncio.run(go())
+
+
+def test_each_format_prints_one_entry_per_report(tmp_path: Path) -> None:
+    base = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once")
+    text = run_cli(*base, "--state", str(tmp_path / "t.json"))
+    assert text.returncode == 0, text.stderr
+    blocks = [b for b in text.stdout.split("\n\n") if b.strip()]
+    assert len(blocks) >= 5 and all(re.search(r"^    verdict [A-Z_a-z -]+$", b, re.M) for b in blocks)
+    markdown = run_cli(*base, "--format", "markdown", "--state", str(tmp_path / "m.json"))
+    assert markdown.returncode == 0, markdown.stderr
+    heads = [line for line in markdown.stdout.splitlines() if line.startswith("**runai-triage watch**")]
+    assert len(heads) == len(blocks) == markdown.stdout.count("\n---\n")

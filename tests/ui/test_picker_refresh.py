@@ -182,3 +182,35 @@ def test_the_default_interval_follows_the_tenant(demo_bundle: CaseBundle) -> Non
 
         asyncio.run(still.aclose())
         asyncio.run(moving.aclose())
+
+
+async def test_the_interval_set_with_a_command_is_kept_in_the_settings(live: tuple[Tenant, SteppedClock]) -> None:
+    from tui.settings import load_settings
+
+    tenant, clock = live
+    app = live_app(tenant, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settled(pilot)
+        screen.set_refresh(10, save=True)
+        await pilot.pause()
+        assert "every 10 s" in header(screen) and screen.refresh_s == 10
+        saved, problem = load_settings(app.config_dir)
+        assert problem is None and saved.refresh_s == 10
+        app.theme = "nord"  # a theme chosen later keeps the interval beside it
+        await pilot.pause()
+        assert load_settings(app.config_dir)[0] == type(saved)(theme="nord", refresh_s=10)
+
+
+async def test_the_program_opens_a_moving_demo_on_the_clock_its_simulator_serves() -> None:
+    from tui.app import program_app
+    from tui.cli import app_arguments, start_simulator
+
+    args = app_arguments(["--demo", "--live", "--seed", "2"])
+    assert args is not None
+    app = program_app(args, start_simulator(args), freeze_after_open=False, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded_picker(pilot)
+        assert app.tenant is not None and app.tenant.live_clock is not None and app.clock is app.tenant.live_clock
+        assert app.tenant.label == "demo tenant, live" and screen.refresh_s == 5
+        await settle(pilot, lambda: "every 5 s" in header(screen))
+        assert abs((app.clock() - app.tenant.captured_at).total_seconds()) < 120  # type: ignore[operator]
