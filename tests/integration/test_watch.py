@@ -315,3 +315,22 @@ def test_each_format_prints_one_entry_per_report(tmp_path: Path) -> None:
     assert markdown.returncode == 0, markdown.stderr
     heads = [line for line in markdown.stdout.splitlines() if line.startswith("**runai-triage watch**")]
     assert len(heads) == len(blocks) == markdown.stdout.count("\n---\n")
+
+
+async def test_max_per_minute_defers_diagnoses_and_drops_none(
+    demo_bundle: CaseBundle, receiver: Receiver, tmp_path: Path
+) -> None:
+    clock = SteppedClock(demo_bundle.captured_at)
+    state = tmp_path / "s.json"
+    # Catching up on the last half hour: more failures than two a minute allow.
+    status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 55, state, receiver,
+                                        since="30m", max_per_minute=2)
+    assert status == 0 and len(posted_keys(receiver)) == 2
+    assert re.search(r"2 delivered, 2 posted, 0 not posted, \d+ left for a later sweep", said.splitlines()[-1])
+    status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 600, state, receiver,
+                                        since="30m", max_per_minute=2)
+    keys = posted_keys(receiver)
+    assert status == 0 and len(keys) == len(set(keys)) > 10  # every one of them, once, two a minute
+    once = run_cli("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--state",
+                   str(tmp_path / "all.json"), "--format", "jsonl")
+    assert len(keys) >= len(once.stdout.splitlines())  # the half hour's failures, and the live ones since

@@ -214,3 +214,17 @@ async def test_the_program_opens_a_moving_demo_on_the_clock_its_simulator_serves
         assert app.tenant.label == "demo tenant, live" and screen.refresh_s == 5
         await settle(pilot, lambda: "every 5 s" in header(screen))
         assert abs((app.clock() - app.tenant.captured_at).total_seconds()) < 120  # type: ignore[operator]
+
+
+async def test_refreshing_pauses_while_a_list_is_open(live: tuple[Tenant, SteppedClock]) -> None:
+    tenant, clock = live
+    app = live_app(tenant, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await settled(pilot)
+        await pilot.press("c")  # the cluster list opens
+        await settle(pilot, lambda: "paused while a list is open" in header(screen), timeout=10)
+        count = len(lists(tenant))
+        await pilot.pause(3 * INTERVAL)
+        assert len(lists(tenant)) == count
+        await pilot.press("escape")
+        await settle(pilot, lambda: "every 1 s" in header(screen) and len(lists(tenant)) > count, timeout=10)

@@ -138,6 +138,12 @@ class DiagnosisFollow(Screen[None]):
             self._follow_timer.stop()
         self._follow_timer = self.set_timer(max(seconds, 0.05), self._follow_tick) if self.following else None
 
+    def follow_now(self) -> None:
+        """Read the followed workload now, as the timer would (the interval starts again from this read)."""
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+        self._follow_tick()
+
     def _follow_tick(self) -> None:
         self._follow_timer = None
         if not self.following:

@@ -145,6 +145,7 @@ class PickerRefresh(PickerViews):
         self._refresh_problem: str | None = None
         self._paused: str | None = None
         self._verdict_queue: list[Workload] = []
+        self._cursor_after_read: str | None = None  # the workload a read left the cursor on (not moved onto)
 
     # -- the timer ----------------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -248,6 +249,7 @@ class PickerRefresh(PickerViews):
         self._read_at = self._clock()
         table = self.query_one(WorkloadTable)
         table.set_marks(self._news(table.workloads))
+        self._cursor_left_by_read()
         self._update_indicator()
         self._show_read_state()
         self._arm(self._pacer.interval_s)
@@ -258,6 +260,8 @@ class PickerRefresh(PickerViews):
             self._show_read_state()
 
     def on_screen_suspend(self) -> None:
+        # Something was opened from the picker (a diagnosis, the row, the help): the row under the cursor was seen.
+        self._mark_seen(self._cursor_after_read)
         if self._refresh_timer is not None:
             self._refresh_timer.stop()
             self._refresh_timer = None
@@ -303,6 +307,7 @@ class PickerRefresh(PickerViews):
             self._update_indicator()
             self._show_verdict_line()
             self._show_read_state()
+        self._cursor_left_by_read()
         self._flush_verdict_queue()
         self._arm(self._pacer.interval_s)
 
@@ -378,12 +383,23 @@ class PickerRefresh(PickerViews):
     # -- what the user sees ---------------------------------------------------------------------------------
     @on(DataTable.RowHighlighted)
     def _news_seen(self) -> None:
-        # Read when handled, not from the event: a redraw moves the cursor through other rows on its way.
+        # The user moved the cursor onto it: seen. Read when handled, not from the event (a redraw moves the
+        # cursor through other rows on its way), and not for the row a read left the cursor on: a workload that
+        # fails under a cursor nobody moved is still news.
         workload = self.query_one(WorkloadTable).highlighted
-        if self._tracker is not None and workload is not None and workload.id in self._tracker.flagged:
-            self._tracker.seen([workload.id])
+        if workload is not None and workload.id != self._cursor_after_read:
+            self._cursor_after_read = None
+            self._mark_seen(workload.id)
+
+    def _mark_seen(self, workload_id: str | None) -> None:
+        if self._tracker is not None and workload_id and workload_id in self._tracker.flagged:
+            self._tracker.seen([workload_id])
             self.query_one(WorkloadTable).set_marks(self._marks())
             self._update_indicator()
+
+    def _cursor_left_by_read(self) -> None:
+        workload = self.query_one(WorkloadTable).highlighted
+        self._cursor_after_read = workload.id if workload is not None else None
 
     def new_failures(self) -> list[str]:
         """The workloads flagged as newly needing attention and not looked at yet, oldest news first."""
@@ -397,6 +413,7 @@ class PickerRefresh(PickerViews):
         if here and table.display:
             table.move_cursor(row=ids.index(here[0]))
             table.focus()
+            self._mark_seen(here[0])
             return
         if flagged:
             self.notify(f"{len(flagged)} new failure{'s are' if len(flagged) != 1 else ' is'} not on this page: "
