@@ -6,7 +6,7 @@ it with `--post` (core.notify.webhook), keeps the state file, and ends with a su
 
 Exit status: 0 when it stopped as asked (Ctrl-C, SIGTERM, the end of `--once`); 1 when it could not run (the
 tenant could not be opened, an unknown cluster, the one sweep of `--once` failed, a state file of another
-watch); 2 for a usage error.
+watch); 2 for a usage error. A tenant that cannot be reached is tried again, backing off, until it answers.
 """
 
 from __future__ import annotations
@@ -79,8 +79,9 @@ def add_watch_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
                 "runai-triage watch --cluster-id <uuid> --project nlp --post https://hooks.slack.com/services/...",
             ],
             "  0  stopped as asked: Ctrl-C, SIGTERM, or the end of --once\n"
-            "  1  could not run: tenant unreachable at the start, credentials refused, unknown cluster, the one\n"
-            "     sweep of --once failed, a --state file of another watch\n"
+            "  1  could not run: no tenant to open (missing credentials, an unusable case), unknown cluster, the\n"
+            "     one sweep of --once failed, a --state file of another watch (a tenant that cannot be reached\n"
+            "     is tried again, backing off, until it answers or the watch is stopped)\n"
             "  2  usage error: a missing or malformed option",
             TENANT_NOTE,
             "API politeness: one list request per sweep (more only when over 500 workloads changed phase in ten\n"
