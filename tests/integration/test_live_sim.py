@@ -204,3 +204,29 @@ async def test_the_apps_simulator_process_serves_the_clock_the_app_reads() -> No
     finally:
         await tenant.aclose()
         await asyncio.sleep(0)
+
+
+def test_serve_demo_live_serves_a_moving_tenant() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import httpx
+
+    root = Path(__file__).resolve().parents[2]
+    process = subprocess.Popen([sys.executable, "-m", "tui.cli", "serve", "--demo", "--live", "--seed", "1"],
+                               cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(4)]
+        assert "Live: its clock starts at 2026-11-30T12:00:00+00:00" in lines[1]
+        url = lines[0].rsplit(" at ", 1)[1].strip()
+        token = lines[3].split("RUNAI_BEARER_TOKEN=")[1].strip()
+        first = next(actors(1))
+        time.sleep(first.start + 1.5)
+        query = {"sortBy": "phaseUpdatedAt", "sortOrder": "desc", "limit": "3"}
+        answer = httpx.get(f"{url}/api/v1/workloads", params=query, headers={"Authorization": f"Bearer {token}"})
+        assert first.name in [w["name"] for w in answer.json()["workloads"]]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -120,3 +120,17 @@ async def test_a_polite_read_is_sent_once_while_other_reads_keep_their_retries()
         assert len(plane.requests) == 1 + 3
     finally:
         await client.aclose()
+
+
+def test_the_watch_state_lives_under_the_platforms_state_directory(tmp_path: object) -> None:
+    import platformdirs
+
+    from tui.watch_cmd import default_state_path
+
+    scope = "demo tenant · cluster x · project (all)"
+    here = default_state_path(scope, {"XDG_STATE_HOME": "/srv/state"})
+    assert str(here).startswith("/srv/state/runai-triage/watch/") and here.suffix == ".json"
+    assert default_state_path(scope, {"XDG_STATE_HOME": "/srv/state"}) == here  # one file per scope
+    assert default_state_path(scope + "x", {"XDG_STATE_HOME": "/srv/state"}) != here
+    platform = default_state_path(scope, {})
+    assert str(platform).startswith(platformdirs.user_state_dir("runai-triage", appauthor=False))
