@@ -58,6 +58,11 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
     parser.add_argument(
         "--format", choices=sorted(RENDERERS), default="text", help="output format (default text)"
     )
+    parser.add_argument(
+        "--verbose", action="store_true",
+        help="text and Markdown: every line (all the evidence, the memory figures, each pod in order, the notes) "
+        "instead of the short report; JSON always holds everything",
+    )  # fmt: skip
 
 
 def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -159,5 +164,5 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     report = run_or_explain(PROG, err, lambda: diagnose_with(start_options(args), request))
     if report is None:
         return 1
-    write_out(out, RENDERERS[args.format](report))
+    write_out(out, RENDERERS[args.format](report, verbose=args.verbose))
     return 0

@@ -165,7 +165,7 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
         say(err, "  Choose a file in a directory you can write to, with --out.")
         return 1
     if done.report is not None:
-        write_out(out, RENDERERS[args.format](done.report))
+        write_out(out, RENDERERS[args.format](done.report, verbose=args.verbose))
     faults = len(bundle.get("faults", []))
     held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer") + " read",
                       plural(faults, "failed read") + " kept as " + ("a fault" if faults == 1 else "faults")))

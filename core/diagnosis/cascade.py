@@ -8,10 +8,15 @@ every time a read gives (a container's `finishedAt`, the pod's `completedAt`, th
 the pod), and the verdict is taken from the first failure only (`cause_observations`).
 
 Timestamps have a granularity of a second and reach the control plane with some lag, so pods that ended within
-`SIMULTANEOUS` of the earliest are compared by what they show: a pod's own cause (OOMKilled, a non-zero exit)
-comes before a pod that was only killed or deleted. A pod that was only killed (SIGTERM/SIGKILL) or deleted
-while running is never taken for the first failure when a pod with a cause of its own failed in the same
-episode: something outside it ended it, and the peer's failure is what the evidence shows.
+`SIMULTANEOUS` of the earliest are compared by what they show: a cause of the pod's own that is not a bare exit
+(an OOM kill, a lost node, a failed pull) comes before an exit code, and a plain exit before one that shows a
+peer's loss. A pod that was only killed (SIGTERM/SIGKILL) or deleted while running is never taken for the first
+failure when a pod with a cause of its own failed in the same episode: something outside it ended it.
+
+Every pod is listed at the time recorded for it, in time order, so a consequence recorded a few seconds before
+the first failure (the clocks and the lags differ) is listed before it and said to be so. When the first
+failure shows a cause of its own, the category follows it: the workload-level evidence that names no pod is
+cited, and decides nothing.
 """
 
 from __future__ import annotations
@@ -24,21 +29,19 @@ from datetime import datetime, timedelta
 
 from core.diagnosis.exit_codes import exit_code_meaning
 from core.diagnosis.observations import Observation, quote
+from core.diagnosis.pod_ends import HEALTHY_PHASES, PodEnd, Window, gather, pod_key
 from core.diagnosis.signals import SignalKind, signal_rank
 from core.diagnosis.signals.registry import FAMILIES
 from core.models.kube import K8sPod
 from core.models.report import PodTerminationEntry
 from core.models.runai import RunaiPod
 
+__all__ = ["HEALTHY_PHASES", "pod_key"]
+
 K = SignalKind
 SIMULTANEOUS = timedelta(seconds=10)
-# Phases of a pod that has not failed (Run:ai's k8sPhase carries kubectl-style strings as well).
-HEALTHY_PHASES = frozenset(
-    {"running", "succeeded", "completed", "pending", "containercreating", "podinitializing", "terminating", ""}
-)
 # What only says the pod was ended from outside: never a cause of its own.
 KILL_KINDS = frozenset({K.SIGKILLED, K.SIGTERMED})
-WEAK_KINDS = frozenset({K.CONTAINER_ERROR, K.CRASH_LOOP, K.NODE_PRESSURE, K.DISRUPTION_TARGET, K.PREEMPTED})
 # The kinds that decide a category (a rule row) and the GPU out-of-memory the app raises: a pod's own cause.
 CAUSE_KINDS = frozenset(kind for family in FAMILIES for kind in family.rows) | {K.GPU_OOM}
 
@@ -118,6 +121,7 @@ class PodTermination:
     pod_id: str | None = None  # the Run:ai pod id (the per-pod metrics endpoint takes it)
     exit_code: int | None = None
     kinds: tuple[SignalKind, ...] = ()  # its signals, strongest first
+    replaced_by: str | None = None  # a live pod of the same name that is not this one (its replacement)
 
     @property
     def consequence(self) -> bool:
@@ -126,7 +130,8 @@ class PodTermination:
 
 @dataclass(frozen=True, slots=True)
 class TerminationOrder:
-    """The failed pods of the episode being diagnosed, the first failure first, then in the order they ended."""
+    """The failed pods of the episode being diagnosed, in the order they ended (by the time recorded for each);
+    one of them is the first failure."""
 
     entries: tuple[PodTermination, ...] = ()
 
@@ -185,8 +190,17 @@ _NAME_TOKEN_RE = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]{0,252}")
 
 
 def _named_in(text: str, known: set[str]) -> set[str]:
-    """The known pod names the text holds as whole words (one pass over the text, whatever the pod count)."""
-    return {token.rstrip(".") for token in _NAME_TOKEN_RE.findall(text)} & known
+    """The known pod names the text holds as whole words (one pass over the text, whatever the pod count); a
+    name may follow its namespace and a dot, as the training operators write it (`Pod: ns.name exited ...`)."""
+    found: set[str] = set()
+    for token in _NAME_TOKEN_RE.findall(text):
+        token = token.rstrip(".")
+        if token in known:
+            found.add(token)
+            continue
+        parts = token.split(".")
+        found.update(tail for i in range(1, len(parts)) if (tail := ".".join(parts[i:])) in known)
+    return found
 
 
 def attribute(observations: Sequence[Observation], names: Iterable[str]) -> list[Observation]:
@@ -202,124 +216,34 @@ def attribute(observations: Sequence[Observation], names: Iterable[str]) -> list
     return out
 
 
+def _about(obs: Observation, first: PodTermination) -> bool:
+    """Whether an observation is the first failure's own: about its pod, or about its node and no pod."""
+    if obs.pod is not None:
+        return obs.pod == first.pod
+    return obs.node is not None and first.node is not None and pod_key(obs.node) == first.node
+
+
 def cause_observations(observations: Sequence[Observation], order: TerminationOrder) -> list[Observation]:
-    """What the verdict may rest on: without a cascade, everything; with one, nothing the later pods showed."""
+    """What the verdict may rest on: without a cascade, everything; with one, nothing the later pods showed, and
+    when the first failure shows a cause of its own, only what it (and its node) showed plus the workload's
+    evidence that cannot decide a category (a finding's, a weak sign's)."""
     first = order.first
     if not order.cascade or first is None:
         return list(observations)
     later = order.names() - {first.pod}
-    return [obs for obs in observations if obs.pod is None or obs.pod not in later]
+    kept = [obs for obs in observations if obs.pod is None or obs.pod not in later]
+    if not any(obs.kind in CAUSE_KINDS and _about(obs, first) for obs in kept):
+        return kept
+    return [obs for obs in kept if _about(obs, first) or obs.kind not in CAUSE_KINDS]
 
 
 # -- the order ------------------------------------------------------------------------------------------------
-@dataclass
-class _Pod:
-    name: str
-    pod_id: str | None = None
-    node: str | None = None
-    k8s_phase: str | None = None
-    deleted: bool = False
-    times: list[tuple[datetime, str]] = dataclasses.field(default_factory=list)
-    observations: list[Observation] = dataclasses.field(default_factory=list)
-    texts: list[str] = dataclasses.field(default_factory=list)
-    exit_codes: list[int] = dataclasses.field(default_factory=list)
-    failed_container: bool = False
-
-
-def pod_key(name: object) -> str:
-    """A pod's name as every part of the diagnosis compares it: cleaned where it enters, like all cluster text."""
-    return quote(name, 120)
-
-
 def _natural(name: str) -> tuple[tuple[int, int | str], ...]:
     """`worker-2` before `worker-10`."""
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", name) if part)
 
 
-def _inside(at: datetime | None, window: tuple[datetime | None, datetime | None]) -> bool:
-    start, end = window
-    if at is None:
-        return False
-    return (start is None or at > start) and (end is None or at <= end)
-
-
-def _k8s_terminations(pod: K8sPod) -> list[tuple[datetime | None, int | None, str, str]]:
-    """Each terminated container instance the pod still shows: (finishedAt, exit code, reason, message)."""
-    status = pod.status
-    out: list[tuple[datetime | None, int | None, str, str]] = []
-    if status is None:
-        return out
-    for cs in (status.init_container_statuses or []) + (status.container_statuses or []):
-        for state in (cs.state, cs.last_state):
-            term = state.terminated if state is not None else None
-            if term is None:
-                continue
-            code = term.exit_code if term.exit_code is not None else (128 + term.signal if term.signal else None)
-            reason = term.reason if isinstance(term.reason, str) else ""
-            message = term.message if isinstance(term.message, str) else ""
-            out.append((term.finished_at, code, reason, message))
-    return out
-
-
-def _gather(
-    pods: Sequence[RunaiPod],
-    observations: Sequence[Observation],
-    k8s_pods: Mapping[str, K8sPod],
-    texts: Mapping[str, Sequence[str]],
-    window: tuple[datetime | None, datetime | None],
-) -> dict[str, _Pod]:
-    found: dict[str, _Pod] = {}
-    for pod in pods:
-        if not pod.name:
-            continue
-        key = pod_key(pod.name)
-        item = found.setdefault(key, _Pod(key))
-        item.pod_id = item.pod_id or pod.id
-        item.node = item.node or pod.node_name
-        item.deleted = item.deleted or pod.deleted_at is not None
-        phase = (pod.k8s_phase or "").strip()
-        failing = phase.lower() not in HEALTHY_PHASES
-        item.k8s_phase = phase or item.k8s_phase
-        if pod.completed_at is not None and failing:
-            item.times.append((pod.completed_at, "pod completedAt"))
-        if failing and pod.k8s_phase_updated_at is not None:
-            item.times.append((pod.k8s_phase_updated_at, "pod k8sPhaseUpdatedAt"))
-        if pod.deleted_at is not None and not failing:
-            item.times.append((pod.deleted_at, "pod deletedAt"))
-    for obs in observations:
-        if obs.pod is None or obs.kind is K.PREEMPTED:
-            continue
-        item = found.setdefault(obs.pod, _Pod(obs.pod))
-        item.observations.append(obs)
-        item.texts.append(obs.signal.detail)
-        if obs.signal.exit_code is not None:
-            item.exit_codes.append(obs.signal.exit_code)
-        if obs.at is not None and obs.kind not in WEAK_KINDS:
-            item.times.append((obs.at, obs.source))
-    for name, k8s in k8s_pods.items():
-        key = pod_key(name)
-        item = found.setdefault(key, _Pod(key))
-        if k8s.spec is not None and k8s.spec.node_name:
-            item.node = item.node or k8s.spec.node_name
-        for finished, code, reason, message in _k8s_terminations(k8s):
-            if (code in (None, 0)) and reason.lower() in ("", "completed"):
-                continue
-            item.failed_container = True
-            if code is not None:
-                item.exit_codes.append(code)
-            if message:
-                item.texts.append(message)
-            if finished is not None:
-                item.times.append((finished, "container finishedAt"))
-    for name, lines in texts.items():
-        if pod_key(name) in found:
-            found[pod_key(name)].texts.extend(lines)
-    for item in found.values():
-        item.times = [(at, where) for at, where in item.times if _inside(at, window)]
-    return found
-
-
-def _failed(item: _Pod) -> bool:
+def _failed(item: PodEnd) -> bool:
     phase = (item.k8s_phase or "").lower()
     phase_failed = phase not in HEALTHY_PHASES
     signalled = any(o.kind not in {K.NODE_PRESSURE, K.PREEMPTED} for o in item.observations)
@@ -327,11 +251,11 @@ def _failed(item: _Pod) -> bool:
     return bool(item.times) and (phase_failed or signalled or item.failed_container or torn_down)
 
 
-def _kinds(item: _Pod) -> list[SignalKind]:
+def _kinds(item: PodEnd) -> list[SignalKind]:
     return sorted({o.kind for o in item.observations}, key=signal_rank)
 
 
-def _how(item: _Pod, kinds: Sequence[SignalKind], signs: Sequence[str]) -> tuple[str, int | None]:
+def _how(item: PodEnd, kinds: Sequence[SignalKind], signs: Sequence[str]) -> tuple[str, int | None]:
     code = next((c for c in item.exit_codes if c not in (0,)), None)
     if kinds:
         head = _HOW.get(kinds[0], kinds[0].value)
@@ -348,7 +272,7 @@ def _how(item: _Pod, kinds: Sequence[SignalKind], signs: Sequence[str]) -> tuple
     return head + (f"; {', '.join(extra)}" if extra else ""), code
 
 
-def _signs(item: _Pod, kinds: Sequence[SignalKind]) -> tuple[str, ...]:
+def _signs(item: PodEnd, kinds: Sequence[SignalKind]) -> tuple[str, ...]:
     signs: list[str] = []
     codes = set(item.exit_codes)
     own_cause = any(k in CAUSE_KINDS and k is not K.APP_EXIT for k in kinds)
@@ -363,7 +287,7 @@ def _signs(item: _Pod, kinds: Sequence[SignalKind]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(signs))
 
 
-def _only_ended_from_outside(item: _Pod, kinds: Sequence[SignalKind]) -> bool:
+def _only_ended_from_outside(item: PodEnd, kinds: Sequence[SignalKind]) -> bool:
     """Killed or deleted with no cause of its own: what ended it came from outside."""
     if any(k in CAUSE_KINDS for k in kinds):
         return False
@@ -372,59 +296,72 @@ def _only_ended_from_outside(item: _Pod, kinds: Sequence[SignalKind]) -> bool:
     return killed or (item.deleted and not item.failed_container)
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    kinds: list[SignalKind]
+    at: datetime
+    where: str
+    signs: tuple[str, ...]
+    outside: bool
+
+    def strength(self) -> tuple[bool, int, int]:
+        """Lower is a likelier first failure: a cause other than a bare exit, then a plain exit, then an exit
+        beside a peer's loss (an NCCL timeout, a reset connection); within each, the seed's signal order."""
+        causes = [k for k in self.kinds if k in CAUSE_KINDS]
+        peer_lost = any(s not in ("SIGTERM", "SIGKILL") for s in self.signs)
+        tier = 0 if any(k is not K.APP_EXIT for k in causes) else (2 if peer_lost else 1)
+        rank = min((signal_rank(k) for k in causes), default=len(CAUSE_KINDS) + 100)
+        return not causes, tier, rank
+
+
 def order_terminations(
     pods: Sequence[RunaiPod],
     observations: Sequence[Observation],
     *,
     k8s_pods: Mapping[str, K8sPod] | None = None,
     texts: Mapping[str, Sequence[str]] | None = None,
-    window: tuple[datetime | None, datetime | None] = (None, None),
+    window: Window = (None, None),
     workload_name: str | None = None,
 ) -> TerminationOrder:
-    """The failed pods of the episode in `window` (start exclusive), in the order they ended, first failure first.
+    """The failed pods of the episode in `window` (start exclusive), in the order they ended, the first failure
+    marked.
 
     `observations` should already be attributed to pods (`attribute`); `k8s_pods` are the pods Tier 2
     described, by name; `texts` more lines per pod (its log's explaining line) to look for teardown signs in.
     """
-    gathered = _gather(pods, observations, k8s_pods or {}, texts or {}, window)
+    gathered = gather(pods, observations, k8s_pods or {}, texts or {}, window)
     failed = [item for item in gathered.values() if _failed(item)]
     if not failed:
         return NO_ORDER
-    facts = {}
+    facts: dict[str, _Facts] = {}
     for item in failed:
         kinds = _kinds(item)
         at, where = min(item.times, key=lambda pair: pair[0])
-        facts[item.name] = (kinds, at, where, _signs(item, kinds), _only_ended_from_outside(item, kinds))
-    pool = [item for item in failed if not facts[item.name][4]] or failed
-    earliest = min(facts[item.name][1] for item in pool)
-    group = [item for item in pool if facts[item.name][1] - earliest <= SIMULTANEOUS]
-
-    def strength(item: _Pod) -> tuple[int, int, int, datetime, str]:
-        kinds, at, _, signs, _ = facts[item.name]
-        causes = [k for k in kinds if k in CAUSE_KINDS]
-        rank = min((signal_rank(k) for k in causes), default=len(CAUSE_KINDS) + 100)
-        return (len([s for s in signs if s not in ("SIGTERM", "SIGKILL")]) > 0, not causes, rank, at, item.name)
-
-    first = min(group, key=strength).name
-    rest = sorted((i for i in failed if i.name != first), key=lambda i: (facts[i.name][1], _natural(i.name)))
+        facts[item.name] = _Facts(kinds, at, where, _signs(item, kinds), _only_ended_from_outside(item, kinds))
+    pool = [item for item in failed if not facts[item.name].outside] or failed
+    earliest = min(facts[item.name].at for item in pool)
+    group = [item for item in pool if facts[item.name].at - earliest <= SIMULTANEOUS]
+    first = min(group, key=lambda i: (*facts[i.name].strength(), facts[i.name].at, _natural(i.name))).name
+    ordered = sorted(failed, key=lambda i: (facts[i.name].at, i.name != first, _natural(i.name)))
     entries: list[PodTermination] = []
-    for item in [gathered[first], *rest]:
-        kinds, at, where, signs, _ = facts[item.name]
-        how, code = _how(item, kinds, signs)
+    for item in ordered:
+        fact = facts[item.name]
+        how, code = _how(item, fact.kinds, fact.signs)
         entries.append(
             PodTermination(
                 pod=item.name,
                 role=pod_role(item.name, workload_name),
                 node=quote(item.node, 120) if item.node else None,
-                at=at,
+                at=fact.at,
                 how=how,
                 first=item.name == first,
-                teardown=signs,
+                teardown=fact.signs,
                 deleted=item.deleted,
-                time_source=where,
+                time_source=fact.where,
                 pod_id=item.pod_id,
                 exit_code=code,
-                kinds=tuple(kinds),
+                kinds=tuple(fact.kinds),
+                replaced_by=item.replaced_by,
             )
         )
     return TerminationOrder(tuple(entries))

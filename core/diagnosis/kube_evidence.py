@@ -194,13 +194,14 @@ def _line_text(excerpt: LogExcerpt, line_no: int, text: str) -> str:
 
 
 def log_infra_observations(
-    excerpt: LogExcerpt, before: datetime | None, pod: str | None, node: str | None
+    excerpt: LogExcerpt, before: datetime | None, pod: str | None, node: str | None, *, at: datetime | None = None
 ) -> list[Observation]:
-    """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end."""
+    """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end (dated
+    `at`, else `before`)."""
     found: list[Observation] = []
     for line_no, signal in log_signals(excerpt.lines, before=before):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
-        found.append(Observation(signal, LOGS, before, text, pod, node))
+        found.append(Observation(signal, LOGS, at or before, text, pod, node))
     return found
 
 

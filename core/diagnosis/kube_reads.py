@@ -14,8 +14,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import cascade, infra, same_node
-from core.diagnosis.findings import Collect, Journal
+from core.diagnosis import cascade, crash_loop, infra, same_node
+from core.diagnosis.findings import Collect, Findings, Journal
+from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader
 from core.diagnosis.steps import conditional, kubernetes, multipod
@@ -24,6 +25,7 @@ from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.models.kube import K8sEvent
 from core.models.runai import Workload
+from core.sources.evidence import Missing
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -95,7 +97,12 @@ class KubeReads:
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
-            full = await self.pod(w, raw, None, ns_task, _ready(pods), pre)
+            # A failed pod replaced under its name: Kubernetes answers with the replacement, so only the events
+            # of the failed one (by its id) are its own.
+            gone = first.pod_id if first is not None and first.replaced_by is not None else None
+            full = await self.pod(w, raw, gone, ns_task, _ready(pods), None if gone else pre, replaced=gone is not None)
+            if gone:  # the replacement described beside the peers is not the failed pod either
+                k8s.pop(first_name, None)
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
             return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
@@ -117,21 +124,27 @@ class KubeReads:
     async def pod(
         self, w: Workload, name: str, uid: str | None,
         ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
-        described: kubernetes.PodDescribed | None = None,
+        described: kubernetes.PodDescribed | None = None, *, replaced: bool = False,
     ) -> Tier2Found:  # fmt: skip
-        """`described`: the pod, already read beside its peers (a workload of several pods)."""
+        """`described`: the pod, already read beside its peers (a workload of several pods); `replaced`: the pod
+        of that id was deleted and another took its name, so what Kubernetes holds under the name is not it."""
         take, reader, t2 = self.journal.take, self.reader, self.t2
         ns = (await ns_task).choice
         if ns.namespace is None:
             return self.no_namespace()
-        # These reads start before history is read: the failure time they are told (for "events expired"
-        # reasoning) is the one Step 1 knows, the workload's last phase change.
-        failed_at = w.phase_updated_at
+        # A terminal failure is dated by its phase change, which Step 1 knows: the reads judge whether an empty
+        # answer means "expired". A workload still running is dated by its last crash, known only once the pod and
+        # the history are read: that is judged below.
+        ending = (w.phase or "") in ENDING_PHASES
+        failed_at = w.phase_updated_at if ending else None
         pod_task = self.spawn(kubernetes.describe_pod(reader, t2, ns, name)) if described is None else None
         events_task = self.spawn(kubernetes.pod_events(reader, t2, ns.namespace, name, uid, failed_at, self.now))
         if pod_task is not None:
             described = await pod_task
         assert described is not None
+        if replaced and kubernetes.other_instance(described.pod, uid):
+            take(kubernetes.replacement_note(name))
+            described = kubernetes.PodDescribed(None, (), Findings())
         take(described.findings)
         pod = described.pod
         log_task = self.spawn(kubernetes.read_log(reader, t2, pod)) if pod is not None else None
@@ -139,7 +152,9 @@ class KubeReads:
             node = pod.spec.node_name if pod.spec else None
         else:  # the Run:ai pods read started beside this one: its answer names the node
             listed = (await pods_task).pods
-            node = next((p.node_name for p in listed if p.name == name and p.node_name), None)
+            node = next((p.node_name for p in listed if uid and p.id == uid and p.node_name), None) or next(
+                (p.node_name for p in listed if p.name == name and p.node_name), None
+            )
         node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
         everything: list[K8sEvent] = []
         observations = list(described.observations)
@@ -155,20 +170,35 @@ class KubeReads:
 
         pod_events = await events_task  # taken before the node's, whichever answers first
         take_events(pod_events, list(pod_events.events), shown_if_none=True)
+        unjudged = not ending and pod_events.missing is None and not pod_events.events
         if not self.early.done():
             self.early.set_result(Tier2Found(pod, tuple(observations)))
         # The log and the node's events are read against the failure's time and window, which history gives.
         history, tier1_obs = await self.known
         failed = conditional.failure_time(history.current, w)
+        loop = crash_loop.read_loop(pod, pod_events.events, tier1_obs)
+        newest = crash_loop.newest_of(loop, failed if ending else None)
+        if unjudged:
+            what = f"Kubernetes events of pod {name} in namespace {ns.namespace}"
+            take(kubernetes.events_gap(what, newest, self.now, dropped=pod_events.dropped))
+        if loop is not None and not ending:
+            take(kubernetes.loop_findings(loop, self.now))
         if node_task is not None:
             read = await node_task
             window = conditional.failure_window(history.current, w)
             ends = kubernetes.termination_times(pod, failed)
+            if not ending and read.missing is None and not read.events:
+                take(kubernetes.events_gap(f"Kubernetes events of node {node}", newest, self.now))
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
         log = None
         key = cascade.pod_key(name)
         if log_task is not None:
-            explained = kubernetes.interpret_log(await log_task, failed, key, node)
+            answer = await log_task
+            ended = crash_loop.instance_end(pod, answer) if not isinstance(answer, Missing) else None
+            # The log's own instance ended then: its lines cannot be later. Else the failure's time, which for
+            # a workload still running is not known closely enough to cut the log by.
+            before = ended or (failed if ending else None)
+            explained = kubernetes.interpret_log(answer, before, key, node, at=before or crash_loop.last_crash_at(loop))
             take(explained.findings)
             log = explained.finding
             observations += explained.observations
@@ -187,7 +217,7 @@ class KubeReads:
             if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
                 node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
         listed = (node, await node_pods) if node and node_pods is not None else None
-        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed)
+        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed, loop)
 
     def no_namespace(self) -> Tier2Found:
         gap = Collect()

@@ -25,33 +25,46 @@ MAX_LINE_MATCH_CHARS = 8192
 
 _STAMP_RE = re.compile(
     r"^\[?(?P<date>\d{4}-\d{2}-\d{2})[T ](?P<time>\d{2}:\d{2}:\d{2})(?:[.,](?P<frac>\d{1,9}))?"
-    r"(?P<tz>Z|[+-]\d{2}:?\d{2})?\]?\s?"
+    r"(?:\s?(?P<tz>Z|[+-]\d{2}:?\d{2}))?\]?\s?"
 )
 _CRI_RE = re.compile(r"^(?:stdout|stderr) [FP] ")
-_LAUNCHER_RE = re.compile(r"^(?:\[(?:rank|default)\d{1,5}\]:\s?|\[\d{1,5},\d{1,5}\]<(?:stdout|stderr)>:\s?)")
+_LAUNCHER_RE = re.compile(
+    r"^(?:\[(?:rank|default)\d{1,5}\]:\s?|\[\d{1,5},\d{1,5}\]<(?:stdout|stderr)>:\s?"
+    # Ray's driver repeats a worker's lines under `(TrainWorker pid=4121, ip=10.233.64.17) `
+    r"|\((?:[\w.:-]{1,80} )?pid=\d{1,10}(?:, ip=[0-9A-Fa-f.:]{2,45})?\)\s?)"
+)
 _LEVELS = {
     "D": "debug", "I": "info", "W": "warning", "E": "error", "F": "fatal", "C": "critical",
     "DEBUG": "debug", "INFO": "info", "WARN": "warning", "WARNING": "warning", "ERROR": "error",
     "FATAL": "fatal", "CRITICAL": "critical",
 }  # fmt: skip
 _LOGGER_RES = (
-    # vLLM and friends: `ERROR 02-07 11:28:26 engine.py:389] `
+    # vLLM and friends: `ERROR 02-07 11:28:26 engine.py:389] `, and its V1 engine's `[core.py:515] `
     re.compile(
         r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? "
-        r"[\w./-]{1,160}:\d{1,6}\] "
+        r"\[?[\w./-]{1,160}:\d{1,6}\] "
     ),
     # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `
     re.compile(
         r"^\[?(?P<level>[DIWEF])\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?: +\d{1,10})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
     ),
+    # tornado and Jupyter: `[C 2026-11-30 11:57:28.871 ServerApp] `, `[E 241130 11:57:28 web:2243] `,
+    # `[I 11:57:28.871 NotebookApp] ` (the level's initial; C is critical)
+    re.compile(
+        r"^\[(?P<level>[DIWEC]) (?:\d{4}-\d{2}-\d{2} |\d{6} )?\d{2}:\d{2}:\d{2}(?:\.\d{1,6})? [\w.:-]{1,80}\]\s?"
+    ),
+    # gunicorn, after its `[2026-11-30 11:32:01 +0000] ` stamp: `[7] [ERROR] `
+    re.compile(r"^\[\d{1,10}\] \[(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] "),
+    # Ray, after its stamp: `ERROR worker.py:409 -- `
+    re.compile(r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) [\w./-]{1,160}:\d{1,6} -- "),
     # Python logging's default format: `WARNING:torch.distributed.elastic.multiprocessing.api:`
     re.compile(r"^(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL):[\w.<>-]{1,200}:"),
     # `- name - ERROR - ` (after a timestamp) and hydra's `[name][ERROR] - `
     re.compile(r"^-?\s?[\w.<>-]{1,120} - (?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) - "),
     re.compile(r"^\[[\w.<>-]{1,120}\]\[(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\] - "),
-    # A bare level word, as many simple loggers write it after a timestamp: `ERROR checkpoint shard 3 ...`
-    # (not wget's `ERROR 404: Not Found.`, which is a status, not a level)
-    re.compile(r"^\[?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?(?::\s?|\s-\s|\s)(?!\d{3}:)"),
+    # A bare level word, as many simple loggers write it after a timestamp: `ERROR checkpoint shard 3 ...`, and
+    # uvicorn's padded `ERROR:    ` (not wget's `ERROR 404: Not Found.`, which is a status, not a level)
+    re.compile(r"^\[?(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL)\]?(?::\s*|\s-\s|\s)(?!\d{3}:)"),
 )
 
 # Stack frames and dumps: they follow the line that says what went wrong, never explain it themselves.
@@ -66,6 +79,21 @@ SHUTDOWN_RE = re.compile(
     r"|Received SIG(?:TERM|INT|KILL)|received signal SIG(?:TERM|INT)|Signal \d{1,3} \(SIG[A-Z]{2,6}\) received"
     r"|got signal: \d{1,3}|Killing local vLLM worker processes|terminate called after throwing an instance of"
     r"|failed \(exitcode: -?\d{1,4}\) local_rank|^Terminated$",
+    re.IGNORECASE,
+)
+# A line that only says something gave up, or points elsewhere for the reason: a server's or an engine's last
+# word ("Application startup failed. Exiting.", "Reason: Worker failed to boot.", "error: creating server:
+# Internal - failed to load all models", "Engine process failed to start. See stack trace for the root cause.").
+# The root error is above it; such a line explains a failure only when nothing else does.
+POINTER_RE = re.compile(
+    r"\bsee (?:the )?(?:above|(?:full |complete )?(?:stack ?trace|traceback|logs?|output)|previous|earlier"
+    r"|root cause)|\bfor (?:the )?(?:root cause|(?:more )?details)\b|\bcheck the (?:logs?|stack ?trace|output)\b",
+    re.IGNORECASE,
+)
+SUMMARY_RE = re.compile(
+    r"\b(?:application|server|engine|worker|process|service|trial|task|actor|replica)s?\b[^\n]{0,40}?"
+    r"\b(?:startup failed|failed to (?:start|boot|launch|initiali[sz]e)|did not complete|exited with code)"
+    r"|\bfailed to load all\b|^(?:Shutting down|Exiting)\b",
     re.IGNORECASE,
 )
 WRAPPER_EXCEPTIONS = re.compile(
@@ -84,6 +112,7 @@ class LogLine:
     at: datetime | None  # its own timestamp, or the last one before it
     frame: bool
     shutdown: bool
+    summary: bool = False  # it only says something gave up, or points elsewhere for the reason
 
 
 def _stamp(body: str) -> tuple[datetime | None, str]:
@@ -153,5 +182,6 @@ def prepare_lines(lines: Sequence[object], before: datetime | None = None) -> li
             continue
         frame = bool(FRAME_RE.search(body))
         shutdown = not frame and bool(SHUTDOWN_RE.search(body))
-        out.append(LogLine(original, body, level, current, frame, shutdown))
+        summary = not frame and bool(POINTER_RE.search(body) or SUMMARY_RE.search(body))
+        out.append(LogLine(original, body, level, current, frame, shutdown, summary))
     return out

@@ -12,7 +12,9 @@ present wins (within a kind the last occurrence, being closest to the end):
    `Caused by:`, a Node.js error, a command line tool's error (aws, gsutil, curl, wget, git, pip), a usage
    error, exec format / permission / command-not-found / missing-file errors, NCCL, a segfault, a shell's
    `Killed`;
-4. any other line that reads as an error (ERROR/FATAL level, `...Error:`), then a wrapper exception.
+4. any other line that reads as an error (ERROR/FATAL level, `...Error:`), then a wrapper exception, then a line
+   that only says the program gave up or points elsewhere ("Application startup failed", "See stack trace for
+   the root cause": log_lines.py's POINTER_RE and SUMMARY_RE), which never wins over the root error above it.
 
 Lines are untrusted text: matched, never interpreted, returned unchanged. With ``before`` (the container's end),
 lines stamped after it are skipped.
@@ -49,8 +51,13 @@ _TRACEBACK_RE = re.compile(r"^Traceback \(most recent call last\):")
 # An exception line: a (dotted) class name with a message, or a bare name that reads like an exception class.
 # All-capital words are log levels ("ERROR: ..."), and a shell's "Killed" is not an exception.
 _EXCEPTION_LINE_RE = re.compile(
-    r"^(?:[A-Za-z_]\w{0,100}\.){0,20}(?![A-Z_]+:)[A-Z]\w{0,100}:(?:\s.*)?$"
+    r"^(?:[A-Za-z_]\w{0,100}\.){0,20}(?![A-Z_]+:)[A-Z]\w{0,100}(?:\([\w.]{1,200}\))?:(?:\s.*)?$"
     r"|^(?:[A-Za-z_]\w{0,100}\.){0,20}\w{0,100}(?:Error|Exception|Interrupt|Exit|Iteration|Warning|Failure)$"
+)
+# An exception that carries another names its type: Ray's `ray.exceptions.RayTaskError(ValueError): ...`.
+_WRAPPED_RE = re.compile(
+    r"^(?:[A-Za-z_]\w{0,100}\.){0,20}[A-Z]\w{0,100}"  # the carrier's (dotted) name
+    r"\((?:\w{1,100}\.){0,20}(?P<inner>\w{1,100})\):"  # the carried exception's type
 )
 _CHAIN_RE = re.compile(r"^(?:During handling of the above exception|The above exception was the direct cause)")
 # An exception that only reports a GPU or collective failure: a hardware, driver or fabric line explains it.
@@ -73,7 +80,8 @@ _INFRA_FAMILIES: tuple[tuple[LogKind, SignalKind, Callable[..., None]], ...] = (
 
 
 def _tracebacks(lines: Sequence[LogLine | None]) -> list[int]:
-    """Indexes of the exception lines that end the tracebacks, in order."""
+    """Indexes of the exception lines that end the tracebacks, in order (for an exception that carries another,
+    the carried one's own line when the log shows it)."""
     found: list[int] = []
     headers = [i for i, line in enumerate(lines) if line is not None and _TRACEBACK_RE.match(line.body)]
     for header in headers:
@@ -84,9 +92,27 @@ def _tracebacks(lines: Sequence[LogLine | None]) -> list[int]:
             if _TRACEBACK_RE.match(line.body) or _CHAIN_RE.match(line.body):
                 break
             if _EXCEPTION_LINE_RE.match(line.body):
-                found.append(index)
+                found.append(_carried(lines, index))
             break
     return sorted(set(found))
+
+
+def _carried(lines: Sequence[LogLine | None], index: int) -> int:
+    """The line of the exception `lines[index]` carries (`Wrapper(Inner): ...` then its remote traceback, then
+    `Inner: ...`), else `index` itself."""
+    wrapped = _WRAPPED_RE.match(lines[index].body)  # type: ignore[union-attr]
+    if wrapped is None:
+        return index
+    inner = re.compile(rf"^(?:[A-Za-z_]\w{{0,100}}\.){{0,20}}{re.escape(wrapped['inner'])}:(?:\s|$)")
+    for later in range(index + 1, min(len(lines), index + 200)):
+        line = lines[later]
+        if line is None or line.frame or not line.body.strip() or line.body[0] in " \t":
+            continue
+        if _TRACEBACK_RE.match(line.body):
+            break
+        if inner.match(line.body):
+            return later
+    return index
 
 
 def _infra_kind(line: LogLine) -> tuple[LogKind, Signal] | None:
@@ -121,7 +147,7 @@ def _shape(lines: Sequence[LogLine | None]) -> tuple[int, LogKind] | None:
         def accept(
             index: int, line: LogLine, patterns: tuple[re.Pattern[str], ...] = patterns, kind: LogKind = kind
         ) -> bool:
-            if line.shutdown or not any(p.search(line.body) for p in patterns):
+            if line.shutdown or line.summary or not any(p.search(line.body) for p in patterns):
                 return False
             return kind is not LogKind.NODE_ERROR or _js_error(lines, index)
 
@@ -131,10 +157,14 @@ def _shape(lines: Sequence[LogLine | None]) -> tuple[int, LogKind] | None:
     return None
 
 
-def _error_line(line: LogLine) -> bool:
-    if line.shutdown or WRAPPER_EXCEPTIONS.match(line.body):
-        return False
+def _reads_as_error(line: LogLine) -> bool:
     return line.level in ERROR_LEVELS or bool(ERROR_LINE_RE.search(line.body))
+
+
+def _error_line(line: LogLine) -> bool:
+    if line.shutdown or line.summary or WRAPPER_EXCEPTIONS.match(line.body):
+        return False
+    return _reads_as_error(line)
 
 
 def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> LogFinding | None:
@@ -146,7 +176,12 @@ def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> 
         return LogFinding(index + 1, prepared[index].text, kind, any_gpu_oom)  # type: ignore[union-attr]
 
     exceptions = _tracebacks(prepared)
-    roots = [i for i in exceptions if not WRAPPER_EXCEPTIONS.match(prepared[i].body)]  # type: ignore[union-attr]
+    # Not a wrapper that only reports another exception, nor one that gave up and points to the stack trace.
+    roots = [
+        i
+        for i in exceptions
+        if not WRAPPER_EXCEPTIONS.match(prepared[i].body) and not prepared[i].summary  # type: ignore[union-attr]
+    ]
     infra = _last(prepared, lambda _i, line: _infra_kind(line) is not None)
     if roots:
         root = roots[-1]
@@ -163,7 +198,9 @@ def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> 
         return found(error, LogKind.ERROR_LINE)
     if exceptions:
         return found(exceptions[-1], LogKind.PYTHON_EXCEPTION)
-    return None
+    # Nothing but a line that says the program gave up: better than no line at all.
+    gave_up = _last(prepared, lambda _i, line: line.summary and not line.shutdown and _reads_as_error(line))
+    return found(gave_up, LogKind.ERROR_LINE) if gave_up is not None else None
 
 
 def _consequence(lines: Sequence[LogLine | None], index: int) -> bool:

@@ -22,8 +22,9 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import infra
+from core.diagnosis import crash_loop, infra
 from core.diagnosis.findings import Collect, Journal
+from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.kube_reads import KubeReads
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
@@ -170,8 +171,8 @@ class Orchestrator:
         pods = await pods_task
         take(pods.findings)
         revision = revisions.NOTHING
-        if revisions.needed(w, pods.pods, status.observations):
-            # An inference whose own feeds show nothing: the revision that failed is read too.
+        if revisions.needed(w, pods.pods):
+            # An inference whose own pods do not show the failure: the revision whose pods do is read too.
             revision = await revisions.read_failing_revision(self.reader, self.t1, w)
             take(revision.findings)
             pods = revision.joined(pods)
@@ -217,6 +218,8 @@ class Orchestrator:
         found = await tier2 if tier2 is not None else self.no_tier2()
         if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
             return await self.route_out(route)
+        if tier2 is None and (w.phase or "") not in ENDING_PHASES:  # a crash loop dated from Run:ai's events
+            found = self.dated_loop(found, tier1_obs)
         if several:
             read = await multipod.evidence_of_several(self.reader, self.t1, w, pods.pods, tier1_obs, found, window,
                                                       self.now)  # fmt: skip
@@ -232,7 +235,7 @@ class Orchestrator:
             take(metrics.findings)
             gathered = classify.Gathered(
                 w, observations, spec, pods, history, metrics, found.pod, found.log, self.t2 is not None,
-                node_pods=found.node_pods,
+                node_pods=found.node_pods, loop=found.loop,
             )
         self.steps.finish(4)
 
@@ -258,6 +261,13 @@ class Orchestrator:
     # -- plumbing ------------------------------------------------------------------------------------------------
     def kube_reads(self, t2: KubeSource) -> KubeReads:
         return KubeReads(t2, self.reader, self.journal, self.spawn, self.known, self.early, self.now)
+
+    def dated_loop(self, found: Tier2Found, observations: tuple[Observation, ...]) -> Tier2Found:
+        loop = crash_loop.read_loop(None, (), observations)
+        if loop is None:
+            return found
+        self.journal.take(kubernetes.loop_findings(loop, self.now))
+        return dataclasses.replace(found, loop=loop)
 
     def no_tier2(self) -> Tier2Found:
         self.journal.take(kubernetes.no_tier2_gap(self.t2 is not None, self.t2_unavailable))

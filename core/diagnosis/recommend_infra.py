@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.diagnosis.signals.control_plane import cluster_advice
 from core.models.report import Finding
 
 
@@ -58,10 +59,11 @@ def _admin(finding: Finding) -> str:
             "could not be called needs its service checked."
         )
     if finding.source == "list_clusters":
+        # The finding is the cluster's detail, then its note (last): the detail may hold "; " of its own.
+        detail = finding.text.rsplit("; ", 1)[0]
         return (
-            f"For the administrator: {finding.text.split('; ', 1)[0]}. Restore the cluster's connection to the "
-            "control plane; until then, what Run:ai shows about this workload may be out of date (kubectl shows "
-            "the cluster's own view)."
+            f"For the administrator: {detail}. {cluster_advice(detail)}; until then, what Run:ai shows about this "
+            "workload may be out of date (kubectl shows the cluster's own view)."
         )
     return f"For the administrator: the control plane failed ({_what(finding)}); check the API server and etcd."
 

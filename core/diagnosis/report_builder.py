@@ -11,6 +11,7 @@ from datetime import datetime
 from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.observations import Observation, quote
@@ -21,6 +22,7 @@ from core.diagnosis.signals import ImagePullKind, SignalKind
 from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.models.quantity import format_bytes
 from core.models.report import (
+    MAX_OCCURRENCES,
     EvidenceItem,
     Finding,
     HistoryEntry,
@@ -112,12 +114,15 @@ def _source_rank(source: str | None) -> int:
     return SOURCE_ORDER.get(source or "", len(SOURCE_ORDER))
 
 
-def _ordered_evidence(evidence: list[EvidenceItem], deciding: Sequence[Observation]) -> list[EvidenceItem]:
-    """The deciding signals first (strongest rule, newest first), then the rest by source."""
+def _ordered_evidence(
+    evidence: list[EvidenceItem], deciding: Sequence[Observation], observations: Sequence[Observation] = ()
+) -> list[EvidenceItem]:
+    """The deciding signals first (strongest rule, newest first), then the rest by source; each signal once,
+    with every read that showed it (`evidence_groups`)."""
     rank = {(o.text, o.source): index for index, o in enumerate(deciding)}
     top = sorted((e for e in evidence if (e.text, e.source) in rank), key=lambda e: rank[(e.text, e.source)])
     rest = sorted((e for e in evidence if (e.text, e.source) not in rank), key=lambda e: _source_rank(e.source))
-    return top + rest
+    return merge_evidence(top + rest, rank, SOURCE_ORDER, observations)
 
 
 def ordered_missing(missing: list[MissingItem]) -> list[MissingItem]:
@@ -153,6 +158,15 @@ def _most_telling(deciding: Sequence[Observation]) -> Observation:
         return (_KIND_PREFERENCE.get(sig.kind, 0), detail, -deciding.index(obs))
 
     return max(deciding, key=score)
+
+
+def _telling_first(deciding: Sequence[Observation]) -> list[Observation]:
+    """The deciding observations with the one that says the most (the one the reason quotes) first: the report
+    opens on it."""
+    if not deciding:
+        return []
+    top = _most_telling(deciding)
+    return [top, *(o for o in deciding if o is not top)]
 
 
 def _article(word: str) -> str:
@@ -275,7 +289,7 @@ def build_report(inputs: ReportInputs) -> Report:
         outcome="diagnosed",
         category=verdict.category,  # type: ignore[arg-type]
         workload=inputs.workload,
-        evidence=_ordered_evidence(inputs.evidence, verdict.deciding),
+        evidence=_ordered_evidence(inputs.evidence, _telling_first(verdict.deciding), inputs.observations),
         missing=ordered_missing(inputs.missing),
         memory=memory,
         recurrence=Recurrence(
@@ -283,7 +297,8 @@ def build_report(inputs: ReportInputs) -> Report:
             lookback=history_span,
             recurring=count >= 2,
             complete=inputs.history_whole,
-            occurrences=inputs.occurrences,
+            occurrences=inputs.occurrences[:MAX_OCCURRENCES],
+            occurrences_cut=count > MAX_OCCURRENCES,
             other_submissions=inputs.other_submissions,
         ),
         recommendations=_advice(inputs, count),
@@ -319,7 +334,7 @@ def routed_report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
         workload=workload,
-        evidence=sorted(evidence, key=lambda e: _source_rank(e.source)),
+        evidence=merge_evidence(sorted(evidence, key=lambda e: _source_rank(e.source)), (), SOURCE_ORDER),
         missing=ordered_missing(missing),
         memory=None,
         recurrence=Recurrence(count=0, lookback=lookback, recurring=False),

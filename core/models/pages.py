@@ -99,8 +99,8 @@ def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list
                 except RecursionError:
                     # Bodies from parse_json are depth-bounded; this guards direct callers with raw deep data.
                     return None, [f"{path}: nested too deeply to read"]
-            removed = _drop_bad_fields(working, exc)
-            if not removed:
+            removed, changed = _drop_bad_fields(working, exc)
+            if not changed:
                 break
             dropped.extend(removed)
             continue
@@ -110,8 +110,16 @@ def parse_tolerant(model: type[T], data: Any, path: str) -> tuple[T | None, list
     return None, [f"{path}: could not be read as {model.__name__}"] + [f"{path}.{m}" for m in dropped]
 
 
-def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> list[str]:
+# Lists whose items the API declares nullable (the 2.24 document: a page of events; in a spec, its annotations,
+# labels, environment variables, tolerations, storage lists; extended resources). A null item there is no
+# problem: it is left out without a word. Anywhere else it is a value that could not be read.
+NULLABLE_ITEMS: frozenset[str] = frozenset({"events"})
+
+
+def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> tuple[list[str], bool]:
+    """Drop each value an error points at; the messages for them, and whether anything was dropped."""
     messages: dict[str, str] = {}
+    changed = False
     touched_lists: list[list[Any]] = []
     for error in exc.errors(include_url=False):
         parent: Any = None
@@ -131,7 +139,9 @@ def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> list[str]:
         if parent is None or current is _DROPPED:
             continue
         dotted = "".join(parts)
-        messages.setdefault(dotted, f"{dotted}: {error['msg']}, got {preview(current)}; value dropped")
+        if not (current is None and isinstance(parent, list)):  # a null list item: nothing to read, no problem
+            messages.setdefault(dotted, f"{dotted}: {error['msg']}, got {preview(current)}; value dropped")
+        changed = True
         if isinstance(parent, list):
             parent[key] = _DROPPED
             touched_lists.append(parent)
@@ -139,7 +149,7 @@ def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> list[str]:
             del parent[key]
     for items in touched_lists:
         items[:] = [item for item in items if item is not _DROPPED]
-    return list(messages.values())
+    return list(messages.values()), changed
 
 
 def _parse_next(body: dict[str, Any], what: str) -> int | None:
@@ -211,6 +221,8 @@ def _parse_items(
         raw_items = raw_items[:max_items]
     with gc_paused():
         for index, raw in enumerate(raw_items):
+            if raw is None and key in NULLABLE_ITEMS:
+                continue  # the API declares these items nullable: a null holds nothing to read, and hides nothing
             obj, messages = parse_tolerant(model, raw, f"{key}[{index}]")
             problems.extend(ItemProblem(index, message) for message in messages)
             if obj is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 SCHEMA = "runai-triage/report@1"
@@ -84,11 +84,30 @@ class WorkloadRef(ReportModel):
     type: str | None = None
 
 
+class EvidenceRead(ReportModel):
+    """One read's own citation of a signal that several reads showed (added key `evidence[].reads[]`)."""
+
+    text: str
+    source: Source
+
+
 class EvidenceItem(ReportModel):
     text: str
     source: Source
     # Added key: a stable machine-readable tag of the signal ("OOMKilled", "exit-code", ...), for tools.
     signal: str | None = None
+    # Added keys (report-format.md, "One signal, all its sources"): every read that showed this signal, the
+    # first and strongest (`source`) first; whether the category rests on it; and, when several reads were
+    # merged into this one item, each read's own citation (empty when one read showed it).
+    sources: list[Source] = Field(default_factory=list)
+    decisive: bool = False
+    reads: list[EvidenceRead] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_source_at_least(self) -> EvidenceItem:
+        if not self.sources:
+            self.sources = [self.source]
+        return self
 
 
 class MissingItem(ReportModel):
@@ -137,6 +156,10 @@ class OtherSubmissions(ReportModel):
     why: str | None = None  # why the count is unknown, or what it does not cover
 
 
+# A workload failing every few minutes for a week has thousands of occurrences; the report lists the newest.
+MAX_OCCURRENCES = 50
+
+
 class Recurrence(ReportModel):
     count: int = 0
     lookback: str
@@ -144,8 +167,10 @@ class Recurrence(ReportModel):
     # Added key: false when the history could not be read back to the lookback (not at all, in part, or with
     # records left unread): `count` is then what was found, a lower bound, and one failure is not a one-off.
     complete: bool = True
-    # Added key: when each counted occurrence happened (failure time), newest first.
+    # Added key: when each counted occurrence happened (failure time), newest first: at most the newest
+    # MAX_OCCURRENCES, with `occurrencesCut` true when there were more (`count` is always the whole count).
     occurrences: list[datetime] = Field(default_factory=list)
+    occurrences_cut: bool = False
     other_submissions: OtherSubmissions | None = None
 
     def kind(self) -> str:

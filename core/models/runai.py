@@ -346,16 +346,21 @@ class MetricsResponse(ApiModel):
 
 
 class InferenceRevision(ApiModel):
-    """One revision of an inference (`/workloads/inferences/{id}/revisions`); its shape is UNVERIFIED beyond
-    an id, so every other key is read tolerantly (a phase or a status, a message, when it was created)."""
+    """One revision of an inference (`/workloads/inferences/{id}/revisions`), as the SDK's `Revision` has it: a
+    workload's fields for the revision, its `phase` one of the workload phases. Read tolerantly all the same (an
+    older shape's `status` object is still understood)."""
 
     id: str | None = None
     revision_id: str | None = None
     name: str | None = None
     workload_id: str | None = None
     created_at: Timestamp = None
+    deleted_at: Timestamp = None
     phase: str | None = None
     phase_message: str | None = None
+    phase_updated_at: Timestamp = None
+    running_pods: int | None = None
+    images: list[str] | None = None
     status: Any = None
 
     @property

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.sim.control_plane import RecordedRequest
+    from core.sim.exchange import RecordedRequest
 
 # The only non-GET calls a read-only tool may make: fetching a token.
 ALLOWED_WRITES: frozenset[tuple[str, str]] = frozenset({("POST", "/api/v1/token"), ("POST", "/api/v2/token")})

@@ -12,103 +12,27 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import parse_qsl
 
 from core.sim import audit
 from core.sim.bundle import CaseBundle, show
-from core.sim.fault_kinds import Shape
+from core.sim.exchange import (
+    RecordedRequest,
+    Route,
+    RouteContext,
+    SimRequest,
+    SimResponse,
+    api_error,
+    json_response,
+    kube_status,
+)
 from core.sim.faults import Fault, apply_fault, match_template
+from core.sim.kube_routes import KUBE_ROUTES
+from core.sim.runai_routes import RUNAI_ROUTES
 from core.sim.tokens import TokenIssuer
 
 TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
 _KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/api/v1/pods", "/apis", "/version")
-
-
-@dataclass(frozen=True)
-class SimRequest:
-    method: str
-    path: str
-    query: tuple[tuple[str, str], ...]
-    headers: Mapping[str, str]  # lower-cased names
-    body: bytes = b""
-
-
-@dataclass
-class SimResponse:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-    delay_s: float = 0.0
-    drop_connection: bool = False  # connection reset: no response at all
-    # How a fault kind puts the answer on the wire (core.sim.fault_kinds.Shape); None = plainly.
-    shape: Shape | None = None
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    method: str
-    path: str
-    query: tuple[tuple[str, str], ...]
-    status: int  # 0 when the connection was dropped
-
-
-@dataclass(frozen=True)
-class RouteContext:
-    """What a route handler gets: the bundle, the `{name}` path values, and the request."""
-
-    bundle: CaseBundle
-    params: dict[str, str]
-    request: SimRequest
-
-    @property
-    def query(self) -> tuple[tuple[str, str], ...]:
-        return self.request.query
-
-
-RouteHandler = Callable[[RouteContext], SimResponse]
-
-
-@dataclass(frozen=True)
-class Route:
-    template: str
-    handler: RouteHandler
-    methods: frozenset[str] = field(default_factory=lambda: frozenset({"GET"}))
-
-
-# -- response helpers shared by the route modules ------------------------------------------------------------
-def json_response(status: int, payload: Any, headers: dict[str, str] | None = None) -> SimResponse:
-    out = {"Content-Type": "application/json"}
-    out.update(headers or {})
-    return SimResponse(status, out, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
-
-
-def api_error(status: int, message: str, headers: dict[str, str] | None = None) -> SimResponse:
-    """The Run:ai error body `{"code", "message"}`."""
-    return json_response(status, {"code": status, "message": message}, headers)
-
-
-def kube_status(
-    code: int,
-    reason: str,
-    message: str,
-    details: dict[str, str] | None = None,
-    headers: dict[str, str] | None = None,
-) -> SimResponse:
-    """A Kubernetes `Status` failure body, as kube-apiserver writes it."""
-    body: dict[str, Any] = {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": message,
-        "reason": reason,
-    }
-    if details is not None:
-        body["details"] = details
-    body["code"] = code
-    return json_response(code, body, headers)
 
 
 def is_kube_path(path: str) -> bool:
@@ -160,10 +84,6 @@ class ControlPlane:
         clock: Callable[[], float] = time.time,
         audited: bool = True,
     ) -> None:
-        # Imported here because the route modules import the helpers above from this module.
-        from core.sim.kube_routes import KUBE_ROUTES
-        from core.sim.runai_routes import RUNAI_ROUTES
-
         self.bundle = bundle
         self.latency_ms = latency_ms
         self.token_versions = frozenset(token_versions)
@@ -325,3 +245,15 @@ class ControlPlane:
                 200, {"access_token": token, "token_type": "Bearer", "expires_in": expires_in}
             )
         return json_response(200, {"accessToken": token, "expiresIn": expires_in})
+
+
+# The records a transport hands over and gets back live in core.sim.exchange; named here too, beside the plane
+# that answers them.
+__all__ = [
+    "TOKEN_PATHS",
+    "ControlPlane",
+    "RecordedRequest",
+    "SimRequest",
+    "SimResponse",
+    "is_kube_path",
+]

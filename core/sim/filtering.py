@@ -11,23 +11,64 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from core.sim.bundle import parse_instant, show
 
 STRING_OPS: frozenset[str] = frozenset({"==", "!=", "=@", "!@", "=^", "=$"})
 DATE_OPS: frozenset[str] = frozenset({"==", "!=", "<=", ">="})
+NUMBER_OPS: frozenset[str] = DATE_OPS  # the API's own example: allocatedGPU>=2
 _ALL_OPS = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
 
-WORKLOAD_STRING_FIELDS: frozenset[str] = frozenset(
-    {"name", "projectName", "projectId", "clusterId", "phase", "type", "submittedBy"}
-)
-WORKLOAD_DATE_FIELDS: frozenset[str] = frozenset({"phaseUpdatedAt", "createdAt"})
-WORKLOAD_SORT_FIELDS: frozenset[str] = frozenset(
-    {"phaseUpdatedAt", "createdAt", "name", "phase", "projectName", "type", "updatedAt", "submittedBy"}
-)
-DATE_SORT_FIELDS: frozenset[str] = frozenset({"phaseUpdatedAt", "createdAt", "updatedAt"})
-PROJECT_STRING_FIELDS: frozenset[str] = frozenset({"name", "clusterId"})
+FieldKind = Literal["text", "date", "number"]
+
+
+@dataclass(frozen=True)
+class ListField:
+    """A field a list endpoint filters and sorts on: its name in `filterBy`/`sortBy`, how its values compare,
+    and where the value sits in an item (a key, or a path of keys)."""
+
+    name: str
+    kind: FieldKind
+    path: tuple[str, ...]
+
+    def raw(self, item: dict[str, Any]) -> object:
+        value: object = item
+        for key in self.path:
+            if isinstance(value, list) and key.isdigit():
+                value = value[int(key)] if int(key) < len(value) else None
+            elif isinstance(value, dict):
+                value = value.get(key)
+            else:
+                return None
+        return value
+
+
+def _fields(kind: FieldKind, *names: str, paths: dict[str, tuple[str, ...]] | None = None) -> dict[str, ListField]:
+    return {name: ListField(name, kind, (paths or {}).get(name, (name,))) for name in names}
+
+
+# The 26 fields `GET /api/v1/workloads` sorts and filters on in 2.24 (the `sortBy` enum and the `filterBy`
+# pattern of the OpenAPI document Run:ai's SDK, runapy 1.224.0, is generated from). Where a field is not a
+# key of the workload object, its value is read from where the object keeps it: `allocatedGPU` is
+# `allocatedResources.gpu`; `nodepool` (which of a workload's pools the server uses is UNVERIFIED) its first
+# current node pool.
+WORKLOAD_FIELDS: dict[str, ListField] = {
+    **_fields(
+        "text", "type", "name", "clusterId", "projectId", "projectName", "departmentId", "departmentName",
+        "submittedBy", "phase", "nodepool", "distributedFramework", "category", "priorityClassName",
+        "aiApplicationId", "aiApplicationName",
+        paths={"nodepool": ("currentNodePools", "0")},
+    ),
+    **_fields("date", "createdAt", "deletedAt", "completedAt", "phaseUpdatedAt", "guaranteedRuntimeEndsAt"),
+    **_fields(
+        "number", "allocatedGPU", "idleGpus", "idleAllocatedGpus", "priority", "totalPendingTimeSeconds",
+        "totalRunningTimeSeconds",
+        paths={"allocatedGPU": ("allocatedResources", "gpu")},
+    ),
+}  # fmt: skip
+WORKLOAD_SORT_FIELDS: frozenset[str] = frozenset(WORKLOAD_FIELDS)
+PROJECT_FIELDS: dict[str, ListField] = _fields("text", "name", "clusterId")
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -63,56 +104,65 @@ def query_bool(query: Query, name: str) -> bool:
     raise QueryError(f"{name}: expected true or false, got '{show(value)}'")
 
 
-def comparable(raw: object, *, as_date: bool) -> str | datetime | None:
-    """What a condition compares a field's raw value as: its text, or its instant for a date field; None when
-    the value is missing or cannot be compared (an object, a list, an unreadable date)."""
+Comparable = str | datetime | float | None
+
+
+def comparable(raw: object, kind: FieldKind) -> Comparable:
+    """What a condition compares a field's raw value as: its text, its instant (a date field) or its number (a
+    number field); None when the value is missing or cannot be compared (an object, a list, an unreadable
+    date, text in a number field)."""
     if raw is None or isinstance(raw, dict | list):
         return None
-    if as_date:
+    if kind == "date":
         return parse_instant(raw)
+    if kind == "number":
+        return _number(raw)
     return str(raw).lower() if isinstance(raw, bool) else str(raw)
+
+
+def _number(raw: object) -> float | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int | float):
+        return float(raw)
+    try:
+        value = float(str(raw))
+    except ValueError:
+        return None
+    return value if value == value else None  # NaN compares with nothing
 
 
 @dataclass(frozen=True)
 class Condition:
-    field: str
+    field: ListField
     op: str
     value: str
-    instant: datetime | None  # set for date fields
+    target: Comparable  # the value as the field's kind compares it (text, instant or number)
 
     def test(self, item: dict[str, Any]) -> bool:
-        return self.holds(comparable(item.get(self.field), as_date=self.instant is not None))
+        return self.holds(comparable(self.field.raw(item), self.field.kind))
 
-    def holds(self, value: str | datetime | None) -> bool:
+    def holds(self, value: Comparable) -> bool:
         """The condition on a value made by `comparable` (which the simulator's index keeps per workload)."""
         negative = self.op in ("!=", "!@")
-        if value is None:
+        if value is None or type(value) is not type(self.target):
             return negative
-        if self.instant is not None:
-            if not isinstance(value, datetime):
-                return negative
-            when = value
-            if self.op == "==":
-                return when == self.instant
-            if self.op == "!=":
-                return when != self.instant
-            if self.op == "<=":
-                return when <= self.instant
-            return when >= self.instant
-        if not isinstance(value, str):
-            return negative
-        text = value
         if self.op == "==":
-            return text == self.value
+            return value == self.target
         if self.op == "!=":
-            return text != self.value
+            return value != self.target
+        if self.op == "<=":
+            return value <= self.target  # type: ignore[operator]
+        if self.op == ">=":
+            return value >= self.target  # type: ignore[operator]
+        text, wanted = str(value), str(self.target)
         if self.op == "=@":
-            return self.value in text
+            return wanted in text
         if self.op == "!@":
-            return self.value not in text
+            return wanted not in text
         if self.op == "=^":
-            return text.startswith(self.value)
-        return text.endswith(self.value)
+            return text.startswith(wanted)
+        return text.endswith(wanted)
 
 
 def _split_items(text: str) -> list[str]:
@@ -126,9 +176,7 @@ def _split_items(text: str) -> list[str]:
     return items
 
 
-def parse_filter_by(
-    values: Iterable[str], string_fields: frozenset[str], date_fields: frozenset[str] = frozenset()
-) -> list[Condition]:
+def parse_filter_by(values: Iterable[str], fields: dict[str, ListField]) -> list[Condition]:
     """Parse every `filterBy` parameter (repeats are ANDed) into conditions; QueryError says what is wrong."""
     conditions: list[Condition] = []
     for text in values:
@@ -137,38 +185,43 @@ def parse_filter_by(
         for item in _split_items(text):
             m = _FIELD.match(item)
             if m is None:
-                raise QueryError(
-                    f"filterBy: cannot read item '{show(item)}'; expected <field><operator><value>"
-                )
+                raise QueryError(f"filterBy: cannot read item '{show(item)}'; expected <field><operator><value>")
             field_name = m.group(0)
             rest = item[m.end() :]
             op = rest[:2]
+            field = fields.get(field_name)
             if op not in _ALL_OPS:
-                if field_name not in string_fields | date_fields:
+                if field is None:
                     raise QueryError(f"filterBy: unknown field '{show(field_name)}'")
                 raise QueryError(f"filterBy: unknown operator '{show(rest[:2])}' in '{show(item)}'")
-            value = rest[2:]
-            if field_name in date_fields:
-                if op not in DATE_OPS:
-                    raise QueryError(
-                        f"filterBy: operator '{op}' is not supported for date field '{field_name}'"
-                    )
-                instant = parse_instant(value)
-                if instant is None:
-                    raise QueryError(f"filterBy: '{field_name}' needs an ISO-8601 date, got '{show(value)}'")
-                conditions.append(Condition(field_name, op, value, instant))
-            elif field_name in string_fields:
-                if op not in STRING_OPS:
-                    raise QueryError(f"filterBy: operator '{op}' is not supported for field '{field_name}'")
-                conditions.append(Condition(field_name, op, value, None))
-            else:
+            if field is None:
                 raise QueryError(f"filterBy: unknown field '{show(field_name)}'")
+            conditions.append(_condition(field, op, rest[2:]))
     return conditions
 
 
-def apply_conditions(
-    items: Iterable[dict[str, Any]], conditions: Sequence[Condition]
-) -> list[dict[str, Any]]:
+def _condition(field: ListField, op: str, value: str) -> Condition:
+    if field.kind == "text":
+        if op not in STRING_OPS:
+            raise QueryError(f"filterBy: operator '{op}' is not supported for field '{field.name}'")
+        return Condition(field, op, value, value)
+    ops, read, needs = _TYPED[field.kind]
+    if op not in ops:
+        raise QueryError(f"filterBy: operator '{op}' is not supported for {field.kind} field '{field.name}'")
+    target = read(value)
+    if target is None:
+        raise QueryError(f"filterBy: '{field.name}' needs {needs}, got '{show(value)}'")
+    return Condition(field, op, value, target)
+
+
+# A date or number field: its operators, how a filter's value is read, and what it must be.
+_TYPED: dict[str, tuple[frozenset[str], Callable[[str], Comparable], str]] = {
+    "date": (DATE_OPS, parse_instant, "an ISO-8601 date"),
+    "number": (NUMBER_OPS, _number, "a number"),
+}
+
+
+def apply_conditions(items: Iterable[dict[str, Any]], conditions: Sequence[Condition]) -> list[dict[str, Any]]:
     return [item for item in items if all(c.test(item) for c in conditions)]
 
 
@@ -183,30 +236,25 @@ def sort_order(query: Query, default: str = "asc") -> str:
 
 def sort_items(
     items: list[dict[str, Any]],
-    key: str,
+    field: ListField,
     descending: bool,
     *,
-    as_date: bool,
     tie: Callable[[dict[str, Any]], str] = lambda item: str(item.get("id", "")),
 ) -> list[dict[str, Any]]:
-    """Sort by one field; missing values sort as the smallest. Ties go by `tie`, ascending: stable pages."""
+    """Sort by one field, as its kind compares (text, instant, number); missing values sort as the smallest.
+    Ties go by `tie`, ascending: stable pages."""
 
     def primary(item: dict[str, Any]) -> tuple[int, Any]:
-        raw = item.get(key)
-        if as_date:
-            when = parse_instant(raw)
-            return (0, 0.0) if when is None else (1, when.timestamp())
-        if raw is None or isinstance(raw, dict | list):
-            return (0, "")
-        return (1, str(raw))
+        value = comparable(field.raw(item), field.kind)
+        if value is None:
+            return (0, 0.0 if field.kind != "text" else "")
+        return (1, value.timestamp() if isinstance(value, datetime) else value)
 
     by_tie = sorted(items, key=tie)
     return sorted(by_tie, key=primary, reverse=descending)
 
 
-def parse_paging(
-    query: Query, default_limit: int = DEFAULT_LIMIT, max_limit: int = MAX_LIMIT
-) -> tuple[int, int]:
+def parse_paging(query: Query, default_limit: int = DEFAULT_LIMIT, max_limit: int = MAX_LIMIT) -> tuple[int, int]:
     offset_text = query_get(query, "offset")
     limit_text = query_get(query, "limit")
     offset = 0

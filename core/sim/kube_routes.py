@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.sim.control_plane import Route, RouteContext, SimResponse, json_response, kube_status
+from core.sim.exchange import Route, RouteContext, SimResponse, json_response, kube_status
 from core.sim.filtering import query_get
 
 SIM_USER = "system:serviceaccount:runai-triage:reader"

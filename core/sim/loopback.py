@@ -21,6 +21,10 @@ _KNOWN_STATUSES = frozenset(int(s) for s in http.HTTPStatus)
 
 
 class _Server(ThreadingHTTPServer):
+    # socketserver listens with a backlog of 5. A diagnosis's history read-ahead opens up to a dozen
+    # connections at once (the picker's and scan's reads beside it more): past the backlog the kernel drops
+    # the SYN and the client waits about a second to retry it. The kernel caps this at somaxconn.
+    request_queue_size = 128
     daemon_threads = True
     block_on_close = False  # stop() must not wait for a handler sleeping through an injected hang
     allow_reuse_address = True

@@ -5,14 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from core.models.kinds import kind_of
 from core.sim.bundle import parse_instant, show
-from core.sim.control_plane import Route, RouteContext, SimResponse, api_error, json_response
+from core.sim.exchange import Route, RouteContext, SimResponse, api_error, json_response
 from core.sim.filtering import (
-    DATE_SORT_FIELDS,
-    PROJECT_STRING_FIELDS,
-    WORKLOAD_DATE_FIELDS,
-    WORKLOAD_SORT_FIELDS,
-    WORKLOAD_STRING_FIELDS,
+    PROJECT_FIELDS,
+    WORKLOAD_FIELDS,
     QueryError,
     apply_conditions,
     page,
@@ -61,21 +59,30 @@ def _workload_query(ctx: RouteContext, *, sorted_as_asked: bool) -> dict[str, An
     """A workload list query from deleted/search/filterBy, and sortBy/sortOrder when `sorted_as_asked` (else
     bundle order); QueryError on bad parameters, checked in that order."""
     deleted = query_bool(ctx.query, "deleted")
-    conditions = parse_filter_by(
-        query_values(ctx.query, "filterBy"), WORKLOAD_STRING_FIELDS, WORKLOAD_DATE_FIELDS
-    )
+    conditions = parse_filter_by(query_values(ctx.query, "filterBy"), WORKLOAD_FIELDS)
     search = (query_get(ctx.query, "search") or "").lower()
     sort_by: str | None = None
     descending = False
     if sorted_as_asked:
         sort_by = query_get(ctx.query, "sortBy") or None
         descending = sort_order(ctx.query) == "desc"
-        if sort_by and sort_by not in WORKLOAD_SORT_FIELDS:
+        if sort_by and sort_by not in WORKLOAD_FIELDS:
             raise QueryError(f"sortBy: unknown field '{show(sort_by)}'")
     return {
         "deleted": deleted, "search": search, "conditions": conditions, "sort_by": sort_by,
-        "descending": descending, "as_date": sort_by in DATE_SORT_FIELDS,
+        "descending": descending,
     }  # fmt: skip
+
+
+# A bundle holds each workload as `GET /workloads/{id}` answers it; the list's items (the SDK's `Workload`)
+# lack what only that answer has.
+DETAIL_ONLY_KEYS: tuple[str, ...] = ("pendingSchedulingMessages",)
+
+
+def _listed(workload: dict[str, Any]) -> dict[str, Any]:
+    if not any(key in workload for key in DETAIL_ONLY_KEYS):
+        return workload
+    return {key: value for key, value in workload.items() if key not in DETAIL_ONLY_KEYS}
 
 
 def list_workloads(ctx: RouteContext) -> SimResponse:
@@ -86,7 +93,7 @@ def list_workloads(ctx: RouteContext) -> SimResponse:
         return _bad(exc)
     # Served from the bundle's index: the same page as filtering and sorting the whole list would give.
     chunk, nxt = index_of(ctx.bundle).page(offset, limit, **query)
-    body: dict[str, Any] = {"workloads": chunk}
+    body: dict[str, Any] = {"workloads": [_listed(workload) for workload in chunk]}
     if nxt is not None:
         body["next"] = nxt
     return json_response(200, body)
@@ -188,7 +195,8 @@ def _spec_for(ctx: RouteContext, kind: str | None) -> SimResponse:
     entry = _entry(ctx)
     if isinstance(entry, SimResponse):
         return entry
-    wtype = str(entry["workload"].get("type") or "").lower()
+    # A kind's endpoint serves its workloads however their `type` is spelt ("Distributed Inference" too).
+    wtype = kind_of(entry["workload"].get("type")) or str(entry["workload"].get("type") or "").lower()
     served_by_kind = wtype in SPEC_KINDS.values()
     if kind is None and entry.get("specV2") is not None:
         fits = True  # a v2 submission answers at /api/v2/workloads/{id} whatever its type says
@@ -294,30 +302,48 @@ def _revision(ctx: RouteContext) -> dict[str, Any] | SimResponse:
 
 
 def inference_revisions(ctx: RouteContext) -> SimResponse:
+    """The revisions list: not paged (it takes only `deleted`), a bare `{"revisions": [...]}`."""
     entry = _entry(ctx)
     if isinstance(entry, SimResponse):
         return entry
-    if str(entry["workload"].get("type") or "").lower() != "inference":
+    if kind_of(entry["workload"].get("type")) != "inference":
         return api_error(404, f"workload {show(ctx.params['id'])} is not an inference")
     try:
-        offset, limit = parse_paging(ctx.query)
+        deleted = query_bool(ctx.query, "deleted")
     except QueryError as exc:
         return _bad(exc)
     revisions = [item.get("revision") or {} for item in entry.get("inferenceRevisions") or []]
-    return _paged("revisions", revisions, offset, limit)
+    return json_response(200, {"revisions": [r for r in revisions if bool(r.get("deletedAt")) == deleted]})
+
+
+def revision_pods(ctx: RouteContext) -> SimResponse:
+    """A revision's pods: not paged (it takes only `deleted`); with `deleted=true` only the deleted ones, as the
+    workload's own pods endpoint does."""
+    item = _revision(ctx)
+    if isinstance(item, SimResponse):
+        return item
+    try:
+        deleted = query_bool(ctx.query, "deleted")
+    except QueryError as exc:
+        return _bad(exc)
+    pods = _sorted_by_time(item.get("pods") or [], lambda p: p.get("createdAt"), "createdAt", newest_first=True)
+    return json_response(200, {"pods": [p for p in pods if bool(p.get("deletedAt")) == deleted]})
 
 
 def _revision_feed(key: str, stamp: Callable[[Any], object], field: str) -> Callable[[RouteContext], SimResponse]:
+    """A revision's events or history: paged like the workload's own (`offset`, `limit`; events `sortOrder`)."""
+
     def handler(ctx: RouteContext) -> SimResponse:
         item = _revision(ctx)
         if isinstance(item, SimResponse):
             return item
         try:
+            newest_first = key != "events" or sort_order(ctx.query, default="desc") == "desc"
             offset, limit = parse_paging(ctx.query)
         except QueryError as exc:
             return _bad(exc)
         stored = {"records": "history"}.get(key, key)
-        items = _sorted_by_time(item.get(stored) or [], stamp, field, newest_first=True)
+        items = _sorted_by_time(item.get(stored) or [], stamp, field, newest_first=newest_first)
         return _paged(key, items, offset, limit)
 
     return handler
@@ -330,7 +356,7 @@ def list_clusters(ctx: RouteContext) -> SimResponse:
 
 def list_projects(ctx: RouteContext) -> SimResponse:
     try:
-        conditions = parse_filter_by(query_values(ctx.query, "filterBy"), PROJECT_STRING_FIELDS)
+        conditions = parse_filter_by(query_values(ctx.query, "filterBy"), PROJECT_FIELDS)
         offset, limit = parse_paging(ctx.query)
     except QueryError as exc:
         return _bad(exc)
@@ -342,10 +368,7 @@ RUNAI_ROUTES: list[Route] = [
     Route("/api/v1/workloads", list_workloads),
     Route("/api/v1/workloads/count", count_workloads),
     Route("/api/v1/workloads/inferences/{id}/revisions", inference_revisions),
-    Route(
-        "/api/v1/workloads/inferences/revisions/{revisionId}/pods",
-        _revision_feed("pods", lambda p: p.get("createdAt"), "createdAt"),
-    ),
+    Route("/api/v1/workloads/inferences/revisions/{revisionId}/pods", revision_pods),
     Route(
         "/api/v1/workloads/inferences/revisions/{revisionId}/events",
         _revision_feed("events", lambda e: e.get("createdAt"), "createdAt"),

@@ -3,7 +3,7 @@
 A bundle does not change while it is served. For each order a list is asked in (sortBy, sortOrder), the
 workloads are sorted once, exactly as `filtering.sort_items` sorts them, and split by deleted or not and by
 cluster (every picker query names one); each field a filter names has its values made comparable once
-(`filtering.comparable`: dates parsed, numbers as text). A query's selection is then read off that order lazily:
+(`filtering.comparable`: dates parsed, numbers read). A query's selection is then read off that order lazily:
 a page walks only until it has its rows and knows whether one more follows, the count walks to the end, and
 what was walked is kept for the next pages of the same query (a handful of recent queries, a position per
 workload found). Filtering a sorted list keeps its order, so the answer is the one sorting the selection gives.
@@ -15,11 +15,10 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from datetime import datetime
 from typing import Any
 
 from core.sim.bundle import CaseBundle
-from core.sim.filtering import DATE_SORT_FIELDS, Condition, comparable, sort_items
+from core.sim.filtering import WORKLOAD_FIELDS, Comparable, Condition, ListField, comparable, sort_items
 
 # Queries whose selections are kept: the picker's current one, the count beside it, and the ones a user goes
 # back and forth between.
@@ -28,7 +27,7 @@ KEPT_QUERIES = 8
 SPLIT_FIELD = "clusterId"
 
 Row = dict[str, Any]
-Value = str | datetime | None
+Value = Comparable
 _Whole = dict[bool, list[int]]  # deleted or not -> positions in order
 _Split = dict[tuple[bool, Value], list[int]]  # (deleted or not, cluster) -> positions in order
 
@@ -56,7 +55,7 @@ class WorkloadIndex:
         self._workloads = list(workloads)
         self._lock = threading.Lock()  # the loopback server answers from several threads
         self._orders: dict[tuple[str | None, bool], tuple[_Whole, _Split]] = {}
-        self._values: dict[tuple[str, bool], list[Value]] = {}
+        self._values: dict[str, list[Value]] = {}
         self._names: list[str] | None = None
         self._selections: OrderedDict[tuple[Any, ...], _Selection] = OrderedDict()
 
@@ -74,7 +73,7 @@ class WorkloadIndex:
         """Sort the workloads in this order now, ahead of the first query that asks for it (a server with time
         to spare before its first request)."""
         with self._lock:
-            self._order(sort_by, descending, sort_by in DATE_SORT_FIELDS)
+            self._order(sort_by, descending)
 
     def count(self, **query: Any) -> int:
         with self._lock:
@@ -90,16 +89,15 @@ class WorkloadIndex:
         conditions: Sequence[Condition],
         sort_by: str | None,
         descending: bool,
-        as_date: bool,
     ) -> _Selection:
         key = (deleted, search, tuple(conditions), sort_by, descending)
         selection = self._selections.get(key)
         if selection is not None:
             self._selections.move_to_end(key)
             return selection
-        whole, split = self._order(sort_by, descending, as_date)
+        whole, split = self._order(sort_by, descending)
         # An == condition on the split field picks its part of the order; the rest are tested one by one.
-        cluster = next((c for c in conditions if c.field == SPLIT_FIELD and c.op == "=="), None)
+        cluster = next((c for c in conditions if c.field.name == SPLIT_FIELD and c.op == "=="), None)
         if cluster is not None:
             order: Sequence[int] = split.get((deleted, cluster.value), [])
             conditions = [c for c in conditions if c is not cluster]
@@ -111,7 +109,7 @@ class WorkloadIndex:
         return selection
 
     def _matching(self, order: Sequence[int], search: str, conditions: Sequence[Condition]) -> Iterator[int]:
-        tests = [(c.holds, self._comparable(c.field, c.instant is not None)) for c in conditions]
+        tests = [(c.holds, self._comparable(c.field)) for c in conditions]
         names = self._lowered_names() if search else None
         for i in order:
             if names is not None and search not in names[i]:
@@ -119,7 +117,7 @@ class WorkloadIndex:
             if all(holds(values[i]) for holds, values in tests):
                 yield i
 
-    def _order(self, sort_by: str | None, descending: bool, as_date: bool) -> tuple[_Whole, _Split]:
+    def _order(self, sort_by: str | None, descending: bool) -> tuple[_Whole, _Split]:
         """The workloads in the order asked for, by deleted or not, and by (deleted, cluster) too."""
         found = self._orders.get((sort_by, descending))
         if found is None:
@@ -127,9 +125,9 @@ class WorkloadIndex:
                 ranked: Sequence[int] = range(len(self._workloads))
             else:
                 positions = {id(wl): i for i, wl in enumerate(self._workloads)}
-                ordered = sort_items(self._workloads, sort_by, descending, as_date=as_date)
+                ordered = sort_items(self._workloads, WORKLOAD_FIELDS[sort_by], descending)
                 ranked = [positions[id(wl)] for wl in ordered]
-            clusters = self._comparable(SPLIT_FIELD, False)
+            clusters = self._comparable(WORKLOAD_FIELDS[SPLIT_FIELD])
             whole: _Whole = {}
             split: _Split = {}
             for i in ranked:
@@ -139,11 +137,11 @@ class WorkloadIndex:
             found = self._orders[(sort_by, descending)] = (whole, split)
         return found
 
-    def _comparable(self, field: str, as_date: bool) -> list[Value]:
-        values = self._values.get((field, as_date))
+    def _comparable(self, field: ListField) -> list[Value]:
+        values = self._values.get(field.name)
         if values is None:
-            values = [comparable(wl.get(field), as_date=as_date) for wl in self._workloads]
-            self._values[(field, as_date)] = values
+            values = [comparable(field.raw(wl), field.kind) for wl in self._workloads]
+            self._values[field.name] = values
         return values
 
     def _lowered_names(self) -> list[str]:

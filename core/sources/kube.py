@@ -38,7 +38,7 @@ from core.sources.kube_deadline import ReadDeadline
 from core.sources.kube_explain import BodyTooLarge, ReadTooSlow, explain, host_of, log_400, status_message
 from core.sources.kube_guard import read_only_api_client
 from core.sources.kube_reads import CoreReads
-from core.sources.kube_types import SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
+from core.sources.kube_types import EVENTS_TTL, SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 from core.sources.tap import Tap
 
@@ -59,7 +59,6 @@ MAX_LOG_LINE_CHARS = 2000
 _CUT_MARKER = re.compile(r"… \[\+\d+ chars\]$")
 # A pod, node or event list far beyond this is not something a diagnosis needs to read whole.
 MAX_JSON_BYTES = 16 * 1024 * 1024
-EVENTS_TTL = timedelta(hours=1)
 _CHUNK = 64 * 1024
 _HTML_ANSWER = "got an HTML page (Content-Type text/html): a proxy or login page in front of the API server?"
 

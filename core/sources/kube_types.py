@@ -7,6 +7,7 @@ the `kubernetes` package (most of a second) until a Kubernetes connection is act
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,8 @@ DEFAULT_READ_DEADLINE = 20.0
 # An exec login plugin (aws, gke-gcloud-auth-plugin, kubelogin) gets this long to print a credential.
 DEFAULT_LOGIN_TIMEOUT = 20.0
 SOURCE_LOGS = "kubectl logs --previous"
+# kube-apiserver's --event-ttl default: an event not updated for this long is gone.
+EVENTS_TTL = timedelta(hours=1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,6 +53,7 @@ from core.sources.runai_params import (
     MAX_CLUSTERS,
     MAX_LIMIT,
     MAX_SAMPLES,
+    MAX_UNPAGED,
     base_url_of,
     check_filters,
     check_paging,
@@ -302,17 +303,17 @@ class RunaiClient:
 
     # -- inference revisions (whether the workload-level feeds cover every revision is UNVERIFIED) ----------
     async def list_inference_revisions(
-        self, workload_id: str, *, offset: int = 0, limit: int = MAX_LIMIT
+        self, workload_id: str, *, deleted: bool | None = None
     ) -> Page[InferenceRevision]:
-        check_paging(offset, limit)
+        """`GET .../inferences/{id}/revisions`: not paged (the endpoint takes only `deleted`), one bare list."""
         path = f"/api/v1/workloads/inferences/{segment(workload_id)}/revisions"
-        params = {"offset": offset, "limit": limit}
-        return await self._get_page(
-            path, params, resource="inference revisions", key="revisions", model=InferenceRevision
-        )
+        params = {"deleted": deleted}
+        return await self._get_unpaged(path, params, "inference revisions", "revisions", InferenceRevision)
 
-    async def get_revision_pods(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[RunaiPod]:
-        return await self._revision_feed(revision_id, "pods", "pods", RunaiPod, limit)
+    async def get_revision_pods(self, revision_id: str, *, deleted: bool | None = None) -> Page[RunaiPod]:
+        """A revision's pods: not paged (the endpoint takes only `deleted`); `deleted=True` gives only the deleted."""
+        path = f"/api/v1/workloads/inferences/revisions/{segment(revision_id)}/pods"
+        return await self._get_unpaged(path, {"deleted": deleted}, "revision pods", "pods", RunaiPod)
 
     async def get_revision_events(self, revision_id: str, *, limit: int = MAX_LIMIT) -> Page[WorkloadEvent]:
         return await self._revision_feed(revision_id, "events", "events", WorkloadEvent, limit)
@@ -390,6 +391,14 @@ class RunaiClient:
     ) -> Page[M]:
         return await self._get_parsed(
             path, params, resource, lambda raw, most: parse_page_bytes(raw, key, model, max_items=most)
+        )
+
+    async def _get_unpaged(
+        self, path: str, params: Mapping[str, Any], resource: str, key: str, model: type[M]
+    ) -> Page[M]:
+        """A list the endpoint does not page: read whole, its items kept up to MAX_UNPAGED (a cut says so)."""
+        return await self._get_parsed(
+            path, params, resource, lambda raw, _: parse_page_bytes(raw, key, model, max_items=MAX_UNPAGED)
         )
 
     async def _get_parsed(

@@ -15,11 +15,14 @@ from urllib.parse import quote
 
 import httpx
 
+from core.models.kinds import spec_segment
 from core.sources.errors import clean_text
 
 MAX_LIMIT = 500
 # The cluster list has no paging; a tenant has a handful, so anything past this is not a real answer.
 MAX_CLUSTERS = 1000
+# Nor have an inference's revisions and a revision's pods: a list past this is cut, and says so.
+MAX_UNPAGED = 1000
 MAX_SAMPLES = 1000
 FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
 DATE_FILTER_OPS: tuple[str, ...] = ("==", "!=", "<=", ">=")
@@ -30,22 +33,6 @@ _FIELD_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,63}$")
 # Workload ids are UUIDs; anything path-like (slashes, dots only, spaces) is refused so an id cannot escape
 # its path segment.
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
-
-# Kind-specific spec endpoints, keyed by the workload `type` lower-cased with spaces, dashes and
-# underscores removed.
-_SPEC_KINDS: dict[str, str] = {
-    "training": "trainings",
-    "trainings": "trainings",
-    "workspace": "workspaces",
-    "workspaces": "workspaces",
-    "interactive": "workspaces",
-    "distributed": "distributed",
-    "distributedtraining": "distributed",
-    "inference": "inferences",
-    "inferences": "inferences",
-    "distributedinference": "distributed-inferences",
-    "distributedinferences": "distributed-inferences",
-}
 
 
 def filter_item(field: str, op: str, value: str | int | float | datetime) -> str:
@@ -124,10 +111,10 @@ def segment(workload_id: str) -> str:
 
 
 def spec_path(workload_id: str, workload_type: str | None) -> str:
-    """The spec endpoint for a workload: the kind-specific one from `type` (any case), else the v2 one."""
+    """The spec endpoint for a workload: the kind-specific one from `type` (any spelling: core/sources/kinds.py),
+    else the v2 one."""
     part = segment(workload_id)
-    key = re.sub(r"[\s_-]+", "", workload_type or "").lower()
-    kind = _SPEC_KINDS.get(key)
+    kind = spec_segment(workload_type)
     if kind is None:
         return f"/api/v2/workloads/{part}"
     return f"/api/v1/workloads/{kind}/{part}"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from core.report.evidence_view import why_line
 from core.report.render import finding_label, json_dict, md_code, md_escape
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
@@ -64,19 +65,16 @@ def finding_line(entry: ScanEntry) -> str | None:
     return f"⚑ {finding_label(found)}: {found.kind}{node}, for the {found.owner}"
 
 
-def top_line(entry: ScanEntry) -> tuple[str, str | None]:
-    """(the line that best says why, its source): the log's explaining line when there is one (an exit code says
-    that a program failed, its log says why; an OOM kill is said by its own evidence), else the first evidence
-    line, else the reason, else the failure."""
+def top_line(entry: ScanEntry) -> tuple[str, tuple[str, ...]]:
+    """(the line that says why, its sources): the same line the report and the picker lead with
+    (`evidence_view.why_line`), else the reason, else the failure."""
     report = entry.verdict.report
     if report is None:
-        return entry.verdict.failure or "no report", None
-    if report.outcome == "diagnosed" and report.evidence:
-        log = next((e for e in report.evidence if e.signal == "log-line"), None)
-        if log is not None and report.category != "OOM_KILLED":
-            return log.text, log.source
-        return report.evidence[0].text, report.evidence[0].source
-    return report.reason or entry.why, None
+        return entry.verdict.failure or "no report", ()
+    why = why_line(report)
+    if why is not None:
+        return why
+    return report.reason or entry.why, ()
 
 
 def _skipped_summary(result: ScanResult) -> str:
@@ -118,8 +116,8 @@ def entry_lines(entry: ScanEntry, indent: str = "  ") -> list[str]:
     head += f"  {w.phase or 'no phase'}"
     rec = _recurrence(entry)
     head += f"  {rec}" if rec else ""
-    text, source = top_line(entry)
-    out = [head, f"{indent}    {_line(text, 300)}" + (f" ({source})" if source else "")]
+    text, sources = top_line(entry)
+    out = [head, f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
     out += [f"{indent}    {flag}"] if (flag := finding_line(entry)) else []
     out.append(f"{indent}    id {w.id}")
     return out
@@ -145,8 +143,9 @@ def entry_markdown(entry: ScanEntry) -> list[str]:
     if rec:
         parts.append(md_escape(rec))
     parts.append(f"id {md_code(_line(w.id, 80))}")
-    text, source = top_line(entry)
-    cited = f" _(source: {md_code(source)})_" if source else ""
+    text, sources = top_line(entry)
+    label = "source" if len(sources) == 1 else "sources"
+    cited = f" _({label}: {', '.join(md_code(s) for s in sources)})_" if sources else ""
     out = [f"- {', '.join(parts)}  ", f"  {md_escape(_line(text, 300))}{cited}"]
     out[-1] += f"  \n  {md_escape(flag)}" if (flag := finding_line(entry)) else ""
     return out

@@ -9,8 +9,8 @@ import pytest_asyncio
 
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
-from core.sim.demo import demo_expectations
-from core.tenant import Tenant, open_case_tenant, open_demo_tenant
+from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
+from core.tenant import Tenant, open_bundle_tenant, open_case_tenant, open_demo_tenant
 from tests.paths import CASES
 
 # One demo tenant (one loopback server) serves every story, so the whole module shares one event loop.
@@ -67,14 +67,33 @@ async def demo() -> AsyncIterator[Tenant]:
 EXPECTATIONS = demo_expectations()
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def offspec() -> AsyncIterator[Tenant]:
+    async with open_bundle_tenant(load_offspec_bundle(), label="off-spec tenant") as tenant:
+        yield tenant
+
+
+OFF_SPEC = offspec_expectations()
+
+
 @pytest.mark.parametrize("case", EXPECTATIONS, ids=[e["key"] for e in EXPECTATIONS])
 async def test_demo_story_verdicts(demo: Tenant, case: dict) -> None:
+    await _check_story(demo, case)
+
+
+@pytest.mark.parametrize("case", OFF_SPEC, ids=[e["key"] for e in OFF_SPEC])
+async def test_off_spec_story_verdicts(offspec: Tenant, case: dict) -> None:
+    """The stories whose data a 2.24 control plane does not send keep their verdicts, from their own tenant."""
+    await _check_story(offspec, case)
+
+
+async def _check_story(tenant: Tenant, case: dict) -> None:
     kwargs: dict[str, object] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h"}
     if case.get("lookup") == "id" and case.get("workloadId"):
         kwargs["workload_id"] = case["workloadId"]
     else:
         kwargs.update(name=case["name"], project=case["project"], active=case.get("intent") == "active")
-    report = await _diagnose(demo, **kwargs)
+    report = await _diagnose(tenant, **kwargs)
     assert (report.outcome, report.category) == (case["outcome"], case["category"]), report.reason
     if case.get("recurrence") is not None:
         assert report.recurrence.count == case["recurrence"]

@@ -303,11 +303,34 @@ def case_apiserver_timeout_pending() -> Case:
 def case_cluster_stale_liveness() -> Case:
     """The cluster still says Connected, but it has not reported for two hours: the view is stale anyway."""
     s = _crashed("i-stale", "stale-crash", "ValueError: bad shard\n", node_name="gpu-e-79")
-    clusters = [{**c, "status": "Connected", "lastLiveness": "2026-11-30T10:00:00Z"} for c in DEMO_CLUSTERS]
+    clusters = [{**c, "lastLiveness": "2026-11-30T10:00:00Z"} for c in DEMO_CLUSTERS]  # status: Connected
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "control-plane", "node": None, "explains": False}],
         "recommendations": ["ValueError", "Restore the cluster's connection"],
+        "bundle": {"clusters": clusters},
+    }  # fmt: skip
+
+
+def case_cluster_service_issues() -> Case:
+    """The cluster reports ServiceIssues: a finding naming the state and each failing condition's reason and
+    message, while the crash itself is diagnosed from its own evidence."""
+    s = _crashed("i-service-issues", "issues-crash", "KeyError: 'labels'\n", node_name="gpu-e-81")
+    failing = [
+        {"type": "ServicesReady", "status": "False", "reason": "ServiceNotReady",
+         "message": "runai-scheduler: 0/1 replicas available; metrics-exporter: CrashLoopBackOff",
+         "lastTransitionTime": "2026-11-30T11:20:00Z"},
+        {"type": "Connected", "status": "True", "reason": "ClusterConnected",
+         "message": "the cluster is connected to the control plane", "lastTransitionTime": "2025-03-11T09:25:00Z"},
+    ]  # fmt: skip
+    clusters = [
+        {**c, "status": {"state": "ServiceIssues", "conditions": failing}} if c["name"] == "demo-east" else c
+        for c in DEMO_CLUSTERS
+    ]
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
+        "findings": [{"kind": "control-plane", "node": None, "explains": False}],
+        "recommendations": ["reports state ServiceIssues", "ServiceNotReady", "0/1 replicas available"],
         "bundle": {"clusters": clusters},
     }  # fmt: skip
 

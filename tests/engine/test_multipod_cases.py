@@ -30,11 +30,14 @@ from core.sim.demo.kit import (
     lifecycle,
     node,
     ramp,
+    revision_json,
+    revision_pod_json,
     running,
     taint,
     terminated,
     ts,
     uid,
+    v2_document,
     waiting,
 )
 from tests.engine.test_rule_cases import (
@@ -535,10 +538,7 @@ def case_spec_v2_mpijob() -> Case:
             },
         },
     }
-    s.spec_v2 = {
-        "workload": {"metadata": {"name": s.name, "id": s.id}, "desiredPhase": "Running", "workloadManifest": manifest},
-        "syncInfo": {"status": "Synced"},
-    }
+    s.spec_v2 = v2_document(s, manifest)
     lifecycle(s, 58, 22, "Failed", "")
     launcher = s.add_pod(
         node="gpu-m-90", created=59, k8s_phase="Error", updated=22, role="launcher", completed=22, containers=["mpi"]
@@ -587,15 +587,7 @@ def _revision_case(key: str, name: str, *, covered: bool) -> Case:
         "may require authorization: server message: insufficient_scope: authorization failed"
     )
     pod_name = f"{name}-00003-deployment-5d8b7c9f4-9zq2k"
-    pod = {
-        "name": pod_name,
-        "id": uid("pod", key, pod_name),
-        "workloadId": s.id,
-        "k8sPhase": "ImagePullBackOff",
-        "k8sPhaseUpdatedAt": ts(11),
-        "createdAt": ts(12),
-        "nodeName": "gpu-m-95",
-    }
+    pod = revision_pod_json(s, pod_name, 12, 11, "ImagePullBackOff", "gpu-m-95", image)
     event = {
         "createdAt": ts(11),
         "type": "Warning",
@@ -603,21 +595,17 @@ def _revision_case(key: str, name: str, *, covered: bool) -> Case:
         "message": pull,
         "source": "kubelet",
         "clusterId": s.cluster,
-        "involvedObject": {"kind": "Pod", "name": pod_name, "namespace": s.ns},
+        "involvedObject": {"uid": pod["id"], "kind": "Pod", "name": pod_name, "namespace": s.ns},
     }
     live = s.add_pod(node="gpu-m-96", created=595, k8s_phase="Running", updated=590, index=0)
     if covered:  # the workload-level feeds list the failing revision's pod and event themselves
         s.events.append(event)
         s.add_pod(node="gpu-m-95", created=12, k8s_phase="ImagePullBackOff", updated=11, index=9)
     revisions = [
-        {
-            "id": uid("rev", key, str(n)),
-            "name": f"{name}-{n:05d}",
-            "createdAt": ts(600 if n == 2 else 12),
-            "status": {"phase": "Failed" if n == 3 else "Ready"},
-        }
+        revision_json(s, uid("rev", key, str(n)), f"{name}-{n:05d}", "Failed" if n == 3 else "Running",
+                      600 if n == 2 else 12, image if n == 3 else s.image)
         for n in (2, 3)
-    ]
+    ]  # fmt: skip
     s.inference_revisions = [{"revision": revisions[0]}, {"revision": revisions[1], "pods": [pod], "events": [event]}]
     s.add_kube_pod(live, [cstatus("main", s.image, running(590))], phase="Running")
     s.nodes.append(node("gpu-m-96"))
@@ -785,6 +773,14 @@ def case_metrics_500_is_a_failed_read() -> Case:
 
 
 # -- building and checking -------------------------------------------------------------------------------------
+def assert_in_time_order(report: Report) -> None:
+    """Every multi-pod report lists its pods in the order of the times recorded for them, at most one first."""
+    order = report.termination_order
+    times = [e.at for e in order if e.at is not None]
+    assert times == sorted(times), [(e.pod, e.at) for e in order]
+    assert sum(e.first for e in order) <= 1, order
+
+
 CASES: dict[str, Callable[[], Case]] = {
     name[len("case_") :].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("case_")
 }
@@ -796,6 +792,7 @@ def write_all() -> None:
 
 def check_multipod(report: Report, requests: list[RecordedRequest], expect: Json) -> None:
     check(report, requests, expect)
+    assert_in_time_order(report)
     if "firstFailure" in expect:
         first = [e.pod for e in report.termination_order if e.first]
         assert first == [expect["firstFailure"]], report.termination_order

@@ -52,7 +52,7 @@ async def test_project_status_namespace_is_used_when_the_workload_has_none() -> 
     assert report.workload.namespace_source == "project status.namespace"
     assert PROJECTS in paths
     # The pod was found there: its container status is cited.
-    assert any(e.source == "kubectl describe pod" for e in report.evidence)
+    assert any("kubectl describe pod" in e.sources for e in report.evidence)
 
 
 async def test_workload_namespace_needs_no_project_lookup() -> None:

@@ -113,7 +113,7 @@ def case_phase_spelt_in_lower_case() -> Case:
         _req(s),
         {"outcome": "not-terminal", "category": None, "recurrence": 0, "noPaths": [r"/pods$", *NOTHING_BUT_PODS],
          "reason": ["not one the Run:ai API documents", "'Failed'"], "noReason": ["not in a failed state"],
-         "bundle": {"kube": False}},
+         "bundle": {"kube": False, "off_spec": "phase 'failed' in lower case: the 2.24 phase enum is case-exact"}},
     )  # fmt: skip
 
 
@@ -123,9 +123,12 @@ def case_cluster_connected_message_with_failures() -> Case:
     pod = s.add_pod(node="gpu-e-36", created=89, k8s_phase="Error", updated=30, completed=30)
     lifecycle(s, 85, 30, "Failed", f"Workload failed: pod {pod.name} container main terminated (Error), exit code 1")
     s.phase_message = s.history[-1]["spec"]["phaseUpdate"]["phaseMessage"]
+    # A Connected cluster whose condition's message mentions failures (none): no finding.
+    connected = {"type": "Connected", "status": "True", "reason": "ClusterConnected",
+                 "message": "all services up; 0 failures, 0 lost heartbeats",
+                 "lastTransitionTime": "2026-11-01T08:00:00Z"}
     clusters = [
-        {**c, "status": {"state": "Connected", "message": "all services up; 0 failures, 0 lost heartbeats"},
-         "lastLiveness": "2026-11-30T11:59:00Z"}
+        {**c, "status": {"state": "Connected", "conditions": [connected]}, "lastLiveness": "2026-11-30T11:59:00Z"}
         for c in DEMO_CLUSTERS
     ]  # fmt: skip
     return (

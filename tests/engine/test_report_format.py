@@ -20,6 +20,7 @@ from markdown_it.token import Token
 
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
+from core.models.evidence_text import quoted
 from core.models.report import (
     CATEGORIES,
     OUTCOMES,
@@ -31,6 +32,7 @@ from core.models.report import (
     Report,
     WorkloadRef,
 )
+from core.report.evidence_view import short_view
 from core.report.render import RENDERERS, headline, to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
 from core.sim.demo.stories import hostile
@@ -282,11 +284,21 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
     assert list(starts) == expected, "sections present and in the order evidence, history, missing, advice"
     assert [starts[h] for h in expected] == sorted(starts[h] for h in expected)
 
-    # Every cited signal is one line, with its source in the report-format vocabulary.
+    # Every signal shown is one line, with its sources in the report-format vocabulary; what the short report
+    # leaves out is counted on the line after them.
+    view = short_view(report)
     cited = [ln for ln in lines[starts["Evidence:"] + 1 :] if ln.startswith("- ")]
-    cited = cited[: len(report.evidence)]
-    for line, item in zip(cited, report.evidence, strict=True):
-        assert line == f"- {item.text} (source: {item.source})"
+    assert cited[: len(view.shown)] == [f"- {line.text} {line.cite()}" for line in view.shown] or (
+        not report.evidence and cited[0] == "- none recorded"
+    )
+    assert all(source in SOURCES for line in view.shown for source in line.sources)
+    if view.more:
+        assert cited[len(view.shown)].startswith(f"- and {view.more} more line"), cited[len(view.shown)]
+        assert cited[len(view.shown)].split(": ", 1)[1].startswith("--verbose")
+    # `--verbose` shows every item on a line of its own, decisive first.
+    whole = to_text(report, verbose=True).splitlines()
+    every = [ln for ln in whole[whole.index("Evidence:") + 1 :] if ln.startswith("- ")][: len(report.evidence)]
+    assert sorted(every) == sorted(f"- {item.text} {_cite(item.sources)}" for item in report.evidence)
     history = lines[starts["History:"]]
     if report.outcome != "diagnosed":
         assert "not counted" in history
@@ -296,6 +308,10 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
         assert f"in the last {lookback}: {report.recurrence.kind()}" in history
     advice = [ln[2:] for ln in lines[starts["Recommendation:"] + 1 :]]
     assert advice == report.recommendations
+
+
+def _cite(sources: list[str]) -> str:
+    return f"(source: {sources[0]})" if len(sources) == 1 else f"(sources: {', '.join(sources)})"
 
 
 @module_loop
@@ -308,8 +324,10 @@ async def test_text_of_the_example_oom_reads_like_the_seed_example(
     assert lines[:2] == ["Category: OOM_KILLED", "Workload: whisper-ft | Phase: Failed | Project: speech"]
     assert "History: 1 OOM_KILLED failure in the last 24h: one-off" in text
     # The limit and the measured peak are quantified, and the peak names where it was measured.
-    assert "limit 24 GiB" in text
-    assert re.search(r"measured peak 23\.\d GiB .* \(source: get_workload_metrics\)", text)
+    assert "24Gi / 24Gi (source: get_workload_spec)" in text
+    assert re.search(r"Peak CPU memory 23\.\d GiB .* of the 24 GiB limit.* \(source: get_workload_metrics\)", text)
+    # The whole report still has the memory figures.
+    assert re.search(r"measured peak 23\.\d GiB .* \(source: get_workload_metrics\)", to_text(report, verbose=True))
 
 
 # -- Markdown ------------------------------------------------------------------------------------------------
@@ -335,6 +353,24 @@ def _inline_text(token: Token) -> str:
     return "".join(parts)
 
 
+# The one piece of HTML a report holds: the collapsed block of every line, around Markdown of its own.
+_OWN_HTML = re.compile(r"<details>\n<summary>Every line: [\w ,]+</summary>\n|</details>\n")
+
+
+def _active(tokens: list[Token]) -> list[str]:
+    """Links, images and HTML in the parsed Markdown, but for the collapsed block's own tags."""
+    return [
+        t.type for t in _walk(tokens)
+        if t.type in _ACTIVE and not (t.type == "html_block" and _OWN_HTML.fullmatch(t.content))
+    ]  # fmt: skip
+
+
+def _unquoted(text: str) -> str:
+    """What a reader sees of an evidence line in Markdown: its quoted message as code, without the quotes."""
+    found = quoted(text)
+    return text if found is None else "".join(found)
+
+
 def _list_items(tokens: list[Token], heading: str) -> list[str]:
     """The rendered text of each bullet under the `### heading` section."""
     items: list[str] = []
@@ -355,20 +391,25 @@ async def test_markdown_has_the_same_content_and_no_active_markup(
 ) -> None:
     report, _ = reports[key]
     tokens = _MD.parse(to_markdown(report))
-    active = [t.type for t in _walk(tokens) if t.type in _ACTIVE]
-    assert active == [], "cluster text must not become a link, an image or HTML"
+    assert _active(tokens) == [], "cluster text must not become a link, an image or HTML"
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
     assert _inline_text(_MD.parseInline(headings[0])[0]) == headline(report)
     wanted = ["Evidence", "History"] + (["Missing evidence"] if report.missing else []) + ["Recommendation"]
     assert [h for h in headings[1:] if h in wanted] == wanted
-    # Escaping changes how the text is written, never what a reader sees.
+    # Escaping changes how the text is written, never what a reader sees (a quoted message is a code span).
+    view = short_view(report)
     seen = _list_items(tokens, "Evidence")
-    assert seen == [f"{e.text} (source: {e.source})" for e in report.evidence] or (
+    assert seen[: len(view.shown)] == [f"{_unquoted(ln.text)} {ln.cite()}" for ln in view.shown] or (
         not report.evidence and seen == ["none recorded"]
+    )
+    every = _list_items(tokens, "All evidence")
+    assert sorted(every) == sorted(f"{_unquoted(e.text)} {_cite(e.sources)}" for e in report.evidence) or (
+        not report.evidence and every == ["none recorded"]
     )
     assert _list_items(tokens, "Recommendation") == report.recommendations
     if report.missing:
-        assert _list_items(tokens, "Missing evidence") == [f"{m.what}: {m.why}" for m in report.missing]
+        said = " ".join(_list_items(tokens, "Missing evidence"))
+        assert all(m.what in said and m.why in said for m in report.missing)
 
 
 HOSTILE_NAMES = (
@@ -406,10 +447,10 @@ def test_markdown_keeps_hostile_cluster_text_inert(text: str) -> None:
     markdown = to_markdown(report)
     tokens = _MD.parse(markdown)
     kinds = [t.type for t in _walk(tokens)]
-    assert [k for k in kinds if k in _ACTIVE] == []
+    assert _active(tokens) == []
     # Our own structure only: one title, our section headings, our bold labels, no table and no quote.
     headings = [tokens[i + 1].content for i, t in enumerate(tokens) if t.type == "heading_open"]
-    assert headings[1:] == ["Evidence", "History", "Missing evidence", "Notes", "Recommendation"]
+    assert headings[1:] == ["Evidence", "History", "Missing evidence", "Recommendation", "All evidence", "Notes"]
     assert "table_open" not in kinds and "blockquote_open" not in kinds and "s_open" not in kinds
     assert kinds.count("strong_open") == 5  # Workload, Phase, Project, Reason and the missing item's label
     assert kinds.count("ordered_list_open") == 0

@@ -40,6 +40,8 @@ from core.sim.demo.kit import (
 from core.tenant import open_bundle_tenant
 
 RULE_CASES = Path(__file__).resolve().parents[1] / "cases" / "rules"
+# Why a bundle of a phase the seed names is off-spec (the bundle's `offSpec`).
+SEED_PHASE = "phase '%s', which the seed names and the 2.24 phase enum does not hold"
 GI = 1024**3
 
 
@@ -51,8 +53,11 @@ def bundle_of(
     forbidden: list[str] | None = None,
     faults: list[Json] | None = None,
     extra_workloads: list[Json] | None = None,
+    off_spec: str | None = None,
 ) -> Json:
-    """A case bundle holding `stories`; `kube=False` leaves Tier 2 out entirely."""
+    """A case bundle holding `stories`; `kube=False` leaves Tier 2 out entirely. `off_spec` says why the bundle
+    holds data a 2.24 control plane does not send (its `offSpec` key; tests/contract leaves it out, and checks
+    that it is indeed off-spec)."""
     bundle: Json = {
         "format": "runai-triage/case@1",
         "capturedAt": DEMO_CAPTURED_AT,
@@ -75,6 +80,8 @@ def bundle_of(
             bundle["kubernetes"]["forbidden"] = forbidden
     if faults:
         bundle["faults"] = faults
+    if off_spec:
+        bundle["offSpec"] = off_spec
     return bundle
 
 
@@ -199,7 +206,8 @@ def case_failed_app_exit() -> Case:
 
 def case_crashed_phase() -> Case:
     s = oom_story("r-crashed", "seg-crashed", phase="Crashed")
-    return [s], _req(s), {"outcome": "diagnosed", "category": "OOM_KILLED", "paths": [r"/metrics$"]}
+    expect = {"outcome": "diagnosed", "category": "OOM_KILLED", "paths": [r"/metrics$"]}
+    return [s], _req(s), {**expect, "bundle": {"off_spec": SEED_PHASE % "Crashed"}}
 
 
 def case_stopped_manual() -> Case:
@@ -308,7 +316,8 @@ def case_completed() -> Case:
 def case_succeeded() -> Case:
     s = Story("r-succeeded", "nightly-eval-2", "nlp", "Succeeded", phase_at=30, created=100, completed_at=30)
     lifecycle(s, 95, 30, "Succeeded")
-    return [s], _req(s), {"outcome": "succeeded", "category": None, "recurrence": 0, "noPaths": NO_TIER1_PAST_STEP1}
+    expect = {"outcome": "succeeded", "category": None, "recurrence": 0, "noPaths": NO_TIER1_PAST_STEP1}
+    return [s], _req(s), {**expect, "bundle": {"off_spec": SEED_PHASE % "Succeeded"}}
 
 
 def _pull(s: Story, message: str) -> None:
@@ -463,7 +472,8 @@ def case_pending_scheduling_only() -> Case:
 
 def case_suspended() -> Case:
     s = Story("r-suspended", "paused-nb", "nlp", "Suspended", phase_at=60, created=600, kind="Workspace")
-    return [s], _req(s), {"outcome": "suspended", "category": None, "recurrence": 0, "noPaths": NO_TIER1_PAST_STEP1}
+    expect = {"outcome": "suspended", "category": None, "recurrence": 0, "noPaths": NO_TIER1_PAST_STEP1}
+    return [s], _req(s), {**expect, "bundle": {"off_spec": SEED_PHASE % "Suspended"}}
 
 
 def case_running_crashloop() -> Case:
@@ -523,7 +533,9 @@ def case_degraded() -> Case:
 
 
 def case_unknown_phase_string() -> Case:
-    return _not_terminal("r-odd-phase", "Hibernating")
+    stories, request, expect = _not_terminal("r-odd-phase", "Hibernating")
+    off_spec = "phase 'Hibernating' is in no phase enum: how a reader meets a phase it does not know"
+    return stories, request, {**expect, "bundle": {"off_spec": off_spec}}
 
 
 def case_events_null() -> Case:
@@ -779,6 +791,7 @@ def case_malformed_quantity() -> Case:
             "category": "OOM_KILLED",
             "missing": ["24Gx"],
             "memory": {"limitBytes": None, "requestBytes": None},
+            "bundle": {"off_spec": "memory quantity '24Gx', which the API's quantity pattern refuses"},
         },
     )
 
@@ -1014,11 +1027,16 @@ def test_rule_bundles_on_disk_match_their_builders() -> None:
     assert_cases_on_disk(RULE_CASES, CASES, build_case, "tests.engine.test_rule_cases")
 
 
-@pytest.mark.parametrize("path", sorted(RULE_CASES.glob("*.json")), ids=lambda p: p.stem)
-async def test_rule_case(path: Path) -> None:
+async def diagnose_case_file(path: Path) -> tuple[Report, list[RecordedRequest], Json]:
+    """A corpus bundle on disk, diagnosed as it asks: the report, every request seen, and its `expect` block."""
     bundle = json.loads(path.read_text(encoding="utf-8"))
     report, requests = await diagnose_bundle(bundle, **bundle["request"])
-    check(report, requests, bundle["expect"])
+    return report, requests, bundle["expect"]
+
+
+@pytest.mark.parametrize("path", sorted(RULE_CASES.glob("*.json")), ids=lambda p: p.stem)
+async def test_rule_case(path: Path) -> None:
+    check(*await diagnose_case_file(path))
 
 
 if __name__ == "__main__":

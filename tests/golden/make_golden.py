@@ -1,5 +1,5 @@
-"""Golden reports: every demo story, shared example, rule bundle and infrastructure-finding bundle, diagnosed and
-rendered three ways.
+"""Golden reports: every demo story, off-spec story, shared example, rule bundle and infrastructure-finding
+bundle, diagnosed and rendered three ways.
 
 Each case is diagnosed over real HTTP against the simulator, as `runai-triage diagnose` would, at the bundle's
 captured time, and its record holds the text, Markdown and JSON renderings (split into lines, so a change
@@ -31,14 +31,15 @@ from core.diagnosis.progress import VerdictReady
 from core.diagnosis.request import DiagnosisRequest
 from core.report.render import RENDERERS
 from core.sim.bundle import load_bundle, parse_bundle
-from core.sim.demo import demo_expectations
+from core.sim.demo import demo_expectations, offspec_bundle_path, offspec_expectations
 from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
 from tests.paths import CASES
 
 GOLDEN = Path(__file__).resolve().parent / "reports"
 RULES = CASES / "rules"
-# Case bundles that carry their own `request` (rule bundles and infrastructure-finding bundles).
-BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra"}
+# Case bundles that carry their own `request` (rule bundles, infrastructure-finding bundles, and issue 23's
+# first-failure bundles).
+BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra", "firstfailure": CASES / "firstfailure"}
 FORMATS = ("text", "markdown", "json")
 
 Json = dict[str, Any]
@@ -46,7 +47,7 @@ Json = dict[str, Any]
 
 @dataclass(frozen=True)
 class GoldenCase:
-    group: str  # "demo", "examples" or "rules": which tenant serves it
+    group: str  # "demo", "offspec", "examples", "rules" or "infra": which tenant serves it
     key: str
     request: Json  # DiagnosisRequest keyword arguments, without `now` (the bundle's capturedAt)
     bundle: Path | None = None  # None for the demo tenant
@@ -77,6 +78,11 @@ def _example_request(path: Path) -> Json:
 
 def golden_cases() -> list[GoldenCase]:
     cases = [GoldenCase("demo", story["key"], _demo_request(story)) for story in demo_expectations()]
+    # The off-spec tenant (data a 2.24 control plane does not send), served from its own bundle.
+    cases += [
+        GoldenCase("offspec", story["key"], _demo_request(story), offspec_bundle_path())
+        for story in offspec_expectations()
+    ]
     cases += [
         GoldenCase("examples", path.stem, _example_request(path), path) for path in sorted(CASES.glob("example-*.json"))
     ]

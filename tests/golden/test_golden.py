@@ -44,7 +44,7 @@ def test_every_case_has_a_golden_file_and_no_file_is_stale() -> None:
     on_disk = sorted(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.glob("*/*.json"))
     assert on_disk == expected, REGENERATE
     # The groups are all there: a group silently enumerating nothing would pass everything else.
-    assert {case.group for case in CASES} == {"demo", "examples", "rules", "infra"}
+    assert {case.group for case in CASES} == {"demo", "offspec", "examples", "rules", "infra", "firstfailure"}
 
 
 @pytest.mark.asyncio(loop_scope="module")
@@ -58,3 +58,18 @@ async def test_report_bytes_and_reads_match_the_golden(case: GoldenCase, demo: T
     golden_text = case.path.read_text(encoding="utf-8")
     if dump(actual) != golden_text:
         pytest.fail(f"{case.id}: {_difference(json.loads(golden_text), actual)}\n{REGENERATE}")
+
+
+def test_every_golden_report_lists_its_pods_in_time_order() -> None:
+    """Issue 23: whatever the case (demo story, rule, infrastructure or first-failure bundle), the pods of a
+    workload are listed in the order of the times recorded for them."""
+    checked = 0
+    for path in sorted(GOLDEN.glob("*/*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if "json" not in record:
+            continue
+        order = json.loads("\n".join(record["json"])).get("terminationOrder") or []
+        times = [entry["at"] for entry in order if entry.get("at")]
+        assert times == sorted(times), (path.name, order)
+        checked += len(order) > 1
+    assert checked >= 10  # the multi-pod stories and bundles are among them

@@ -378,8 +378,8 @@ def test_real_tenant_mode_gives_the_case_verdict(
     case = json.loads(out)
     for key in ("outcome", "category", "memory", "recurrence", "recommendations"):
         assert real[key] == case[key], key
-    assert {e["source"] for e in real["evidence"]} == {e["source"] for e in case["evidence"]}
-    assert "kubectl describe pod" in {e["source"] for e in real["evidence"]}, (
+    assert {s for e in real["evidence"] for s in e["sources"]} == {s for e in case["evidence"] for s in e["sources"]}
+    assert "kubectl describe pod" in {s for e in real["evidence"] for s in e["sources"]}, (
         "Tier 2 came from the kubeconfig"
     )
 

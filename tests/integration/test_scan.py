@@ -283,7 +283,7 @@ def test_scan_with_no_kube_and_a_cluster_name_reads_no_kubernetes() -> None:
     for report in reports:
         if report["outcome"] == "diagnosed":
             assert any("--no-kube" in m["why"] for m in report["missing"]), report["missing"]
-            assert not any(e["source"].startswith("kubectl") for e in report["evidence"])
+            assert not any(s.startswith("kubectl") for e in report["evidence"] for s in e["sources"])
 
 
 def test_scan_of_an_unknown_cluster_lists_the_tenants_clusters() -> None:

@@ -62,7 +62,7 @@ def _build() -> list[Credential]:
 
     def add(kind: str, make: Callable[[_Gen], tuple[str, str]]) -> None:
         text, secret = make(_Gen(kind))
-        assert secret in text, kind
+        assert all(line in text for line in secret.splitlines()), kind  # a prefixed key: line by line
         out.append(Credential(kind, text, secret))
 
     def same(template: str, value_of: Callable[[_Gen], str]) -> Callable[[_Gen], tuple[str, str]]:
@@ -134,6 +134,8 @@ def _build() -> list[Credential]:
     add("perplexity", same("pplx key {}", lambda g: "pplx-" + g.alnum(48)))
     add("wandb-login", same("wandb login {}", lambda g: g.hex(40)))
     add("wandb-env", same("export WANDB_API_KEY={}", lambda g: g.hex(40)))
+    netrc_message = "wandb: Appending key for api.wandb.ai to your netrc file: {}"
+    add("wandb-netrc-message", same(netrc_message, lambda g: g.hex(40)))
     add("databricks", same("databricks configure token {}", lambda g: "dapi" + g.hex(32)))
     # -- clouds -----------------------------------------------------------------------------------------------
     add("aws-access-key-id", same("s3 upload as {}", lambda g: "AKIA" + g.of(string.ascii_uppercase + "234567", 16)))
@@ -198,6 +200,9 @@ def _build() -> list[Credential]:
     add("pem-rsa", lambda g: _pem(g, "RSA PRIVATE KEY", headless=False))
     add("pem-openssh", lambda g: _pem(g, "OPENSSH PRIVATE KEY", headless=False))
     add("pem-headless", lambda g: _pem(g, "PRIVATE KEY", headless=True))
+    # The tail began inside a key that a launcher or logger wrote with a prefix on every line.
+    add("pem-headless-rank-prefix", lambda g: _pem(g, "RSA PRIVATE KEY", headless=True, prefix="[rank0]: "))
+    add("pem-headless-timestamps", lambda g: _pem(g, "PRIVATE KEY", headless=True, prefix="2026-11-30T11:58:02.417Z "))
     # -- an env var's name/value pair printed on one line (a pod spec in an error or a log) -------------------
     add("env-pair-json", same('spec env: [{{"name": "HF_TOKEN", "value": "{}"}}]', lambda g: g.password(18)))
     add("env-pair-repr", same("env=[{{'name': 'DB_PASSWORD', 'value': '{}', 'value_from': None}}]", _pw))
@@ -269,11 +274,12 @@ def _jwt(g: _Gen) -> tuple[str, str]:
     return f"service account token {token}", token
 
 
-def _pem(g: _Gen, label: str, *, headless: bool) -> tuple[str, str]:
+def _pem(g: _Gen, label: str, *, headless: bool, prefix: str = "") -> tuple[str, str]:
     lines = [g.b64(64) for _ in range(6)] + [g.b64(28) + "=="]
     body = "\n".join(lines)
     if headless:  # the log tail begins in the middle of the key
-        return f"{body}\n-----END {label}-----\nkey loaded", body
+        tagged = "\n".join(prefix + line for line in lines)
+        return f"{tagged}\n{prefix}-----END {label}-----\n{prefix}key loaded", body
     return f"loading key\n-----BEGIN {label}-----\n{body}\n-----END {label}-----\nok", body
 
 
@@ -315,6 +321,8 @@ FALSE_POSITIVES: list[str] = [
     "Bearer authentication failed",
     "mysql -h db -u root -p app (password prompted)",
     "the wandb login step was skipped",
+    "wandb: Appending key for api.wandb.ai to your netrc file: /root/.netrc",
+    "[rank0]: -----END OF EPOCH 3----- loss 2.31 step 400",
     "email alice@example.com about job 42",
     "machine learning pipeline finished: login ok",
     "access denied for project nlp",

@@ -86,7 +86,11 @@ async def diagnose_all(credentials: list[Credential]) -> Findings:
             assert isinstance(final, VerdictReady), f"{cred.kind}: no verdict"
             report = final.report
             found.diagnoses += 1
-            found.check(cred, "text", to_text(report))
+            # Every quoted field is in the whole text (`--verbose`); the default text leaves context out, and
+            # leaks nothing either.
+            found.check(cred, "text", to_text(report, verbose=True))
+            if shown(cred.secret, to_text(report)):
+                found.leaks.append((cred.kind, "short text"))
             found.check(cred, "markdown", to_markdown(report))
             found.check(cred, "json", to_json(report))
             found.check(cred, "progress events", "\n".join(strings_in(events)))
@@ -126,7 +130,9 @@ def test_the_diagnose_command_prints_no_credential(tmp_path: Path, capsys: objec
     for story, cred in zip(stories, sample, strict=True):
         for fmt in ("text", "markdown", "json"):
             out, err = io.StringIO(), io.StringIO()
-            argv = ["diagnose", "--case", str(path), "--cluster-id", story.cluster, "--workload-id", story.id]
+            argv = [
+                "diagnose", "--case", str(path), "--cluster-id", story.cluster, "--workload-id", story.id, "--verbose",
+            ]  # fmt: skip
             code = _run_cli([*argv, "--format", fmt], out, err)
             assert code == 0, err.getvalue()
             text = readable(out.getvalue(), fmt)

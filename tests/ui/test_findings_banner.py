@@ -40,7 +40,10 @@ async def test_findings_in_full_on_the_evidence_tab_and_in_the_whole_verdict(dem
     app = make(demo_tenant, options_for(CASES["disk-pressure-evicted"]))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await verdict(pilot)
-        held = screen.query_one(EvidencePane).preface
+        pane = screen.query_one(EvidencePane)
+        # A line above the evidence, as in the text report; in full below it.
+        assert pane.findings is not None and "node-pressure on node gpu-e-60" in pane.findings.plain
+        held = pane.preface
         preface = held.plain if held is not None else ""
         assert "Infrastructure findings" in preface and "node-pressure on node gpu-e-60" in preface
         assert "runai-nlp/tokenizer-batch-2b81-0" in preface  # the other pod evicted on that node
@@ -56,8 +59,9 @@ async def test_no_finding_no_line(demo_tenant: Tenant) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         banner = await _banner(pilot)
         assert "⚑" not in banner.plain
-        preface = pilot.app.screen.query_one(EvidencePane).preface
-        assert preface is not None and "Infrastructure findings" not in preface.plain
+        pane = pilot.app.screen.query_one(EvidencePane)
+        assert pane.preface is not None and "Infrastructure findings" not in pane.preface.plain
+        assert pane.findings is None
 
 
 async def test_a_finding_that_does_not_explain_says_so(demo_tenant: Tenant) -> None:

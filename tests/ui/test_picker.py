@@ -394,7 +394,9 @@ async def test_demo_hostile_workload_message_is_literal(demo_tenant: Tenant, dem
         table = screen.query_one(WorkloadTable)
         table.move_cursor(row=[w.id for w in rows(screen)].index(hostile["id"]))
         await pilot.pause()
-        detail = screen.query_one(RowDetail).plain
+        # The whole line: once the row is diagnosed, the line that says why comes first and may push the
+        # message past the width.
+        detail = screen.query_one(RowDetail).whole
         assert "\x1b" not in detail and "\x07" not in detail
         assert "\\x1b" in detail
 

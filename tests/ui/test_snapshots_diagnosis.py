@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 
 from core.sim.bundle import CaseBundle
-from core.sim.demo import demo_expectations
+from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.messages import DiagnosisTarget
@@ -24,6 +24,9 @@ from tui.screens.diagnosis_open import request_for
 from tui.start import OpenedTenant, StartOptions
 
 CASES = {case["key"]: case for case in demo_expectations()}
+# Stories of the off-spec tenant (a `Suspended` phase, ...) are served from their own bundle.
+OFF_SPEC = {case["key"]: case for case in offspec_expectations()}
+CASES.update(OFF_SPEC)
 SMALL, LARGE = (80, 24), (160, 50)
 
 
@@ -121,7 +124,8 @@ SNAPSHOTS = [
 def test_diagnosis_snapshot(
     snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int], tab: str | None
 ) -> None:
-    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
+    bundle = load_offspec_bundle() if key in OFF_SPEC else demo_bundle
+    assert snap_compare(app_for(bundle, key), terminal_size=size, run_before=waiting_for_verdict(tab))
 
 
 def verdict_then(*keys: str) -> Any:
@@ -146,3 +150,19 @@ def test_verdict_full_text(snap_compare: Any, demo_bundle: CaseBundle, size: tup
 def test_diagnosis_help(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
     app = app_for(demo_bundle, "crash-traceback")
     assert snap_compare(app, terminal_size=size, run_before=verdict_then("question_mark"))
+
+
+# The Evidence tab (issue 24): the short view it opens on, decisive first, one line per signal, many pods on one
+# line per kind; and every line, one key away (`x`).
+EVIDENCE_TAB = ["oom-rising", "pull-not-found", "xid79-16pod"]
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+@pytest.mark.parametrize("key", EVIDENCE_TAB)
+def test_evidence_tab(snap_compare: Any, demo_bundle: CaseBundle, key: str, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(demo_bundle, key), terminal_size=size, run_before=waiting_for_verdict("tab-evidence"))
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "160x50"])
+def test_evidence_tab_every_line(snap_compare: Any, demo_bundle: CaseBundle, size: tuple[int, int]) -> None:
+    assert snap_compare(app_for(demo_bundle, "xid79-16pod"), terminal_size=size, run_before=verdict_then("x"))

@@ -188,3 +188,51 @@ def test_a_deleted_running_peer_reads_as_torn_down() -> None:
     order = order_terminations(pods, observations)
     assert [e.pod for e in order.entries] == ["g-worker-1", "g-master-0"]
     assert order.entries[1].how == "deleted while running" and order.entries[1].deleted
+
+
+def test_the_training_operators_namespace_dot_name_is_attributed_to_its_pod() -> None:
+    operator = WorkloadEvent.model_validate(
+        {"createdAt": iso(600), "type": "Normal", "reason": "ExitedWithCode", "source": "pytorchjob-controller",
+         "message": "Pod: runai-nlp.r-worker-0 exited with code 1",
+         "involvedObject": {"kind": "PyTorchJob", "name": "r", "namespace": "runai-nlp"}}
+    )  # fmt: skip
+    named = attribute(from_event(operator, "get_workload_status"), ["r-worker-0", "r-worker-2"])
+    assert {o.pod for o in named} == {"r-worker-0"}
+
+
+def test_the_category_follows_a_first_failure_with_a_cause_of_its_own() -> None:
+    # The lost node's pod first; an exit code the workload's status reports without naming a pod decides nothing.
+    pods = [runai_pod("n-worker-2", "Unknown", 0), runai_pod("n-worker-0", "Error", 600)]
+    observations = from_event(
+        event("n-worker-2", 0, "NodeLost", "Node gpu-7 which was running pod n-worker-2 is unresponsive"),
+        "get_workload_status",
+    ) + from_phase_message("Failed", "Workload failed: exit code 1", "get_workload_status", at(610))
+    observations = attribute(observations, ["n-worker-2", "n-worker-0"])
+    order = order_terminations(pods, observations, window=(at(-3600), at(900)))
+    assert order.first is not None and order.first.pod == "n-worker-2"
+    assert classify(cause_observations(observations, order)).category == "NODE_FAILURE"
+
+
+def test_a_pod_replaced_under_its_name_is_read_as_the_one_that_ended() -> None:
+    gone = runai_pod("s-worker-2", "OOMKilled", 0, deleted=3)
+    again = RunaiPod.model_validate({"name": "s-worker-2", "id": "id-new", "k8sPhase": "Pending"})
+    peer = runai_pod("s-worker-0", "Error", 6)
+    replacement = K8sPod.model_validate(
+        {"metadata": {"name": "s-worker-2", "uid": "id-new"}, "spec": {"containers": [{"name": "pytorch"}]},
+         "status": {"phase": "Pending"}}
+    )  # fmt: skip
+    observations = [o for p in (gone, again, peer) for o in from_runai_pod(p, "get_workload_pods")]
+    order = order_terminations([again, peer, gone], observations, k8s_pods={"s-worker-2": replacement})
+    first = order.first
+    assert first is not None and (first.pod, first.pod_id, first.deleted) == ("s-worker-2", "id-s-worker-2", True)
+    assert first.replaced_by == "id-new" and first.node == "node-2"
+
+
+def test_pods_are_listed_in_the_order_of_their_recorded_ends_with_the_cause_marked() -> None:
+    # worker-2's OOM kill reaches the control plane 3 s after its peer's container (read to the second) stopped.
+    pods = [runai_pod("t-worker-2", "OOMKilled", 3), runai_pod("t-worker-0", "Error", 0)]
+    k8s = {"t-worker-0": k8s_pod("t-worker-0", "Error", 1, 0, message="Connection closed by peer")}
+    observations = [o for p in pods for o in from_runai_pod(p, "get_workload_pods")]
+    observations += pod_observations(k8s["t-worker-0"])
+    order = order_terminations(pods, observations, k8s_pods=k8s)
+    assert [(e.pod, e.first) for e in order.entries] == [("t-worker-0", False), ("t-worker-2", True)]

@@ -22,10 +22,13 @@ from core.sim.demo import (
     demo_expectations,
     demo_expectations_path,
     load_demo_bundle,
+    load_offspec_bundle,
+    offspec_bundle_path,
+    offspec_expectations,
     stories,
 )
-from core.sim.demo.build import build_demo_bundle, demo_bundle_bytes, main, write_demo_bundle
-from core.sim.demo.stories import FAMILIES, all_stories
+from core.sim.demo.build import build_demo_bundle, demo_bundle_bytes, main, offspec_bytes, write_demo_bundle
+from core.sim.demo.stories import FAMILIES, OFF_SPEC_FAMILIES, all_stories
 from core.sim.demo.story import Family, Story
 from core.sim.transport import SimSyncTransport
 
@@ -88,11 +91,24 @@ def test_write_demo_bundle_writes_the_same_bytes(tmp_path: Any) -> None:
     assert (tmp_path / "again.json.gz").read_bytes() == demo_bundle_path().read_bytes()
 
 
-def test_main_regenerates_both_committed_files(tmp_path: Any, capsys: Any) -> None:
+def test_main_regenerates_every_committed_file(tmp_path: Any, capsys: Any) -> None:
     assert main([str(tmp_path)]) == 0
     assert (tmp_path / "demo-tenant.json.gz").read_bytes() == demo_bundle_path().read_bytes()
     assert (tmp_path / "demo-expectations.json").read_bytes() == demo_expectations_path().read_bytes()
+    assert (tmp_path / "offspec-tenant.json.gz").read_bytes() == offspec_bundle_path().read_bytes()
     assert "demo-tenant.json.gz" in capsys.readouterr().out
+
+
+def test_the_off_spec_tenant_is_apart_and_says_so() -> None:
+    """The stories whose data a 2.24 control plane does not send live in a bundle of their own, not the demo."""
+    data, expectations = offspec_bytes()
+    assert data == offspec_bundle_path().read_bytes()
+    off_spec = load_offspec_bundle()
+    assert "off-spec" in off_spec.raw["offSpec"] and "offSpec" not in load_demo_bundle().raw
+    assert [e["key"] for e in json.loads(expectations)] == [e["key"] for e in offspec_expectations()]
+    ids = {e["workload"]["id"] for e in off_spec.workloads}
+    assert ids == {e["workloadId"] for e in offspec_expectations()}
+    assert not ids & {e["workload"]["id"] for e in load_demo_bundle().workloads}
 
 
 def test_shipped_bundle_parses_with_the_bundle_reader(bundle: dict[str, Any]) -> None:
@@ -147,7 +163,9 @@ def test_ids_are_unique_and_phase_times_distinct(bundle: dict[str, Any]) -> None
 
 
 def test_every_category_and_outcome_is_expected(expectations: list[dict[str, Any]]) -> None:
-    assert {e["outcome"] for e in expectations} == OUTCOMES
+    # A suspended workload's phase is off-spec for 2.24: that outcome is the off-spec tenant's.
+    assert {e["outcome"] for e in expectations} == OUTCOMES - {"suspended"}
+    assert {e["outcome"] for e in offspec_expectations()} <= OUTCOMES
     assert {e["category"] for e in expectations if e["outcome"] == "diagnosed"} == CATEGORIES
     assert all(e["category"] is None for e in expectations if e["outcome"] != "diagnosed")
     keys = [e["key"] for e in expectations]
@@ -218,8 +236,10 @@ def test_deleted_failed_workload_and_special_entries(bundle: dict[str, Any]) -> 
     assert any("events" in e and e["events"] is None for e in entries)
     assert any(e.get("spec", {}) is None and e.get("pods") for e in entries)
     assert max(len(e.get("history", [])) for e in entries) >= 1200
-    quantities = [e["workload"]["podsRequestedResources"]["cpuMemory"].get("limit") for e in entries]
-    assert "24Gx" in quantities
+    quantities = {e["workload"]["podsRequestedResources"]["cpuMemory"].get("limit") for e in entries}
+    assert "24Gx" not in quantities  # a malformed quantity is the off-spec tenant's
+    off_spec = load_offspec_bundle().workloads
+    assert "24Gx" in {e["workload"]["podsRequestedResources"]["cpuMemory"].get("limit") for e in off_spec}
     assert any(m["values"] == [] for e in entries for m in e.get("metrics", []))
 
 
@@ -301,7 +321,7 @@ def test_planted_secrets_are_present(bundle: dict[str, Any]) -> None:
 
 def test_memory_expectations_agree_with_the_quantity_parser(expectations: list[dict[str, Any]]) -> None:
     checked = 0
-    for exp in expectations:
+    for exp in [*expectations, *offspec_expectations()]:
         memory = exp.get("memory")
         if memory is None:
             continue
@@ -353,8 +373,9 @@ def test_a_story_key_used_by_two_families_fails_the_generation() -> None:
 def test_every_family_module_is_registered_once() -> None:
     # A module under stories/ whose FAMILY is missing from FAMILIES would silently drop out of the tenant.
     modules = [importlib.import_module(f"{stories.__name__}.{m.name}") for m in pkgutil.iter_modules(stories.__path__)]
-    assert sorted(m.FAMILY.name for m in modules) == sorted(f.name for f in FAMILIES)
-    assert len({f.name for f in FAMILIES}) == len(FAMILIES)
+    families = (*FAMILIES, *OFF_SPEC_FAMILIES)
+    assert sorted(m.FAMILY.name for m in modules) == sorted(f.name for f in families)
+    assert len({f.name for f in families}) == len(families)
 
 
 def test_the_hand_shaped_workloads_come_family_by_family(bundle: dict[str, Any]) -> None:

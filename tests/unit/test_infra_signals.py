@@ -12,7 +12,7 @@ import pytest
 from core.diagnosis.infra import Scope, first_failed_pod, infra_findings
 from core.diagnosis.observations import Observation
 from core.diagnosis.signals import SignalKind, classify_message, node_signals, pod_signals
-from core.diagnosis.signals.control_plane import cluster_health
+from core.diagnosis.signals.control_plane import CLUSTER_STATES, cluster_health
 from core.diagnosis.signals.node_health import failing
 from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.diagnosis.signals.xid import xid_in
@@ -90,6 +90,48 @@ def test_cluster_status_is_read_tolerantly(status: Any, liveness: datetime | Non
     if flagged:
         assert health.signal is not None and health.signal.kind is K.CONTROL_PLANE
         assert "edge" in health.signal.detail
+
+
+def _condition(type_: str, status: str, reason: str, message: str) -> dict[str, str]:
+    return {"type": type_, "status": status, "reason": reason, "message": message,
+            "lastTransitionTime": "2026-11-30T10:00:00Z"}  # fmt: skip
+
+
+@pytest.mark.parametrize("state", [s for s in CLUSTER_STATES if s != "Connected"])
+def test_every_cluster_state_but_connected_is_a_finding_naming_it_and_its_failing_conditions(state: str) -> None:
+    status = {
+        "state": state,
+        "conditions": [
+            _condition("Connected", "True", "ClusterConnected", "the cluster is connected"),
+            _condition("ServicesReady", "False", "ServiceNotReady", "runai-scheduler: 0/1 replicas available"),
+            _condition("PrerequisitesMet", "Unknown", "PrometheusMissing", "prometheus operator not found"),
+        ],
+    }
+    assert len(CLUSTER_STATES) == 6
+    health = cluster_health("edge", status, NOW - timedelta(minutes=1), NOW)
+    assert health.signal is not None and health.signal.kind is K.CONTROL_PLANE
+    detail = health.signal.detail
+    assert f"reports state {state}" in detail
+    assert "ServicesReady False: ServiceNotReady: runai-scheduler: 0/1 replicas available" in detail
+    assert "PrerequisitesMet Unknown: PrometheusMissing: prometheus operator not found" in detail
+    assert "ClusterConnected" not in detail  # a condition that holds is not a failing one
+    assert "last reported" in detail and health.status is not None and state in health.status
+
+
+def test_a_connected_cluster_that_reports_is_no_finding_and_a_stale_one_is() -> None:
+    status = {"state": "Connected", "conditions": [_condition("Connected", "True", "ClusterConnected", "ok")]}
+    assert cluster_health("east", status, NOW - timedelta(minutes=1), NOW).signal is None
+    stale = cluster_health("east", status, NOW - timedelta(hours=3), NOW)
+    assert stale.signal is not None and "reports state" not in stale.signal.detail
+    assert "(180 min before now)" in stale.signal.detail
+
+
+def test_a_state_without_conditions_or_with_many_is_named_within_bounds() -> None:
+    bare = cluster_health("edge", {"state": "ServiceIssues"}, None, NOW)
+    assert bare.signal is not None and bare.signal.detail == "Run:ai cluster edge reports state ServiceIssues"
+    many = {"state": "ServiceIssues", "conditions": [_condition(f"C{i}", "False", "R", "m" * 500) for i in range(9)]}
+    detail = cluster_health("edge", many, None, NOW).signal.detail  # type: ignore[union-attr]
+    assert "4 more failing condition(s)" in detail and len(detail) < 1200
 
 
 def test_toolkit_start_error_gives_the_start_error_and_the_driver_fault() -> None:
@@ -243,3 +285,12 @@ def test_adversarial_repeats_cost_linear_time(unit: str) -> None:
     small = _seconds(text(6_500), [text(200)] * 500)
     large = _seconds(text(65_000), [text(2_000)] * 500)
     assert large / max(small, 1e-3) < 40, f"10x the input took {large / small:.1f}x the time"
+
+
+def test_the_advice_for_a_cluster_fits_its_state() -> None:
+    from core.diagnosis.signals.control_plane import cluster_advice
+
+    assert "services" in cluster_advice("Run:ai cluster a reports state ServiceIssues (x; y)")
+    assert "prerequisites" in cluster_advice("Run:ai cluster a reports state MissingPrerequisites")
+    assert "connection" in cluster_advice("Run:ai cluster a reports state Disconnected")
+    assert "connection" in cluster_advice("Run:ai cluster a last reported to the control plane at ...")

@@ -10,7 +10,7 @@ import pytest
 
 from core.diagnosis.rules import RULES, UNRESOLVED_KILL_KINDS
 from core.diagnosis.signals import SignalKind, classify_message, signal_rank
-from core.diagnosis.signals.model import Example, Family
+from core.diagnosis.signals.family import Example, Family
 from core.diagnosis.signals.registry import FAMILIES, row_kinds
 
 CASES = [(family, example) for family in FAMILIES for example in family.examples]

@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from core.sim.filtering import (
-    WORKLOAD_DATE_FIELDS,
-    WORKLOAD_STRING_FIELDS,
+    WORKLOAD_FIELDS,
     QueryError,
     apply_conditions,
     page,
@@ -20,15 +19,18 @@ from core.sim.filtering import (
 )
 
 ITEMS: list[dict[str, Any]] = [
-    {"id": "3", "name": "bert-large", "phase": "Failed", "createdAt": "2026-11-30T10:00:00Z"},
-    {"id": "1", "name": "bert,base", "phase": "Running", "createdAt": "2026-11-30T11:00:00+01:00"},
-    {"id": "2", "name": "gpt", "phase": "Failed", "createdAt": "2026-11-30T09:30:00Z"},
+    {"id": "3", "name": "bert-large", "phase": "Failed", "createdAt": "2026-11-30T10:00:00Z", "priority": 100,
+     "allocatedResources": {"gpu": 2}, "currentNodePools": ["a100"]},
+    {"id": "1", "name": "bert,base", "phase": "Running", "createdAt": "2026-11-30T11:00:00+01:00", "priority": 50,
+     "allocatedResources": {"gpu": 0.5}, "currentNodePools": []},
+    {"id": "2", "name": "gpt", "phase": "Failed", "createdAt": "2026-11-30T09:30:00Z", "priority": 125,
+     "allocatedResources": {"gpu": 16}, "currentNodePools": ["h100", "a100"]},
     {"id": "4", "name": "vit", "phase": None},
-]
+]  # fmt: skip
 
 
 def _select(*filters: str) -> list[str]:
-    conditions = parse_filter_by(filters, WORKLOAD_STRING_FIELDS, WORKLOAD_DATE_FIELDS)
+    conditions = parse_filter_by(filters, WORKLOAD_FIELDS)
     return [i["id"] for i in apply_conditions(ITEMS, conditions)]
 
 
@@ -50,6 +52,13 @@ def _select(*filters: str) -> list[str]:
         ("createdAt==2026-11-30T10:00:00Z", ["3", "1"]),
         ("createdAt!=2026-11-30T10:00:00Z", ["2", "4"]),
         ("", ["3", "1", "2", "4"]),
+        # Numbers compare as numbers (2 < 16, as text "16" < "2"); a field inside an object is read there.
+        ("allocatedGPU>=2", ["3", "2"]),
+        ("allocatedGPU<=0.5", ["1"]),
+        ("priority==100", ["3"]),
+        ("priority!=100", ["1", "2", "4"]),
+        ("nodepool==a100", ["3"]),  # the first current node pool
+        ("nodepool!=a100", ["1", "2", "4"]),
     ],
 )
 def test_filter_rows(filter_by: str, ids: list[str]) -> None:
@@ -71,21 +80,25 @@ def test_repeated_filter_parameters_are_anded() -> None:
         ("name>=a", "filterBy: operator '>=' is not supported for field 'name'"),
         ("createdAt=^2026", "filterBy: operator '=^' is not supported for date field 'createdAt'"),
         ("createdAt>=noon", "filterBy: 'createdAt' needs an ISO-8601 date, got 'noon'"),
+        ("priority=@1", "filterBy: operator '=@' is not supported for number field 'priority'"),
+        ("allocatedGPU>=two", "filterBy: 'allocatedGPU' needs a number, got 'two'"),
     ],
 )
 def test_filter_errors(filter_by: str, message: str) -> None:
     with pytest.raises(QueryError) as err:
-        parse_filter_by([filter_by], WORKLOAD_STRING_FIELDS, WORKLOAD_DATE_FIELDS)
+        parse_filter_by([filter_by], WORKLOAD_FIELDS)
     assert str(err.value) == message
 
 
-def test_sort_by_text_and_date_with_stable_ties() -> None:
-    by_phase = sort_items(ITEMS, "phase", False, as_date=False)
+def test_sort_by_text_date_and_number_with_stable_ties() -> None:
+    by_phase = sort_items(ITEMS, WORKLOAD_FIELDS["phase"], False)
     assert [i["id"] for i in by_phase] == ["4", "2", "3", "1"]  # null first, Failed ties by id
-    by_phase_desc = sort_items(ITEMS, "phase", True, as_date=False)
+    by_phase_desc = sort_items(ITEMS, WORKLOAD_FIELDS["phase"], True)
     assert [i["id"] for i in by_phase_desc] == ["1", "2", "3", "4"]  # ties still ascending by id
-    by_date = sort_items(ITEMS, "createdAt", False, as_date=True)
+    by_date = sort_items(ITEMS, WORKLOAD_FIELDS["createdAt"], False)
     assert [i["id"] for i in by_date] == ["4", "2", "1", "3"]
+    by_gpu = sort_items(ITEMS, WORKLOAD_FIELDS["allocatedGPU"], True)
+    assert [i["id"] for i in by_gpu] == ["2", "3", "1", "4"]  # 16 > 2 > 0.5, then the one without
 
 
 def test_sort_order_and_bools() -> None:

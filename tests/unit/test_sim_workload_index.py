@@ -13,10 +13,8 @@ from hypothesis import strategies as st
 
 from core.sim.demo import DEMO_CLUSTERS, load_demo_bundle
 from core.sim.filtering import (
-    DATE_SORT_FIELDS,
-    WORKLOAD_DATE_FIELDS,
+    WORKLOAD_FIELDS,
     WORKLOAD_SORT_FIELDS,
-    WORKLOAD_STRING_FIELDS,
     apply_conditions,
     page,
     parse_filter_by,
@@ -39,6 +37,9 @@ _item = st.one_of(
     st.sampled_from(["llama", "x"]).map(lambda n: f"name!@{n}"),
     st.sampled_from(["2026-11-29T00:00:00Z", "2026-11-30T11:00:00Z"]).map(lambda t: f"phaseUpdatedAt>={t}"),
     st.sampled_from(["2026-11-20T00:00:00Z"]).map(lambda t: f"createdAt<={t}"),
+    st.sampled_from(["0", "1", "4"]).map(lambda n: f"allocatedGPU>={n}"),
+    st.sampled_from(["50", "100"]).map(lambda n: f"priority=={n}"),
+    st.sampled_from(["Train", "Build"]).map(lambda c: f"category=={c}"),
 )
 _query = st.fixed_dictionaries(
     {
@@ -54,25 +55,23 @@ _query = st.fixed_dictionaries(
 
 
 def _reference(q: dict[str, Any]) -> tuple[list[str], int | None, int]:
-    conditions = parse_filter_by([",".join(q["filters"])] if q["filters"] else [], WORKLOAD_STRING_FIELDS,
-                                 WORKLOAD_DATE_FIELDS)  # fmt: skip
+    conditions = parse_filter_by([",".join(q["filters"])] if q["filters"] else [], WORKLOAD_FIELDS)
     search = q["search"].lower()
     kept = [wl for wl in WORKLOADS if bool(wl.get("deletedAt")) == q["deleted"]
             and (not search or search in str(wl.get("name", "")).lower())]  # fmt: skip
     kept = apply_conditions(kept, conditions)
     count = len(kept)
     if q["sort_by"]:
-        kept = sort_items(kept, q["sort_by"], q["descending"], as_date=q["sort_by"] in DATE_SORT_FIELDS)
+        kept = sort_items(kept, WORKLOAD_FIELDS[q["sort_by"]], q["descending"])
     chunk, nxt = page(kept, q["offset"], q["limit"])
     return [wl["id"] for wl in chunk], nxt, count
 
 
 def _indexed(q: dict[str, Any], index: WorkloadIndex = INDEX) -> tuple[list[str], int | None, int]:
-    conditions = parse_filter_by([",".join(q["filters"])] if q["filters"] else [], WORKLOAD_STRING_FIELDS,
-                                 WORKLOAD_DATE_FIELDS)  # fmt: skip
+    conditions = parse_filter_by([",".join(q["filters"])] if q["filters"] else [], WORKLOAD_FIELDS)
     query = {
         "deleted": q["deleted"], "search": q["search"].lower(), "conditions": conditions, "sort_by": q["sort_by"],
-        "descending": q["descending"], "as_date": q["sort_by"] in DATE_SORT_FIELDS,
+        "descending": q["descending"],
     }  # fmt: skip
     chunk, nxt = index.page(q["offset"], q["limit"], **query)
     return [wl["id"] for wl in chunk], nxt, index.count(**{**query, "sort_by": None, "descending": False})

@@ -58,7 +58,8 @@ from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
-from tui.widgets.evidence_pane import EvidencePane
+from tui.widgets.evidence_pane import EVERY_LINE_KEY, EvidencePane
+from tui.widgets.findings_line import findings_heads
 from tui.widgets.footer import KeysFooter
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
@@ -108,6 +109,13 @@ class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
         Binding("r", "rerun", "rerun", tooltip="Diagnose this workload again"),
         FOLLOW,
         Binding("v", "view", "full text", tooltip="The whole verdict, or the whole highlighted history or log line"),
+        Binding(
+            EVERY_LINE_KEY,
+            "every_line",
+            "every line",
+            show=False,
+            tooltip="Evidence: every line, or back to the short list (the decisive signal first, each signal once)",
+        ),
         Binding("c", "copy_report", "copy", tooltip="Copy the report (and keep it in a file)"),
         Binding("e", "export('markdown')", "export", tooltip="Write the report as Markdown"),
         Binding("J", "export('json')", "export json", show=False, tooltip="Write the report as JSON"),
@@ -391,7 +399,9 @@ class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
         self.report = report
         self.query_one(VerdictBanner).show_report(report)
         # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
-        self.query_one(EvidencePane).set_items(report.evidence, preface=verdict_preface(report))
+        self.query_one(EvidencePane).set_report(
+            report, findings=findings_heads(report), preface=verdict_preface(report)
+        )
         explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
         notes = [for_the_app(note) for note in report.notes]
         self.query_one(MissingPane).finish(report.missing, explanation, notes)

@@ -15,7 +15,7 @@ from tui.widgets.findings_line import findings_detail
 
 
 def verdict_preface(report: Report) -> Text:
-    """The reason and recommendations in full, above the evidence (the banner cuts them to its rows), with
+    """The reason and recommendations in full, below the evidence (the banner cuts them to its rows), with
     command-line advice said as what to press in the app."""
     text = Text("Reason: ", style="bold")
     text.append(for_the_app(report.reason or "not stated"), style="not bold")

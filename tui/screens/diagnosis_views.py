@@ -1,6 +1,6 @@
 """The diagnosis screen's keys for moving between panes and reading what a pane had to cut: tabs by number and
-with `[` / `]`, `l` and `p` for the log, `v` / `enter` for the whole verdict, history line or log line (a
-mixin of the diagnosis screen: it reads the screen's panes, report and failure)."""
+with `[` / `]`, `l` and `p` for the log, `v` / `enter` for the whole verdict, history line or log line, `x`
+for every evidence line (a mixin of the diagnosis screen: it reads the screen's panes, report and failure)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from core.models.report import Report
 from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis_commands import TABS
 from tui.screens.diagnosis_text import verdict_detail
+from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline, history_detail
 from tui.widgets.log_pane import LogPane
 
@@ -72,6 +73,14 @@ class PaneActions(Screen[None]):
         if excerpt is not None and not excerpt.previous:
             why = excerpt.note or "the kubelet kept no previous instance"
             self.notify(f"No previous container log: {why}. The current one is shown.", markup=False)
+
+    def action_every_line(self) -> None:
+        """x: the Evidence tab with every line, or back to its short list."""
+        pane = self.query_one(EvidencePane)
+        if not pane.toggle_every():
+            self.notify("Every line is shown once the verdict is in.", markup=False)
+            return
+        self.show_tab("tab-evidence")
 
     def action_view(self) -> None:
         focused = self.focused

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from core.models.runai import Cluster
-from tui.messages import PageLoaded
+from tui.messages import PageLoaded, VerdictArrived
 from tui.paging import PageNav
 from tui.picker_query import NameFilterError, PickerQuery, Sort
 from tui.screens.picker_text import IndicatorState, indicator_parts
@@ -16,6 +16,7 @@ from tui.widgets.filter_bar import cluster_label
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
+from tui.widgets.verdict_line import verdict_why
 from tui.widgets.workload_table import WorkloadTable
 
 EDGE_NOTICE_S = 2.5
@@ -62,7 +63,15 @@ class PickerViews(PickerVerdicts):
         why = None
         if workload is not None and self._page is not None and self._page.attention is not None:
             why = self._page.attention.why.get(workload.id or "")
-        self.query_one(RowDetail).show_workload(workload, why)
+        verdict = self.verdicts.get(workload) if workload is not None else None
+        said = verdict_why(verdict) if verdict is not None else None
+        self.query_one(RowDetail).show_workload(workload, why, said)
+
+    def on_verdict_arrived(self, message: VerdictArrived) -> None:
+        super().on_verdict_arrived(message)
+        highlighted = self.query_one(WorkloadTable).highlighted
+        if highlighted is not None and highlighted.id == message.workload.id:
+            self._show_row_detail()  # the highlighted row's line that says why
 
     def _show_empty(self) -> None:
         described = self._query.describe(self._cluster_label())

@@ -1,5 +1,5 @@
-"""Infrastructure findings on the diagnosis screen: a line of the verdict banner, and the findings in full for the
-Evidence tab's preface and the whole verdict (`v`).
+"""Infrastructure findings on the diagnosis screen: a line of the verdict banner, a line each above the Evidence
+tab's evidence, and the findings in full below it and in the whole verdict (`v`).
 
 A finding is shown apart from the category, with its owner: the category says how the workload ended (the
 seed's taxonomy); the finding says the fault is under it and who can fix it. The line carries a mark (⚑) and
@@ -33,6 +33,14 @@ def findings_line(report: Report) -> Text | None:
     if more:
         line.append(f" (+{more} more)", style="bold")
     return line
+
+
+def findings_heads(report: Report) -> Text | None:
+    """A line per finding, whole (`⚑ gpu-hardware on node gpu-e-47, for the administrator (explains this
+    failure)`), or None: what the Evidence tab says above the evidence, as the text report does."""
+    if not report.findings:
+        return None
+    return Text("\n").join(Text(f"{MARK} {finding_head(f)}", style="bold") for f in report.findings)
 
 
 def findings_detail(report: Report) -> Text | None:

@@ -1,6 +1,7 @@
 """One line under the table with the highlighted workload's phase message, the first clue to a failure (and, in
-the needs-attention view, why the row is listed). A message longer than the line ends in `… v`: `v` shows the
-whole row, message included."""
+the needs-attention view, why the row is listed; once the row is diagnosed, the line that says why, as `scan`
+and the report lead with it). A message longer than the line ends in `… v`: `v` shows the whole row, message
+included."""
 
 from __future__ import annotations
 
@@ -19,11 +20,15 @@ class RowDetail(Static):
         self.plain = ""
         self._full = Text("")
 
-    def show_workload(self, workload: Workload | None, why: str | None = None) -> None:
+    def show_workload(self, workload: Workload | None, why: str | None = None, verdict: str | None = None) -> None:
+        """`why` the row needs attention; `verdict` the line that says why it failed, once it is diagnosed."""
         if workload is None:
             text = Text("")
         else:
             text = Text()
+            if verdict:
+                text.append("why: ", style="bold")
+                text.append(clean(verdict, one_line=True, max_len=2000) + " · ")
             if why:
                 text.append("attention: ", style="bold")
                 text.append(clean(why, one_line=True, max_len=200) + " · ")
@@ -35,6 +40,11 @@ class RowDetail(Static):
                 text.append("message: (none)", style="dim")
         self._full = text
         self._paint()
+
+    @property
+    def whole(self) -> str:
+        """The line before it is cut to the width (what `v` shows in full)."""
+        return self._full.plain
 
     def on_resize(self) -> None:
         self._paint()

@@ -20,6 +20,22 @@ WAITING = Text("…")
 VERDICT_WIDTH = max(len(label) for label in (*CATEGORIES, *OUTCOMES, "no report"))
 
 
+def verdict_why(verdict: Verdict) -> str:
+    """The line that says why, as `scan` and the report lead with it: the decisive line (or the failing log
+    line) with its sources; for a routed-out outcome its reason; for no report, why there is none."""
+    # Loaded only once a verdict exists: the engine (and the report) is loaded by then.
+    from core.report.evidence_view import why_line
+
+    report = verdict.report
+    if report is None:
+        return verdict.failure or "no report"
+    line = why_line(report)
+    if line is None:
+        return report.reason or "no reason stated"
+    text, sources = line
+    return f"{text} ({', '.join(sources)})"
+
+
 def verdict_cell(verdict: Verdict) -> Text:
     """A category in bold; an outcome (routed out) or a diagnosis without a report in plain words."""
     label = verdict.label

@@ -14,7 +14,8 @@ Run:ai's own scheduling quota (`NonPreemptibleOverQuota`) is a resource wait, no
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, rx
 
 K = SignalKind

@@ -8,7 +8,8 @@ is the mount family's, any other stays CREATE_CONTAINER_CONFIG_ERROR (the same r
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, canonical_reason, rx
 
 K = SignalKind

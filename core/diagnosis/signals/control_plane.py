@@ -1,10 +1,14 @@
 """The control plane: the Run:ai cluster disconnected from (or out of sync with) its control plane, and the
 Kubernetes API server or its store failing while the workload's objects were made.
 
-Run:ai lists each cluster at `GET /api/v1/clusters` with a `status` (shape UNVERIFIED: a word such as
-"Connected" or "Disconnected", or an object holding one, read tolerantly) and `lastLiveness`, when it last
-reported. Operators' notes say that while a cluster is disconnected its sync service cannot push updates, so what
-the control plane shows about its workloads may be stale: a diagnosis made then must say so. API server words
+Run:ai lists each cluster at `GET /api/v1/clusters` with a `status` and `lastLiveness`, when it last reported.
+The status's shape is the SDK's `ClusterDisplayedStatus`: `state`, one of `WaitingToConnect Connected
+Disconnected MissingPrerequisites ServiceIssues Unknown`, and `conditions` (type, status, reason, message,
+lastTransitionTime). Every state but `Connected` means the control plane cannot fully see or trust the cluster:
+a finding that names the state and the failing conditions. Any other shape (a bare word, an older or unknown
+object) is still read tolerantly. Operators' notes say that while a cluster is disconnected its sync service
+cannot push updates, so what the control plane shows about its workloads may be stale: a diagnosis made then
+must say so. A cluster that has not reported for a while is stale whatever its state says. API server words
 (kube-apiserver, etcd): `etcdserver: request timed out`, `the server was unable to return a response in the time
 allotted, but may still be processing the request`, `Internal error occurred: resource quota evaluation timed
 out`. A `control-plane` finding for the administrator; no category.
@@ -12,13 +16,15 @@ out`. A `control-plane` finding for the administrator; no category.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from core.diagnosis.signals.model import Family, Signal, SignalKind, example
-from core.diagnosis.signals.text import Collector, Text, as_text, rx
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import Signal, SignalKind
+from core.diagnosis.signals.text import Collector, Text, as_text, for_matching, rx
 
 K = SignalKind
 
@@ -82,18 +88,35 @@ class ClusterHealth:
     signal: Signal | None
 
 
+# `status.state` of a cluster (the SDK's `ClusterState`); all but CONNECTED are a finding.
+CLUSTER_STATES: tuple[str, ...] = (
+    "WaitingToConnect", "Connected", "Disconnected", "MissingPrerequisites", "ServiceIssues", "Unknown",
+)  # fmt: skip
+CONNECTED = "Connected"
+_MAX_CONDITIONS = 5  # named in the finding; a cluster with more says how many more
+_CONDITION_CHARS = 160
+
+
 def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: datetime) -> ClusterHealth:
-    """A CONTROL_PLANE signal when the status says disconnected (or similar) or the last report is stale."""
-    words = [w.strip() for w in _words(status) if w and w.strip()]
-    shown = "; ".join(dict.fromkeys(words))[:200] or None
-    bad = [w for w in words if _BAD_STATUS_RE.search(w) and not _GOOD_STATUS_RE.match(w)]
+    """A CONTROL_PLANE signal when the cluster's state is any but Connected (naming the state and its failing
+    conditions' reasons and messages), when a status of another shape says disconnected (or similar), or when
+    its last report is stale. The one place that decides whether a cluster is healthy."""
+    state, failing = _stated(status)
+    if state is not None:
+        shown = "; ".join([state, *failing])[:400]
+        bad = state.casefold() != CONNECTED.casefold()
+        said = f"reports state {state}" + (f" ({'; '.join(failing)})" if failing else "")
+    else:
+        words = [w.strip() for w in _words(status) if w and w.strip()]
+        shown = "; ".join(dict.fromkeys(words))[:200]
+        found = [w for w in words if _BAD_STATUS_RE.search(w) and not _GOOD_STATUS_RE.match(w)]
+        bad = bool(found)
+        said = f"reports status {found[0][:80]}" if found else ""
     age = now - last_liveness if last_liveness is not None else None
     stale = age is not None and age > STALE_AFTER
     if not bad and not stale:
-        return ClusterHealth(name, shown, last_liveness, None)
-    parts = []
-    if bad:
-        parts.append(f"reports status {bad[0][:80]}")
+        return ClusterHealth(name, shown or None, last_liveness, None)
+    parts = [said] if bad else []
     if last_liveness is not None and age is not None:
         minutes = int(age.total_seconds() // 60)
         parts.append(f"last reported to the control plane at {last_liveness.isoformat()} ({minutes} min before now)")
@@ -105,7 +128,50 @@ def cluster_health(name: str, status: Any, last_liveness: datetime | None, now: 
         at=last_liveness,
         source="clusters",
     )
-    return ClusterHealth(name, shown, last_liveness, signal)
+    return ClusterHealth(name, shown or None, last_liveness, signal)
+
+
+# What the administrator does about a cluster in each state (a stale or disconnected one: reconnect it).
+_ADVICE: dict[str, str] = {
+    "ServiceIssues": "Repair the Run:ai services the cluster reports failing (the conditions above say which)",
+    "MissingPrerequisites": "Install or repair the prerequisites the cluster reports missing",
+    "WaitingToConnect": "Finish connecting the cluster to the control plane (its install has not reported yet)",
+}
+_RECONNECT = "Restore the cluster's connection to the control plane"
+_STATE_IN_TEXT = re.compile(r"\breports state (\w+)")
+
+
+def cluster_advice(detail: str) -> str:
+    """The administrator's next step for a cluster finding, from the state its detail names."""
+    found = _STATE_IN_TEXT.search(detail)
+    return _ADVICE.get(found.group(1), _RECONNECT) if found else _RECONNECT
+
+
+def _stated(status: Any) -> tuple[str | None, list[str]]:
+    """The state of a status in the API's shape (None for any other shape), and its failing conditions, each
+    as `<type> <status>: <reason>: <message>`."""
+    if not isinstance(status, Mapping):
+        return None, []
+    state = for_matching(status.get("state")).strip()
+    known = {s.casefold(): s for s in CLUSTER_STATES}
+    if state.casefold() not in known:
+        return None, []
+    conditions = status.get("conditions")
+    failing = [
+        _condition_text(c)
+        for c in (conditions if isinstance(conditions, list) else [])[:20]
+        if isinstance(c, Mapping) and as_text(c.get("status")) != "True"
+    ]
+    more = len(failing) - _MAX_CONDITIONS
+    named = failing[:_MAX_CONDITIONS] + ([f"{more} more failing condition(s)"] if more > 0 else [])
+    return known[state.casefold()], named
+
+
+def _condition_text(condition: Mapping[str, Any]) -> str:
+    head = " ".join(for_matching(condition.get(k)).strip() for k in ("type", "status") if condition.get(k))
+    said = [for_matching(condition.get(k)).strip() for k in ("reason", "message") if condition.get(k)]
+    text = ": ".join(part for part in (head or "condition", *said) if part)
+    return " ".join(text.split())[:_CONDITION_CHARS]
 
 
 EXAMPLES = (

@@ -10,7 +10,8 @@ kubectl's `ExitCode:N` / `Signal:N` reasons.
 from __future__ import annotations
 
 from core.diagnosis.exit_codes import SIGNAL_NUMBERS, exit_code_meaning
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text
 
 K = SignalKind

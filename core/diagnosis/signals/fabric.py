@@ -15,7 +15,8 @@ NCCL watchdog timeout is never a fabric signal: it says a collective stalled, no
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, rx
 
 K = SignalKind

@@ -13,7 +13,8 @@ no category. "no CUDA-capable device is detected" is left alone: a pod that aske
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, rx
 
 K = SignalKind

@@ -11,7 +11,8 @@ GPU's fault, and a CUDA out-of-memory is the application's too: neither gives a 
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, rx
 from core.diagnosis.signals.xid import xid_in
 

@@ -10,29 +10,15 @@ killed it, and a system kill is not the init script's fault.
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
-from core.diagnosis.signals.model import Family, Signal, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import Signal, SignalKind
 
 K = SignalKind
-PREFIX = "Init:"
-_INIT_TOKEN_RE = re.compile(r"\bInit:([A-Za-z]+)")
-_INIT_CONTAINER_RE = re.compile(r"\binit[\s-]?container", re.IGNORECASE)
 CONVERTED: frozenset[SignalKind] = frozenset(
     {K.APP_EXIT, K.CONTAINER_ERROR, K.CRASH_LOOP, K.START_ERROR, K.CREATE_CONTAINER_CONFIG_ERROR}
 )
-
-
-def strip_prefix(reason: str) -> tuple[bool, str]:
-    """Whether the reason is kubectl's `Init:...`, and the reason without the prefix."""
-    if reason.startswith(PREFIX):
-        return True, reason[len(PREFIX) :]
-    return False, reason
-
-
-def named_in(message: str) -> bool:
-    return bool(_INIT_TOKEN_RE.search(message) or _INIT_CONTAINER_RE.search(message))
 
 
 def convert(signals: list[Signal], reason: str) -> list[Signal]:

@@ -1,20 +1,16 @@
-"""The signal vocabulary: kinds, the typed `Signal`, the seed's strength order, and what a family declares.
+"""The signal vocabulary: kinds, the typed `Signal` and the seed's strength order.
 
 A family (one module under core/diagnosis/signals/) holds the patterns of one kind of failure, the real
 cluster strings it must recognise (`Example`s, checked by tests/unit/test_signal_families.py), its matcher,
-and the rule rows of core/diagnosis/rules.py that its kinds feed.
+and the rule rows of core/diagnosis/rules.py that its kinds feed; what it declares is in `family.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from core.diagnosis.signals.text import Collector, Text
 
 
 class SignalKind(StrEnum):
@@ -136,31 +132,3 @@ def signal_rank(kind: SignalKind) -> int:
 def rank_signals(signals: Iterable[Signal]) -> list[Signal]:
     """Signals strongest first; ties keep their input order."""
     return sorted(signals, key=lambda item: signal_rank(item.kind))
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    """A real cluster string and what it must give: the strongest signal's kind (None: no signal at all), and
-    any of that signal's fields worth pinning (``pull_kind``, ``resource``, ``exit_code``, ...)."""
-
-    reason: str | None
-    message: str | None
-    kind: SignalKind | None
-    fields: tuple[tuple[str, Any], ...] = ()
-
-
-def example(reason: str | None, message: str | None, kind: SignalKind | None, /, **fields: Any) -> Example:
-    return Example(reason, message, kind, tuple(sorted(fields.items())))
-
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    """One failure family: its name, the kinds it can give, its matcher, its examples, and for each kind that
-    can decide a category the rule row (core/diagnosis/rules.py) it feeds. ``match`` is None for a family that
-    only modifies what others found (init containers)."""
-
-    name: str
-    kinds: frozenset[SignalKind]
-    match: Callable[[Text, Collector], None] | None
-    examples: tuple[Example, ...]
-    rows: Mapping[SignalKind, str] = field(default_factory=dict)

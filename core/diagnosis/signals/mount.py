@@ -10,7 +10,8 @@ other FailedScheduling text does.
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, canonical_reason, rx
 
 K = SignalKind

@@ -10,7 +10,8 @@ detectors set (node_health).
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, Signal, SignalKind, example, rank_signals
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import Signal, SignalKind, rank_signals
 from core.diagnosis.signals.node_health import health_conditions
 from core.diagnosis.signals.node_pressure import pressure_conditions
 from core.diagnosis.signals.text import Collector, Text, as_text, canonical_reason, detail, rx

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.diagnosis.signals.model import Family, Signal, SignalKind, example, rank_signals
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import Signal, SignalKind, rank_signals
 from core.diagnosis.signals.text import Collector, Text, as_text, canonical_reason, detail, rx
 from core.models.kube import K8sNode
 

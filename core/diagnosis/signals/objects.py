@@ -15,9 +15,8 @@ from typing import Any
 from core.diagnosis.exit_codes import SIGNAL_NUMBERS, exit_code_meaning
 from core.diagnosis.signals.classify import classify_message
 from core.diagnosis.signals.container_start import START_REASONS
-from core.diagnosis.signals.init import PREFIX
 from core.diagnosis.signals.model import Signal, SignalKind, rank_signals
-from core.diagnosis.signals.text import as_text, detail
+from core.diagnosis.signals.text import INIT_PREFIX, as_text, detail
 from core.models.kube import ContainerState, ContainerStatus, K8sEvent, K8sPod
 
 K = SignalKind
@@ -93,7 +92,7 @@ def _waiting_signals(status: ContainerStatus, *, init: bool, src: str) -> list[S
         return []
     where = f"{src}[{status.name}].state.waiting"
     signals: list[Signal] = []
-    for item in classify_message((PREFIX if init else "") + reason, waiting.message, source=where):
+    for item in classify_message((INIT_PREFIX if init else "") + reason, waiting.message, source=where):
         update: dict[str, Any] = {"container": status.name, "init": init, "source": where}
         if item.kind in {K.CRASH_LOOP, K.INIT_FAILED} and status.restart_count is not None:
             update["count"] = status.restart_count

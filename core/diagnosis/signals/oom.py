@@ -8,7 +8,8 @@ out-of-memory is the application's own error (it usually exits 1): CRASH_APP_ERR
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, canonical_reason, rx
 
 K = SignalKind

@@ -8,7 +8,8 @@ component (the scheduler, a policy) names no person.
 
 from __future__ import annotations
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.text import Collector, Text, rx
 
 K = SignalKind

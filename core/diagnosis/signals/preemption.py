@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from core.diagnosis.signals.model import Family, SignalKind, example
+from core.diagnosis.signals.family import Family, example
+from core.diagnosis.signals.model import SignalKind
 from core.diagnosis.signals.node import EVICTION_RE
 from core.diagnosis.signals.text import Collector, Text, canonical_reason, rx
 

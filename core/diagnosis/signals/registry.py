@@ -30,7 +30,8 @@ from core.diagnosis.signals import (
     preemption,
     probes,
 )
-from core.diagnosis.signals.model import Family, SignalKind
+from core.diagnosis.signals.family import Family
+from core.diagnosis.signals.model import SignalKind
 
 FAMILIES: tuple[Family, ...] = (
     preemption.FAMILY,

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from core.diagnosis.signals import init
 from core.diagnosis.signals.model import Signal, SignalKind
 from core.safety.untrusted import redacted
 
@@ -71,6 +70,24 @@ KUBECTL_CODE_RE = re.compile(r"\b(ExitCode|Signal):(-?\d{1,5})\b")
 _SCHEDULING_TEXT_RE = rx(r"\b\d{1,6}/\d{1,6} nodes are available")
 
 
+# An init container's text (the `init` family reads what the others find in it): kubectl writes its state as
+# `Init:<Reason>`, `Init:ExitCode:N` or `Init:Signal:N`; a message may say "init container".
+INIT_PREFIX = "Init:"
+_INIT_TOKEN_RE = re.compile(r"\bInit:([A-Za-z]+)")
+_INIT_CONTAINER_RE = re.compile(r"\binit[\s-]?container", re.IGNORECASE)
+
+
+def strip_init_prefix(reason: str) -> tuple[bool, str]:
+    """Whether the reason is kubectl's `Init:...`, and the reason without the prefix."""
+    if reason.startswith(INIT_PREFIX):
+        return True, reason[len(INIT_PREFIX) :]
+    return False, reason
+
+
+def names_init_container(message: str) -> bool:
+    return bool(_INIT_TOKEN_RE.search(message) or _INIT_CONTAINER_RE.search(message))
+
+
 def container_in(message: str) -> str | None:
     for match in _CONTAINER_NAME_RE.finditer(message):
         name = match.group(1)
@@ -121,7 +138,7 @@ def prepare(reason: Any, message: Any, source: Any, kind: Any) -> Text:
     m = for_matching(as_text(message))
     src = for_matching(source).strip().lower() or None
     obj_kind = for_matching(kind).strip().lower() or None
-    is_init, r_text = init.strip_prefix(r_text)
+    is_init, r_text = strip_init_prefix(r_text)
     token = KUBECTL_CODE_RE.fullmatch(r_text)
     code_from_reason = kubectl_code(token) if token is not None else None
     r = r_text.lower()
@@ -135,7 +152,7 @@ def prepare(reason: Any, message: Any, source: Any, kind: Any) -> Text:
         exit_code=code_from_reason if code_from_reason is not None else exit_code_in(m),
         container=container_in(m),
         scheduling=r == "failedscheduling" or bool(_SCHEDULING_TEXT_RE.search(m)),
-        init=is_init or init.named_in(m),
+        init=is_init or names_init_container(m),
         low=f"{r} {m.lower()}",
     )
 

@@ -12,8 +12,9 @@ from datetime import datetime
 from core.diagnosis import configuration as config
 from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
+from core.diagnosis.crash_loop import CrashLoop, last_crash_at
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import in_window
+from core.diagnosis.history import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.memory import LIMIT, SeriesSummary, step_of, usage_summary
@@ -57,6 +58,7 @@ class Gathered:
     others: OtherSubmissions | None = None  # the name's other submissions inside the lookback
     cluster: tuple[Observation, ...] = ()  # the Run:ai cluster's status, when it is disconnected or stale
     node_pods: tuple[str, NodePods | Missing] | None = None  # pods listed on a node with a node-level finding
+    loop: CrashLoop | None = None  # a crash loop, dated from its last crash
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,7 @@ def gathered_several(
     k8s_first = found.k8s_pods.get(first.pod) if first is not None else found.pod
     return Gathered(
         w, read.cause, spec, pods, history, NOT_READ, k8s_first, found.log, tier2_available, several=True,
-        order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods,
+        order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods, loop=found.loop,
     )  # fmt: skip
 
 
@@ -113,13 +115,22 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
         if g.metrics.responses and not (usage.peak is None and g.metrics.partly_failed):
             found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
     _lookback_notes(g, req, cutoff, found)
-    failed_at = failure_time(g.history.current, g.workload)
+    failed_at = diagnosed_at(g)
     findings = _infra(g, verdict.category, failed_at, cutoff, found)
     return Conclusion(verdict, memory, usage, _recurrence(g, verdict, failed_at, cutoff), found.done(), infra=findings)
 
 
+def diagnosed_at(g: Gathered) -> datetime | None:
+    """When the failure being diagnosed happened: a crash loop's last crash (not the phase change the workload
+    made before it started looping), else the failure's own time."""
+    if (g.workload.phase or "") not in ENDING_PHASES and (last := last_crash_at(g.loop)) is not None:
+        current = g.history.current.at if g.history.current is not None else None
+        return max(last, current) if current is not None else last
+    return failure_time(g.history.current, g.workload)
+
+
 def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found: Collect) -> None:
-    failed_at = failure_time(g.history.current, g.workload)
+    failed_at = diagnosed_at(g)
     if failed_at is not None and failed_at < cutoff:
         found.note(
             f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it is "
@@ -170,7 +181,7 @@ def _conclude_several(
             MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak, pod=chosen)
         )
     _lookback_notes(g, req, cutoff, found)
-    failed_at = failure_time(g.history.current, g.workload)
+    failed_at = diagnosed_at(g)
     occurrences = _recurrence(g, verdict, failed_at, cutoff)
     findings = _infra(g, verdict.category, failed_at, cutoff, found)
     return Conclusion(verdict, memory, usage, occurrences, found.done(), tuple(pods), chosen, findings)

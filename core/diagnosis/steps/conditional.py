@@ -27,6 +27,8 @@ from core.models.runai import MetricsResponse, RunaiPod, Workload
 METRICS = "get_workload_metrics"
 # Peaks of earlier OOM runs are shown for comparison; a handful says whether the job always peaks there.
 MAX_EARLIER_RUNS = 5
+# The kubelet's crash-loop back-off doubles from 10 s up to this cap (kubelet MaxContainerBackOff).
+KUBELET_MAX_BACKOFF = timedelta(minutes=5)
 
 
 # -- when --------------------------------------------------------------------------------------------------
@@ -39,9 +41,13 @@ def failure_time(current: Occurrence | None, w: Workload) -> datetime | None:
 def episode_window(
     current: Occurrence | None, w: Workload, now: datetime
 ) -> tuple[datetime | None, datetime | None]:
-    """The failure's window, running up to now while the workload has not ended (its pods end up to now)."""
+    """The failure's window, running up to now while the workload has not ended (its pods end up to now). A
+    still-open episode is known from its first record in the lookback, and a back-off event trails the crash it
+    reports by up to the kubelet's longest back-off: the window opens that much earlier."""
     window = failure_window(current, w)
-    return window if (w.phase or "") in ENDING_PHASES else (window[0], now)
+    if (w.phase or "") in ENDING_PHASES:
+        return window
+    return (window[0] - KUBELET_MAX_BACKOFF if window[0] is not None else None), now
 
 
 def failure_window(current: Occurrence | None, w: Workload) -> tuple[datetime | None, datetime | None]:

@@ -144,8 +144,9 @@ async def read_pods(
             if not live_pods
             else "the deleted pods were read beside the live ones: the pod that failed may have been replaced"
         )
-    names = {p.name for p in live_pods}
-    pods = tuple(live_pods + [p for p in gone_pods if p.name not in names])
+    # A deleted pod may share its name with its live replacement: only the same pod (by id) is kept once.
+    seen = {_identity(p) for p in live_pods}
+    pods = tuple(live_pods + [p for p in gone_pods if _identity(p) not in seen])
     if not pods:
         found.missing("pods", "the pods endpoint returned none (the pods may be gone)", PODS)
         return PodsRead((), (), page, found.done())
@@ -162,6 +163,11 @@ async def read_pods(
     if any(p.requested_resources is None for p in pods):
         found.missing("pod requestedResources", "not returned for some pods", PODS)
     return PodsRead(pods, tuple(observations), page, found.done())
+
+
+def _identity(pod: RunaiPod) -> tuple[str | None, ...]:
+    """A pod's identity: its id, else its name and creation time (a name alone is reused by a replacement)."""
+    return (pod.id,) if pod.id else (pod.name, pod.created_at.isoformat() if pod.created_at else None)
 
 
 def _pod_summary(pods: Sequence[RunaiPod], cited: int) -> str:

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from core.diagnosis import crash_loop
 from core.diagnosis.cascade import pod_key
+from core.diagnosis.crash_loop import CrashLoop
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.kube_evidence import (
     DESCRIBE_NODE,
@@ -60,6 +62,7 @@ class Tier2Found:
     log: LogFinding | None = None
     k8s_pods: Mapping[str, K8sPod] = field(default_factory=dict)
     node_pods: tuple[str, NodePods | Missing] | None = None
+    loop: CrashLoop | None = None  # the crash loop the pod and its events show, dated from its last crash
 
     @property
     def pod_name(self) -> str | None:
@@ -90,7 +93,8 @@ class PodDescribed:
 @dataclass(frozen=True, slots=True)
 class EventsRead:
     events: tuple[K8sEvent, ...]
-    missing: Missing | None  # the read failed (or came back empty where events have likely expired)
+    missing: Missing | None  # the read failed
+    dropped: int = 0  # events of an older pod with the same name, left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,21 @@ async def describe_pod(reader: Reader, t2: KubeSource, ns: NamespaceChoice, name
     return PodDescribed(pod, tuple(observations), found.done())
 
 
+def other_instance(pod: K8sPod | None, uid: str | None) -> bool:
+    """Kubernetes answered for the name with a pod of another id than the one asked about."""
+    found = pod.metadata.uid if pod is not None and pod.metadata is not None else None
+    return bool(uid) and bool(found) and found != uid
+
+
+def replacement_note(name: str) -> Findings:
+    found = Collect()
+    found.note(
+        f"the pod Kubernetes holds under the name {pod_key(name)} is its replacement, not the pod that failed: "
+        "its state and log are left out, and only the failed pod's own events (by its id) are read"
+    )
+    return found.done()
+
+
 async def pod_events(
     reader: Reader,
     t2: KubeSource,
@@ -161,7 +180,25 @@ async def node_events(
 def _events(answer: KubeEvents | Missing) -> EventsRead:
     if isinstance(answer, Missing):
         return EventsRead((), answer)
-    return EventsRead(tuple(answer.items), None)
+    return EventsRead(tuple(answer.items), None, answer.dropped_stale)
+
+
+def events_gap(what: str, newest: datetime | None, now: datetime, *, dropped: int = 0) -> Findings:
+    """An empty events answer, judged against the newest event that should exist (core/diagnosis/crash_loop.py)."""
+    found = Collect()
+    missing = crash_loop.events_gap(what, newest, now, dropped=dropped)
+    if missing is not None:
+        found.gap(missing)
+    return found.done()
+
+
+def loop_findings(loop: CrashLoop, now: datetime) -> Findings:
+    """A crash loop's dating as evidence: the restarts, the last crash and how long the loop has gone on."""
+    found = Collect()
+    text = crash_loop.loop_text(loop, now)
+    if text is not None:
+        found.evidence(text, crash_loop.loop_source(loop), "crash-loop")
+    return found.done()
 
 
 def take_events(new: Sequence[K8sEvent], everything: Sequence[K8sEvent]) -> EventsTaken:
@@ -218,10 +255,15 @@ async def read_log(reader: Reader, t2: KubeSource, pod: K8sPod) -> LogExcerpt | 
 
 
 def interpret_log(
-    answer: LogExcerpt | Missing, failed_at: datetime | None, pod: str | None = None, node: str | None = None
+    answer: LogExcerpt | Missing,
+    failed_at: datetime | None,
+    pod: str | None = None,
+    node: str | None = None,
+    *,
+    at: datetime | None = None,
 ) -> LogRead:
-    """The line that explains the failure, read before `failed_at`, and the infrastructure faults the log
-    shows; an empty or silent log is said so."""
+    """The line that explains the failure, read before `failed_at` (lines stamped later are left out), and the
+    infrastructure faults the log shows, dated `at` (else `failed_at`); an empty or silent log is said so."""
     if isinstance(answer, Missing):
         return LogRead(None, (), gap(answer))
     found = Collect()
@@ -229,7 +271,8 @@ def interpret_log(
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
-    infra = log_infra_observations(answer, failed_at, pod, node)
+    at = at or failed_at
+    infra = log_infra_observations(answer, failed_at, pod, node, at=at)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
@@ -244,7 +287,7 @@ def interpret_log(
         return LogRead(None, tuple(infra), found.done())
     found.evidence(log_line_text(answer, finding), LOGS, "log-line")
     found.observed(infra)
-    oom = log_observation(answer, finding, failed_at, pod, node)
+    oom = log_observation(answer, finding, at, pod, node)
     return LogRead(finding, tuple(infra) + ((oom,) if oom is not None else ()), found.done())
 
 

@@ -25,7 +25,7 @@ from core.diagnosis.cascade import (
 )
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.memory import END_MARGIN, MAX_SAMPLES, USAGE, RunWindow, plan_queries, usage_summary
-from core.diagnosis.observations import Observation
+from core.diagnosis.observations import Observation, quote
 from core.diagnosis.progress import TerminationsFound
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import SignalKind
@@ -94,11 +94,37 @@ def termination_order(
         first = order.first
         if order.cascade and first is not None:
             found.evidence(_first_text(first, order), PODS, "first-failure")
+            early_ones = recorded_before(order)
             found.note(
-                f"{plural(len(order.entries) - 1, 'more pod')} ended after {first.pod}: they are listed as "
-                "consequences of the first failure, and the verdict rests on what that pod showed"
+                f"{plural(len(order.entries) - 1, 'more pod')} ended {'beside' if early_ones else 'after'} "
+                f"{first.pod}: they are listed as consequences of the first failure, and the verdict rests on what "
+                "that pod showed"
+            )
+            for early in early_ones:
+                found.note(
+                    f"{early.pod} is recorded {_seconds(first, early)} before the first failure ({early.time_source}"
+                    f" against {first.time_source}): times are kept to the second and reach the control plane with "
+                    "some lag, and it shows no cause of its own that is stronger, so it is taken for a consequence"
+                )
+        if first is not None and first.replaced_by is not None:
+            found.note(
+                f"{first.pod} was deleted and a pod of the same name replaced it (id {quote(first.replaced_by, 80)}): "
+                "what Kubernetes shows under that name now is the replacement's, not the failed pod's"
             )
     return OrderRead(order, tuple(attributed), found.done())
+
+
+def recorded_before(order: TerminationOrder) -> list[PodTermination]:
+    """The consequences whose recorded end is earlier than the first failure's."""
+    first = order.first
+    if first is None or first.at is None:
+        return []
+    return [e for e in order.entries if not e.first and e.at is not None and e.at < first.at]
+
+
+def _seconds(first: PodTermination, early: PodTermination) -> str:
+    assert first.at is not None and early.at is not None
+    return f"{round((first.at - early.at).total_seconds())} s"
 
 
 def _when(at: datetime | None) -> str:
@@ -108,11 +134,16 @@ def _when(at: datetime | None) -> str:
 def _first_text(first: PodTermination, order: TerminationOrder) -> str:
     role = f" ({first.role})" if first.role else ""
     node = f" on node {first.node}" if first.node else ""
-    later = [e for e in order.entries if not e.first]
-    shown = "; ".join(f"{e.pod} {e.how} at {_when(e.at)}" for e in later[:4])
-    more = f"; and {len(later) - 4} more" if len(later) > 4 else ""
+    others = [e for e in order.entries if not e.first]
+    shown = "; ".join(f"{e.pod} {e.how} at {_when(e.at)}" for e in others[:4])
+    more = f"; and {len(others) - 4} more" if len(others) > 4 else ""
+    early = recorded_before(order)
+    ahead = f"{len(early)} of them recorded a few seconds before it; " if early else ""
     return (
         f"First failure: pod {first.pod}{role}{node} {first.how} at {_when(first.at)} "
+        f"({first.time_source or 'time unknown'}); the others, {ahead}in the order they ended: {shown}{more}"
+        if early
+        else f"First failure: pod {first.pod}{role}{node} {first.how} at {_when(first.at)} "
         f"({first.time_source or 'time unknown'}); after it: {shown}{more}"
     )
 
@@ -186,7 +217,9 @@ def metric_targets(order: TerminationOrder) -> list[PodTermination]:
 
 def pod_window(item: PodTermination, pods: Sequence[RunaiPod], now: datetime) -> RunWindow | None:
     """From the pod's start (its containers', else its creation) to a minute after it ended, not past now."""
-    pod = next((p for p in pods if p.name and pod_key(p.name) == item.pod), None)
+    pod = next((p for p in pods if item.pod_id and p.id == item.pod_id), None) or next(
+        (p for p in pods if p.name and pod_key(p.name) == item.pod), None
+    )
     starts = [c.started_at for c in (pod.containers or []) if c.started_at] if pod is not None else []
     start = min(starts) if starts else (pod.created_at if pod is not None else None)
     end = item.at or now

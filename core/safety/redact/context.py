@@ -122,6 +122,9 @@ def _near(vendor: str, value: str) -> LazyPattern:
     return LazyPattern(rf"(?i)(?:{vendor})[^\n]{{0,80}}?(?<![A-Za-z0-9_-])(?P<secret>{value})(?![A-Za-z0-9_-])")
 
 
+# wandb's own line when it stores a key: "wandb: Appending key for api.wandb.ai to your netrc file: <key>" (the
+# key, 40 hex characters, may follow where a path would), and any 40-hex key a line about a netrc file names.
+_WANDB_KEY = _near(r"\bwandb\b|api\.wandb\.ai|\bnetrc\b", r"[a-f0-9]{40}")
 _DATADOG = _near(r"datadog|\bdd[_-](?:api|app)", r"[a-f0-9]{32}|[a-z0-9]{40}")
 _TWILIO_AUTH = _near(r"twilio", r"[a-f0-9]{32}")
 _MAILGUN_SIGNING = _near(r"mailgun", r"[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}")
@@ -155,6 +158,7 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("redis-cli-a", ("redis-cli",), _REDIS_A, hide_group("secret"), "redis-cli -a"),
     Rule("curl-user", ("curl",), _CURL_U, hide_group("secret"), "gl:curl-auth-user"),
     Rule("wandb-login", ("wandb",), _WANDB_LOGIN, hide_group("secret", credential_like), "wandb login (vendor docs)"),
+    Rule("wandb-key", ("wandb", "netrc"), _WANDB_KEY, hide_group("secret", looks_random), "wandb netrc message"),
     Rule("aws-secret-key", ("aws", "secret", "akia", "asia"), _AWS_SECRET, _sub_aws_secret, "ds:aws"),
     Rule("datadog", ("datadog", "dd_", "dd-"), _DATADOG, hide_group("secret", looks_random), "gl:datadog-access-token"),
     Rule("twilio-auth-token", ("twilio",), _TWILIO_AUTH, hide_group("secret", looks_random), "ds:twilio"),

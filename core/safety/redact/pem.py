@@ -1,4 +1,5 @@
-"""PEM private keys: whole blocks, a block whose END was cut off, and a body whose BEGIN line was cut off.
+"""PEM private keys: whole blocks, a block whose END was cut off, and a body whose BEGIN line was cut off (also
+when a log writer puts a timestamp or a tag before every line of it).
 
 Format: RFC 7468 armour (`-----BEGIN <label> PRIVATE KEY-----`, base64 lines, `-----END ...-----`), as in the
 gitleaks `private-key` rule and detect-secrets' PrivateKeyDetector. A log tail (500 lines, 1 MiB) can start
@@ -24,6 +25,22 @@ _HEADER_LINE = re.compile(r"(?:Proc-Type|DEK-Info|Comment):[^\n]*")  # RFC 1421 
 _BODY_TAIL = re.compile(r"[A-Za-z0-9+/=]{16,}$")  # the base64 end of a line that starts with other text
 
 
+# What a log writer may put before every line of a key, END line included: a timestamp (`kubectl logs
+# --timestamps`, most loggers), or a fixed tag such as torchrun's `[rank0]: ` or compose's `worker-1  | `.
+_TIMESTAMP = re.compile(r"[ \t\[]*\d{4}-\d\d-\d\d[T ][0-9:.,]+(?:Z|[+-]\d\d:?\d\d)?\]?[ \t]+")
+_MAX_PREFIX = 80
+
+
+def _line_prefix(lead: str) -> re.Pattern[str] | None:
+    """The prefix every body line carries when the END line carries `lead` before it (None: no prefix)."""
+    if not lead.strip(" \t\"'") or len(lead) > _MAX_PREFIX:
+        return None
+    stamp = _TIMESTAMP.match(lead)
+    if stamp is not None and stamp.end() == len(lead):
+        return _TIMESTAMP  # the same shape on every line, a different time on each
+    return re.compile(re.escape(lead))
+
+
 def _headless_start(text: str, floor: int, end: int) -> int:
     """Where the base64 body that runs up to the END line at `end` begins (never before `floor`)."""
     low = max(floor, end - _HEADLESS_REACH)
@@ -33,10 +50,20 @@ def _headless_start(text: str, floor: int, end: int) -> int:
     for line_end in _LINE_END.finditer(window):
         spans.append((line_start, line_end.start()))
         line_start = line_end.end()
-    spans.append((line_start, len(window)))  # what stands before END on its own line (usually nothing)
+    lead = window[line_start:]  # what stands before END on its own line (usually nothing)
+    prefix = _line_prefix(lead)
+    if prefix is None:
+        spans.append((line_start, len(window)))
     begin = len(window)
     for first, last in reversed(spans):
-        raw = window[first:last].rstrip(" \t\"'")
+        skip = 0
+        if prefix is not None:
+            # The first line of the key may carry more before the writer's prefix (another logger's own).
+            tagged = prefix.match(window, first, last) or prefix.search(window, first, last)
+            if tagged is None:
+                break  # a line without the writer's prefix is not part of the key it wrote
+            skip = tagged.end() - first
+        raw = window[first + skip : last].rstrip(" \t\"'")
         line = raw.lstrip(" \t\"'")
         if not line and last == len(window):
             continue
@@ -45,11 +72,11 @@ def _headless_start(text: str, floor: int, end: int) -> int:
         # swallowed.
         short_ok = begin == len(window) or (first == 0 and low == floor)
         if (_BODY_LINE.fullmatch(line) and (len(line) >= 16 or short_ok)) or _HEADER_LINE.fullmatch(line):
-            begin = first
+            begin = first + skip
             continue
         tail = _BODY_TAIL.search(raw)  # `"private_key": "MIIE...`: the body starts inside this line
         if tail is not None:
-            begin = first + tail.start()
+            begin = first + skip + tail.start()
         break
     return low + begin
 

@@ -35,12 +35,24 @@ clusterId, name, project, intent, outcome, category, why, recurrence):
 - optional `findings`: the infrastructure findings the report must hold, each `{kind, node, explains}`
   (absent: none).
 
+The off-spec tenant (`stories/off_spec.py`, `data/offspec-*`): stories whose data a 2.24 control plane does not
+send (a `Suspended` phase, a malformed quantity), built the same way into a bundle of their own that says so
+(`offSpec`), so the demo tenant stays one a real control plane could send (tests/contract checks it).
+
 Importing this package loads only the reading side (`files`); the builders load with `core.sim.demo.build`.
 """
 
 from __future__ import annotations
 
-from core.sim.demo.files import demo_bundle_path, demo_expectations, demo_expectations_path, load_demo_bundle
+from core.sim.demo.files import (
+    demo_bundle_path,
+    demo_expectations,
+    demo_expectations_path,
+    load_demo_bundle,
+    load_offspec_bundle,
+    offspec_bundle_path,
+    offspec_expectations,
+)
 from core.sim.demo.world import DEMO_CAPTURED_AT, DEMO_CLUSTERS, TENANT_CLUSTERS
 
 __all__ = [
@@ -51,4 +63,7 @@ __all__ = [
     "demo_expectations",
     "demo_expectations_path",
     "load_demo_bundle",
+    "load_offspec_bundle",
+    "offspec_bundle_path",
+    "offspec_expectations",
 ]

@@ -14,9 +14,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.sim.demo.files import BUNDLE_FILE, EXPECTATIONS_FILE, demo_bundle_path
+from core.sim.demo.files import (
+    BUNDLE_FILE,
+    EXPECTATIONS_FILE,
+    OFFSPEC_BUNDLE_FILE,
+    OFFSPEC_EXPECTATIONS_FILE,
+    demo_bundle_path,
+)
 from core.sim.demo.routine import SEED, routine_stories
-from core.sim.demo.stories import all_stories, family_expectations
+from core.sim.demo.stories import OFF_SPEC_FAMILIES, all_stories, family_expectations
 from core.sim.demo.story import Story
 from core.sim.demo.world import DEMO_CAPTURED_AT, PROJECTS, TENANT_CLUSTERS, Json, project_json
 
@@ -57,11 +63,14 @@ def _kubernetes(stories: list[Story]) -> Json:
     }
 
 
-def _build() -> tuple[Json, list[Json]]:
-    stories = all_stories()
-    # Routine workloads never share a phaseUpdatedAt second with a story, so "newest first" has one answer.
-    taken = {round(s.phase_at * 60) for s in stories}
-    routine = routine_stories(random.Random(SEED), taken)
+# What the off-spec tenant says about itself (its bundle's `offSpec` key): a reader of the file is told.
+OFF_SPEC_NOTE = (
+    "deliberately off-spec: data a Run:ai 2.24 control plane does not send (a phase outside its enum, a "
+    "quantity its pattern refuses), kept to test the readers' tolerance; not part of the demo tenant"
+)
+
+
+def _assemble(stories: list[Story], routine: list[Story]) -> tuple[Json, list[Json]]:
     bundle: Json = {
         "format": FORMAT,
         "capturedAt": DEMO_CAPTURED_AT,
@@ -71,8 +80,31 @@ def _build() -> tuple[Json, list[Json]]:
         "kubernetes": _kubernetes(stories),
         "faults": [f for s in stories for f in s.faults],
     }
-    expectations = [e for s in stories for e in s.expectations] + family_expectations()
-    return bundle, expectations
+    return bundle, [e for s in stories for e in s.expectations]
+
+
+def _build() -> tuple[Json, list[Json]]:
+    stories = all_stories()
+    # Routine workloads never share a phaseUpdatedAt second with a story (the off-spec tenant's included, so
+    # moving a story there leaves every routine workload as it was), so "newest first" has one answer.
+    taken = {round(s.phase_at * 60) for s in [*stories, *all_stories(OFF_SPEC_FAMILIES)]}
+    routine = routine_stories(random.Random(SEED), taken)
+    bundle, expectations = _assemble(stories, routine)
+    return bundle, expectations + family_expectations()
+
+
+def _build_offspec() -> tuple[Json, list[Json]]:
+    bundle, expectations = _assemble(all_stories(OFF_SPEC_FAMILIES), [])
+    return {"offSpec": OFF_SPEC_NOTE, **bundle}, expectations
+
+
+def build_offspec_bundle() -> dict[str, Any]:
+    """The off-spec tenant (stories/off_spec.py) as a case bundle, beside the demo tenant and apart from it."""
+    return _build_offspec()[0]
+
+
+def build_offspec_expectations() -> list[dict[str, Any]]:
+    return _build_offspec()[1]
 
 
 def build_demo_bundle() -> dict[str, Any]:
@@ -112,16 +144,27 @@ def demo_expectations_bytes() -> bytes:
     return _expectations_bytes(build_demo_expectations())
 
 
+def offspec_bytes() -> tuple[bytes, bytes]:
+    """The off-spec tenant's two files, as `main` writes them."""
+    bundle, expectations = _build_offspec()
+    return _bundle_bytes(bundle), _expectations_bytes(expectations)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Regenerate both shipped data files (or write them into the directory given as the only argument)."""
     args = sys.argv[1:] if argv is None else argv
     target = Path(args[0]) if args else demo_bundle_path().parent
     target.mkdir(parents=True, exist_ok=True)
-    bundle, expectations = _build()
-    (target / BUNDLE_FILE).write_bytes(_bundle_bytes(bundle))
-    (target / EXPECTATIONS_FILE).write_bytes(_expectations_bytes(expectations))
-    print(
-        f"wrote {target / BUNDLE_FILE} ({len(bundle['workloads'])} workloads) and "
-        f"{target / EXPECTATIONS_FILE} ({len(expectations)} expectations)"
-    )
+    written = []
+    for (bundle, expectations), (bundle_file, expectations_file) in (
+        (_build(), (BUNDLE_FILE, EXPECTATIONS_FILE)),
+        (_build_offspec(), (OFFSPEC_BUNDLE_FILE, OFFSPEC_EXPECTATIONS_FILE)),
+    ):
+        (target / bundle_file).write_bytes(_bundle_bytes(bundle))
+        (target / expectations_file).write_bytes(_expectations_bytes(expectations))
+        written.append(
+            f"{target / bundle_file} ({len(bundle['workloads'])} workloads) and "
+            f"{target / expectations_file} ({len(expectations)} expectations)"
+        )
+    print("wrote " + "; ".join(written))
     return 0

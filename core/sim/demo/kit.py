@@ -15,6 +15,7 @@ from core.sim.demo.kube import (
     terminated,
     waiting,
 )
+from core.sim.demo.runai import revision_json, revision_pod_json, v2_document
 from core.sim.demo.story import Family, PodPlan, Story
 from core.sim.demo.world import (
     DEMO_CAPTURED_AT,
@@ -24,6 +25,7 @@ from core.sim.demo.world import (
     GI,
     NOW,
     PROJECTS,
+    TENANT_ID,
     WEST,
     Json,
     Project,
@@ -43,6 +45,7 @@ __all__ = [
     "GI",
     "NOW",
     "PROJECTS",
+    "TENANT_ID",
     "WEST",
     "Family",
     "Json",
@@ -61,11 +64,14 @@ __all__ = [
     "other_pod",
     "project_json",
     "ramp",
+    "revision_json",
+    "revision_pod_json",
     "running",
     "taint",
     "terminated",
     "ts",
     "uid",
+    "v2_document",
     "waiting",
 ]
 

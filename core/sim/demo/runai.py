@@ -48,7 +48,7 @@ def workload_json(s: StoryRecord) -> Json:
     env_map = {e["name"]: e["value"] for e in s.env if "value" in e}
     updated = min([s.phase_at, *[p.k8s_updated for p in s.pods]])
     lived = max(0, int((s.created - s.phase_at) * 60))
-    return {
+    body: Json = {
         "type": s.kind,
         "name": s.name,
         "id": s.id,
@@ -94,7 +94,13 @@ def workload_json(s: StoryRecord) -> Json:
         "totalRunningTimeSeconds": s.running_seconds if s.running_seconds is not None else lived,
         "totalPendingTimeSeconds": 60,
         "pendingSchedulingMessages": s.pending_messages,
-    } | ({} if s.reports_pod_resources else {"podsRequestedResources": None, "workloadRequestedResources": None})
+    }
+    source_api = {"sourceApi": "WorkloadsV2"} if s.spec_v2 is not None else {}
+    return (
+        body
+        | source_api
+        | ({} if s.reports_pod_resources else {"podsRequestedResources": None, "workloadRequestedResources": None})
+    )
 
 
 def spec_json(s: StoryRecord) -> Json:
@@ -109,20 +115,28 @@ def spec_json(s: StoryRecord) -> Json:
         compute["cpuMemoryRequest"] = s.mem[0]
     if s.mem[1] is not None:
         compute["cpuMemoryLimit"] = s.mem[1]
-    inner: Json = {
+    container: Json = {
         "image": s.image,
         "imagePullPolicy": "IfNotPresent",
         "command": s.command,
-        "args": s.args,
+        "args": s.args or None,  # the API sends null or a non-empty string, never ""
         "environmentVariables": s.env,
         "compute": compute,
         "storage": s.storage,
-        "restartPolicy": "Always" if s.kind == "Inference" else s.restart_policy,
-        "backoffLimit": s.backoff_limit,
-        "annotations": s.annotations,
-        "labels": [{"name": "team", "value": s.proj.department}],
-        **s.extra_spec,
     }
+    labels = {"annotations": s.annotations, "labels": [{"name": "team", "value": s.proj.department}]}
+    if s.kind == "DistributedInference":
+        # Image, command and compute sit under `leader` and `worker` (each a role's spec), not at the top.
+        roles = {
+            role: {**{k: v for k, v in container.items() if k not in ("image", "command", "args", "compute")},
+                   **labels, **part}
+            for role, part in s.extra_spec.items()
+            if role in ("leader", "worker") and isinstance(part, dict)
+        }  # fmt: skip
+        others = {k: v for k, v in s.extra_spec.items() if k not in roles}
+        inner: Json = {**_restart_fields(s), **others, **roles}
+    else:
+        inner = {**container, **_restart_fields(s), **labels, **s.extra_spec}
     return {
         "name": s.name,
         "requestedName": s.name,
@@ -138,6 +152,21 @@ def spec_json(s: StoryRecord) -> Json:
         "spec": inner,
         **s.spec_top,
     }
+
+
+# A distributed inference restarts its group or nothing (the SDK's `DistributedInferenceRestartPolicy`).
+_GROUP_RESTART_POLICIES = ("RecreateGroupOnPodRestart", "None")
+
+
+def _restart_fields(s: StoryRecord) -> Json:
+    """`restartPolicy` and `backoffLimit` where the kind's spec has them: trainings, workspaces and distributed
+    trainings; an inference spec has neither, and a distributed inference only its own group policy."""
+    if s.kind == "Inference":
+        return {}
+    if s.kind == "DistributedInference":
+        policy = s.restart_policy if s.restart_policy in _GROUP_RESTART_POLICIES else _GROUP_RESTART_POLICIES[0]
+        return {"restartPolicy": policy}
+    return {"restartPolicy": s.restart_policy, "backoffLimit": s.backoff_limit}
 
 
 def pods_json(s: StoryRecord) -> list[Json]:
@@ -178,6 +207,76 @@ def pods_json(s: StoryRecord) -> list[Json]:
         if not p.reports_resources:
             del out[-1]["requestedResources"]
     return out
+
+
+def revision_json(s: StoryRecord, revision_id: str, name: str, phase: str, created: float, image: str) -> Json:
+    """One item of `GET /workloads/inferences/{id}/revisions` (the SDK's `Revision`): a workload phase, the
+    revision's org ids and images."""
+    return {
+        "type": "Inference",
+        "name": name,
+        "id": revision_id,
+        "workloadId": s.id,
+        "tenantId": TENANT_ID,
+        "clusterId": s.cluster,
+        "projectId": s.proj.id,
+        "departmentId": uid("department", s.proj.department),
+        "createdAt": ts(created),
+        "images": [image],
+        "phase": phase,
+    }
+
+
+def revision_pod_json(
+    s: StoryRecord, name: str, created: float, updated: float, k8s_phase: str, node: str, image: str | None = None
+) -> Json:
+    """A pod of one revision (`/workloads/inferences/revisions/{id}/pods`, the SDK's `Pod`)."""
+    return {
+        "name": name,
+        "id": uid("pod", s.key, name),
+        "workloadId": s.id,
+        "clusterId": s.cluster,
+        "projectId": s.proj.id,
+        "projectName": s.project,
+        "workloadName": s.name,
+        "tenantId": TENANT_ID,
+        "priorityClassName": _KIND_PRIORITY.get(s.kind, ("inference", 125))[0],
+        "createdAt": ts(created),
+        "updatedAt": ts(updated),
+        "k8sPhase": k8s_phase,
+        "k8sPhaseUpdatedAt": ts(updated),
+        "nodeName": node,
+        "containers": [{"name": "main", "image": image or s.image}],
+    }
+
+
+def v2_document(s: StoryRecord, manifest: Json) -> Json:
+    """`GET /api/v2/workloads/{id}` for a workload submitted as a Kubernetes manifest (the SDK's
+    `WorkloadV2GetResponse`): its metadata names the manifest's group, version and kind."""
+    group, _, version = str(manifest.get("apiVersion") or "").rpartition("/")
+    return {
+        "workload": {
+            "metadata": {
+                "name": s.name,
+                "projectId": s.proj.id,
+                "id": s.id,
+                "gvk": {"group": group, "version": version, "kind": str(manifest.get("kind") or "")},
+                "projectName": s.project,
+                "clusterId": s.cluster,
+                "tenantId": TENANT_ID,
+                "departmentId": uid("department", s.proj.department),
+                "departmentName": s.proj.department,
+                "createdAt": ts(s.created),
+                "createdBy": s.submitted_by,
+                "updatedAt": ts(s.created),
+                "updatedBy": s.submitted_by,
+            },
+            "desiredPhase": "Running",
+            "workloadManifest": manifest,
+            "rawManifest": manifest,
+        },
+        "syncInfo": {"status": "Synced", "message": ""},
+    }
 
 
 def entry(s: StoryRecord) -> Json:

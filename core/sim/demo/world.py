@@ -37,17 +37,59 @@ def ts(minutes_ago: float) -> str:
 EAST = uid("cluster", "demo-east")
 WEST = uid("cluster", "demo-west")
 EDGE = uid("cluster", "demo-edge")
+
+
+def _connected(uuid_: str, name: str, version: str, created: str) -> Json:
+    """A cluster as `GET /api/v1/clusters` lists a connected one (the SDK's `DisplayedCluster`)."""
+    return {
+        "uuid": uuid_,
+        "tenantId": TENANT_ID,
+        "name": name,
+        "createdAt": created,
+        "version": version,
+        "status": {
+            "state": "Connected",
+            "conditions": [
+                {
+                    "type": "Connected",
+                    "status": "True",
+                    "reason": "ClusterConnected",
+                    "message": "the cluster is connected to the control plane",
+                    "lastTransitionTime": created,
+                }
+            ],
+        },
+        "updatedAt": "2026-11-30T11:59:30Z",
+        "lastLiveness": "2026-11-30T11:59:30Z",
+    }
+
+
 DEMO_CLUSTERS: list[Json] = [
-    {"uuid": EAST, "name": "demo-east", "version": "2.24.0"},
-    {"uuid": WEST, "name": "demo-west", "version": "2.23.2"},
+    _connected(EAST, "demo-east", "2.24.0", "2025-03-11T09:20:00Z"),
+    _connected(WEST, "demo-west", "2.23.2", "2025-06-02T14:05:00Z"),
 ]
 # A cluster whose sync with the control plane stopped three hours before the capture: what Run:ai shows about
-# its workloads is stale. The status object's shape is unverified (runai-api.md): this is one plausible shape.
+# its workloads is stale. `status` has the SDK's `ClusterDisplayedStatus` shape (a state of its enum, and
+# conditions with every key).
 EDGE_CLUSTER: Json = {
     "uuid": EDGE,
+    "tenantId": TENANT_ID,
     "name": "demo-edge",
+    "createdAt": "2026-02-17T08:45:00Z",
     "version": "2.24.0",
-    "status": {"state": "Disconnected", "conditions": [{"type": "Connected", "status": "False"}]},
+    "status": {
+        "state": "Disconnected",
+        "conditions": [
+            {
+                "type": "Connected",
+                "status": "False",
+                "reason": "ClusterDisconnected",
+                "message": "the cluster has not reported to the control plane since 09:02",
+                "lastTransitionTime": "2026-11-30T09:07:00Z",
+            }
+        ],
+    },
+    "updatedAt": "2026-11-30T09:07:00Z",
     "lastLiveness": "2026-11-30T09:02:00Z",
 }
 TENANT_CLUSTERS: list[Json] = [*DEMO_CLUSTERS, EDGE_CLUSTER]

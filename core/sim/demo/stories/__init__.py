@@ -22,6 +22,7 @@ from core.sim.demo.stories import (
     mount,
     node_failure,
     node_pressure,
+    off_spec,
     oom,
     policy,
     preemption,
@@ -57,6 +58,8 @@ FAMILIES: tuple[Family, ...] = (
     admission.FAMILY,
     control_plane.FAMILY,
 )
+# The off-spec tenant's stories (data a 2.24 control plane does not send): built into a bundle of their own.
+OFF_SPEC_FAMILIES: tuple[Family, ...] = (off_spec.FAMILY,)
 
 
 def all_stories(families: tuple[Family, ...] = FAMILIES) -> list[Story]:

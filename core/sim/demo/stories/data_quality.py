@@ -159,45 +159,11 @@ def spec_absent() -> Story:
     )
 
 
-def malformed_quantity() -> Story:
-    s = Story(
-        "malformed-quantity",
-        "gemma-ft",
-        "genai",
-        "Failed",
-        phase_at=30,
-        created=95,
-        mem=("24Gx", "24Gx"),
-        command="python finetune_gemma.py",
-        submitted_by="sofia@example.com",
-    )
-    pod = s.add_pod(node="gpu-w-04", created=94, k8s_phase="OOMKilled", updated=30, completed=30, deleted=29)
-    s.phase_message = oom_message(pod.name)
-    s.add_phase(s.created, "Pending").add_phase(92, "Running").add_phase(30, "Failed", s.phase_message)
-    s.add_event(30.1, "OOMKilled", "Container main was OOM killed", pod=pod.name)
-    s.add_series("CPU_MEMORY_USAGE_BYTES", ramp(8 * GI, 25_600_000_000, 90, 30.5))
-    return s.expect(
-        "diagnosed",
-        "OOM_KILLED",
-        "OOMKilled; the recorded memory request/limit '24Gx' is not a valid "
-        "quantity: report it as unreadable, never guess 24Gi",
-        recurrence=1,
-        memory={
-            "request": "24Gx",
-            "limit": "24Gx",
-            "requestBytes": None,
-            "limitBytes": None,
-            "peakBytes": 25_600_000_000,
-        },
-    )
-
-
 FAMILY = Family(
     "data-quality",
     stories=(
         long_history,
         events_null,
         spec_absent,
-        malformed_quantity,
     ),
 )

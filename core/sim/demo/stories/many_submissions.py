@@ -36,15 +36,7 @@ def _chat_agent(n: int, phase: str, at: float) -> Story:
         if at <= 60:
             s.add_kube_pod(pod, [cstatus("main", s.image, running(at))], phase="Running")
     else:
-        s.pending_messages = [
-            {
-                "nodePool": "default",
-                "phaseReason": "",
-                "reason": "Unschedulable",
-                "orgType": "project",
-                "userMessage": "Not enough GPUs in node pool default",
-            }
-        ]
+        s.phase_message = "Workload is pending: 0/6 nodes are available: 6 Insufficient nvidia.com/gpu."
     return s
 
 

@@ -33,15 +33,8 @@ def pending_unschedulable() -> Story:
         submitted_by="marco@example.com",
     )
     s.add_phase(s.created, "Pending")
-    s.pending_messages = [
-        {
-            "nodePool": "default",
-            "phaseReason": "",
-            "reason": "Unschedulable",
-            "orgType": "project",
-            "userMessage": "Not enough resources in node pool default: requested 8 GPUs, largest free block is 3 GPUs",
-        }
-    ]
+    # No pendingSchedulingMessages: the API writes those only for a quota reason (NonPreemptibleOverQuota,
+    # OverLimit), and this is a wait for free GPUs, which the scheduler's event says.
     msg = "Unable to schedule pod: 0/12 nodes are available: 12 node(s) didn't have enough resources: nvidia.com/gpu."
     s.add_event(2, "Unschedulable", msg, source="runai-scheduler", kind="PodGroup", obj_name=f"pg-{s.name}-0")
     pod = s.add_pod(node=None, created=94.5, k8s_phase="Pending", updated=94.5)
@@ -49,8 +42,8 @@ def pending_unschedulable() -> Story:
     return s.expect(
         "pending",
         None,
-        "Pending with only Unschedulable / insufficient GPUs in "
-        "pendingSchedulingMessages: route to Pending-workload diagnosis",
+        "Pending with only the scheduler's Unschedulable event (insufficient GPUs): "
+        "route to Pending-workload diagnosis",
     )
 
 
@@ -75,30 +68,11 @@ def pending_quota() -> Story:
             "nodePool": "default",
             "phaseReason": "NonPreemptibleOverQuota",
             "reason": "NonPreemptibleOverQuota",
-            "orgType": "project",
+            "orgType": "PROJECT",
             "userMessage": "Non-preemptible workload requests 16 GPUs, project recsys quota is 8",
         }
     ]
     return s.expect("pending", None, "phaseReason NonPreemptibleOverQuota: a resource wait, no failed-pod signal")
-
-
-def suspended() -> Story:
-    s = Story(
-        "suspended",
-        "long-pretrain",
-        "nlp",
-        "Suspended",
-        phase_at=600,
-        created=5000,
-        desired_phase="Suspended",
-        k8s_phase="Suspended",
-        submitted_by="priya@example.com",
-    )
-    s.phase_message = "Workload suspended"
-    s.add_phase(s.created, "Pending")
-    s.add_phase(4990, "Running")
-    s.add_phase(600, "Suspended", s.phase_message)
-    return s.expect("suspended", None, "phase Suspended: paused, out of scope")
 
 
 def succeeded() -> Story:
@@ -236,7 +210,6 @@ FAMILY = Family(
     stories=(
         pending_unschedulable,
         pending_quota,
-        suspended,
         succeeded,
         running_healthy,
         initializing,

@@ -16,6 +16,8 @@ from core.sim.demo.kit import (
     memory_expectation,
     node,
     ramp,
+    revision_json,
+    revision_pod_json,
     running,
     terminated,
     ts,
@@ -24,6 +26,7 @@ from core.sim.demo.kit import (
 )
 
 VLLM = "vllm/vllm-openai:v0.6.3"
+OLD_IMAGE = "registry.example.com/ml/chat-assistant:v2.3.0"
 # Older than the picker's first pages (the app's snapshots show those): degraded or failed since yesterday.
 AGO = 26 * 60
 
@@ -121,13 +124,9 @@ def distributed_inference_leader_oom() -> Story:
 
 
 def _revision(s: Story, number: int, phase: str, created: float) -> dict[str, object]:
-    return {
-        "id": uid("revision", s.key, str(number)),
-        "name": f"{s.name}-{number:05d}",
-        "workloadId": s.id,
-        "createdAt": ts(created),
-        "phase": phase,
-    }
+    image = s.image if number > 1 else OLD_IMAGE
+    name = f"{s.name}-{number:05d}"
+    return revision_json(s, uid("revision", s.key, str(number)), name, phase, created, image)
 
 
 def inference_failing_revision() -> Story:
@@ -149,9 +148,7 @@ def inference_failing_revision() -> Story:
     s.phase_message = f"Revision {s.name}-00002 failed to become ready"
     s.add_phase(AGO + 15, "Failed", s.phase_message)
     old_pod = s.add_pod(node="gpu-s-10", created=2995, k8s_phase="Running", updated=2990, index=0)
-    s.add_kube_pod(
-        old_pod, [cstatus("main", "registry.example.com/ml/chat-assistant:v2.3.0", running(2990))], phase="Running"
-    )
+    s.add_kube_pod(old_pod, [cstatus("main", OLD_IMAGE, running(2990))], phase="Running")
     s.nodes.append(node("gpu-s-10"))
     new_image = "registry.example.com/ml/chat-assistant:v2.4.1"
     pull = (
@@ -161,18 +158,7 @@ def inference_failing_revision() -> Story:
     rev2 = _revision(s, 2, "Failed", AGO + 25)
     pod_name = f"{s.name}-00002-deployment-7c9f6d5b8-x2lqp"
     pod_uid = uid("pod", s.key, pod_name)
-    revision_pod = {
-        "name": pod_name,
-        "id": pod_uid,
-        "workloadId": s.id,
-        "clusterId": s.cluster,
-        "projectName": s.project,
-        "createdAt": ts(AGO + 24.5),
-        "k8sPhase": "ImagePullBackOff",
-        "k8sPhaseUpdatedAt": ts(AGO + 23),
-        "nodeName": "gpu-s-11",
-        "containers": [{"name": "main", "image": new_image}],
-    }
+    revision_pod = revision_pod_json(s, pod_name, AGO + 24.5, AGO + 23, "ImagePullBackOff", "gpu-s-11")
     event = {
         "id": uid("event", s.key, "pull"),
         "createdAt": ts(AGO + 24),
@@ -184,7 +170,7 @@ def inference_failing_revision() -> Story:
         "involvedObject": {"uid": pod_uid, "kind": "Pod", "name": pod_name, "namespace": s.ns},
     }
     s.inference_revisions = [
-        {"revision": _revision(s, 1, "Ready", 3000)},
+        {"revision": _revision(s, 1, "Running", 3000)},
         {
             "revision": rev2,
             "pods": [revision_pod],

@@ -16,6 +16,7 @@ from core.sim.demo.kit import (
     node,
     running,
     terminated,
+    v2_document,
 )
 
 SECONDS = 1 / 60
@@ -81,21 +82,7 @@ def v2_pytorchjob() -> Story:
             },
         },
     }
-    s.spec_v2 = {
-        "workload": {
-            "metadata": {
-                "name": s.name,
-                "id": s.id,
-                "projectId": s.proj.id,
-                "clusterId": s.cluster,
-                "createdBy": s.submitted_by,
-            },
-            "desiredPhase": "Running",
-            "workloadManifest": manifest,
-            "rawManifest": manifest,
-        },
-        "syncInfo": {"status": "Synced", "message": ""},
-    }
+    s.spec_v2 = v2_document(s, manifest)
     lifecycle(s, AGO + 65, AGO + 26, "Failed", "")
     master = s.add_pod(
         node="gpu-v-01",

@@ -1,0 +1,244 @@
+"""The evidence as a person reads it: the signal the category rests on first, then what corroborates it, then
+context; each signal on one line with its sources; many pods alike on one line; and, by default, only as much
+context as fits about eight lines, the rest counted ("and 9 more lines").
+
+Text, Markdown and the app's Evidence tab all show this view; `full_lines` is every item on its own line (what
+`--verbose`, the Markdown's collapsed block and the app's full list show). JSON keeps every item whatever is
+shown. Nothing here changes a report: it only chooses how its evidence is laid out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from core.models.evidence_text import node_in, pod_of
+from core.models.report import EvidenceItem, Report
+
+# About eight evidence lines by default: the decisive and corroborating lines always, context up to this many.
+SHORT_LINES = 8
+# Even corroboration stops here; the rest is counted with the context left out.
+MAX_SHORT_LINES = 12
+# Fewer pods than this alike are listed one by one.
+FOLD_PODS = 2
+
+DECISIVE, CORROBORATION, CONTEXT = "decisive", "corroboration", "context"
+_TIERS = (DECISIVE, CORROBORATION, CONTEXT)
+
+# Signals that describe what was submitted or what is there, not the failure: context.
+_CONTEXT_SIGNALS = frozenset(
+    {
+        "image",
+        "command",
+        "restart-policy",
+        "mounts",
+        "env-secrets",
+        "submit-command",
+        "phase",
+        "pods",
+        "selection",
+        "scheduling",
+        "log",
+        "revision",
+        "cluster-mismatch",
+    }
+)
+_MEMORY_SIGNALS = frozenset({"memory-config", "memory-peak", "memory-peak-earlier", "no-samples"})
+_SPEC = "get_workload_spec"
+# A pod that is still running, waiting or done tells nothing about a failure.
+_QUIET_PHASES = ("Running", "Pending", "Succeeded", "Completed", "not reported")
+_K8S_PHASE = re.compile(r"k8sPhase: ([^;]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceLine:
+    """One line of the view: its words, the reads that showed it, and the evidence items it stands for (a
+    folded line stands for several)."""
+
+    text: str
+    sources: tuple[str, ...]
+    tier: str
+    items: tuple[EvidenceItem, ...]
+
+    @property
+    def decisive(self) -> bool:
+        return self.tier == DECISIVE
+
+    def cite(self) -> str:
+        """`(source: x)` for one read, `(sources: a, b, c)` for several."""
+        if len(self.sources) == 1:
+            return f"(source: {self.sources[0]})"
+        return f"(sources: {', '.join(self.sources)})"
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceView:
+    shown: tuple[EvidenceLine, ...]
+    hidden: tuple[EvidenceLine, ...]  # every line of the full list that no shown line stands for
+
+    @property
+    def more(self) -> int:
+        return len(self.hidden)
+
+
+def tier_of(item: EvidenceItem, report: Report) -> str:
+    """Decisive (the category rests on it), corroboration (memory against the limit, an exit code, a failed
+    pod, a node's condition, the failing log line) or context (what was submitted, what else was there)."""
+    if item.decisive:
+        return DECISIVE
+    signal = item.signal or ""
+    if signal in _MEMORY_SIGNALS:
+        return CORROBORATION if report.memory is not None else CONTEXT
+    if signal == "pod":
+        phase = _K8S_PHASE.search(item.text)
+        failed = phase is not None and phase.group(1).strip() not in _QUIET_PHASES
+        return CORROBORATION if failed or len(item.sources) > 1 else CONTEXT
+    if signal == "phase" and "phaseMessage:" in item.text:
+        return CORROBORATION  # Run:ai's own words for why the workload ended
+    if signal in _CONTEXT_SIGNALS or not signal or item.source == _SPEC:
+        return CONTEXT
+    return CORROBORATION
+
+
+def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
+    tiers = [(tier_of(item, report), item) for item in report.evidence]
+    # Stable: the report's order inside a tier, but a phase message (Run:ai's summary) after the signals.
+    return sorted(tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal == "phase"))
+
+
+def _line(item: EvidenceItem, tier: str) -> EvidenceLine:
+    return EvidenceLine(item.text, tuple(item.sources or [item.source]), tier, (item,))
+
+
+def full_lines(report: Report) -> list[EvidenceLine]:
+    """Every evidence item on its own line, decisive first, then corroboration, then context."""
+    return [_line(item, tier) for tier, item in _ordered(report)]
+
+
+# -- folding --------------------------------------------------------------------------------------------------
+_TRAILING_NUMBER = re.compile(r"^(?P<stem>.*?)(?P<n>\d+)$")
+
+
+def number_runs(numbers: Iterable[int], to: str = "..", sep: str = ",", width: int = 0) -> str:
+    """`0..3,5,7..9` for 0, 1, 2, 3, 5, 7, 8, 9 (each number at least `width` digits)."""
+    ordered = sorted(set(numbers))
+    parts: list[str] = []
+    start = prev = ordered[0]
+    for n in [*ordered[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        a, b = f"{start:0{width}d}", f"{prev:0{width}d}"
+        parts.append(a if start == prev else f"{a}{to}{b}")
+        if n is not None:
+            start = prev = n
+    return sep.join(parts)
+
+
+def name_range(names: Sequence[str]) -> str:
+    """Names that differ only in a trailing number as one: `worker-0..6`, `worker-{0..3,5}`, `gpu-d-{04,06}`
+    (numbers written with leading zeros keep them); other names are listed."""
+    matches = [_TRAILING_NUMBER.match(name) for name in names]
+    found = [m for m in matches if m is not None]
+    stems = {m["stem"] for m in found}
+    widths = {len(m["n"]) for m in found}
+    padded = any(m["n"].startswith("0") and len(m["n"]) > 1 for m in found)
+    if len(names) < 2 or len(found) != len(names) or len(stems) != 1 or (padded and len(widths) != 1):
+        return ", ".join(names)
+    width = widths.pop() if padded else 0
+    runs = number_runs((int(m["n"]) for m in found), width=width)
+    stem = stems.pop()
+    return f"{stem}{runs}" if "," not in runs else f"{stem}{{{runs}}}"
+
+
+def _stem(name: str) -> str:
+    m = _TRAILING_NUMBER.match(name)
+    return m["stem"] if m else name
+
+
+def _fold_pods(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
+    """Lines about pods that say the same thing (but for the pod and its node) as one line per kind of pod."""
+    keyed: list[tuple[tuple[str, ...] | None, EvidenceLine, str | None, str | None]] = []
+    for line in lines:
+        found = pod_of(line.text)
+        if found is None:
+            keyed.append((None, line, None, None))
+            continue
+        pod, rest = found
+        node, rest = node_in(rest)
+        sep = ": " if line.text.startswith(f"Pod {pod}: ") else "; "
+        keyed.append(((_stem(pod), sep, rest, line.tier, *line.sources), line, pod, node))
+    counts: dict[tuple[str, ...], int] = {}
+    for key, *_ in keyed:
+        if key is not None:
+            counts[key] = counts.get(key, 0) + 1
+    out: list[EvidenceLine] = []
+    done: set[tuple[str, ...]] = set()
+    for key, line, _, _ in keyed:
+        if key is None or counts[key] < FOLD_PODS:
+            out.append(line)
+            continue
+        if key in done:
+            continue
+        done.add(key)
+        group = [(ln, pod, node) for k, ln, pod, node in keyed if k == key]
+        pods = [pod for _, pod, _ in group if pod]
+        nodes = [node for _, _, node in group if node]
+        where = f", on nodes {name_range(nodes)}" if nodes else ""
+        text = f"Pods {name_range(pods)} ({len(pods)} pods{where}): {key[2]}"
+        items = tuple(item for ln, _, _ in group for item in ln.items)
+        out.append(EvidenceLine(text, line.sources, line.tier, items))
+    return out
+
+
+def _strip_submitted(text: str, first: bool) -> str:
+    if first:
+        return text
+    text = text.removeprefix("Submitted ")
+    return text[:1].lower() + text[1:] if text[:1].isupper() and not text.startswith(("CPU", "GPU")) else text
+
+
+def _fold_spec(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
+    """What was submitted (image, command, restart policy, mounts, ...) as one line, where the first was."""
+    spec = [ln for ln in lines if ln.tier == CONTEXT and ln.sources == (_SPEC,)]
+    if len(spec) < 2:
+        return list(lines)
+    text = "; ".join(_strip_submitted(ln.text, i == 0) for i, ln in enumerate(spec))
+    folded = EvidenceLine(text, (_SPEC,), CONTEXT, tuple(item for ln in spec for item in ln.items))
+    out: list[EvidenceLine] = []
+    for line in lines:
+        if line is spec[0]:
+            out.append(folded)
+        elif line not in spec:
+            out.append(line)
+    return out
+
+
+def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
+    """The default view: decisive and corroborating lines (up to MAX_SHORT_LINES), then context while the
+    view has fewer than `budget` lines; what is left is counted, never dropped from the report."""
+    folded = _fold_spec(_fold_pods(full_lines(report)))
+    shown: list[EvidenceLine] = []
+    left: list[EvidenceLine] = []
+    for line in folded:
+        limit = budget if line.tier == CONTEXT else MAX_SHORT_LINES
+        if line.decisive or len(shown) < limit:
+            shown.append(line)
+        else:
+            left.append(line)
+    hidden = [_line(item, line.tier) for line in left for item in line.items]
+    return EvidenceView(tuple(shown), tuple(hidden))
+
+
+def why_line(report: Report) -> tuple[str, tuple[str, ...]] | None:
+    """The line that says why, with its sources: for a diagnosis, the failing log line when the category is a
+    program's own failure (an exit code says that it failed, its log says why), else the first decisive line;
+    None when there is neither (a route-out, or a verdict no signal decides: the reason says why then)."""
+    if report.outcome != "diagnosed":
+        return None
+    log = next((e for e in report.evidence if e.signal == "log-line"), None)
+    if log is not None and report.category != "OOM_KILLED":
+        return log.text, tuple(log.sources or [log.source])
+    first = next((line for line in full_lines(report) if line.decisive), None)
+    return (first.text, first.sources) if first is not None else None

@@ -1,0 +1,65 @@
+"""What a text or Markdown report holds, decided once for both: the short report a person reads (the seed
+example's shape) or every line (`verbose`). The renderers only write it out, each in its own syntax.
+
+Every string here is cleaned (`parts.safe`) except the evidence lines, which the renderers clean as they quote
+them (Markdown turns a quoted message into a code span first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.models.report import Finding, Report
+from core.report.evidence_view import EvidenceView, full_lines, short_view
+from core.report.parts import (
+    history_lines,
+    memory_lines,
+    missing_items,
+    more_line,
+    order_lines,
+    safe,
+    short_order_lines,
+    shows_reason,
+    workload_fields,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    workload: list[tuple[str, str]]  # the seed's workload line: name, phase, project
+    ids: list[tuple[str, str]]  # id, cluster, namespace
+    reason: str | None
+    findings: list[Finding]
+    say_no_findings: bool  # the whole report says there were none; the short one says nothing
+    evidence: EvidenceView
+    more: str | None  # what the short report left out, and how to see it
+    order: list[str]  # the pods in the order they ended (folded in the short report)
+    order_folded: bool
+    memory: list[str]
+    history: list[str]
+    missing: list[tuple[str, str]]
+    notes: list[str]
+    recommendations: list[str]
+
+
+def layout(report: Report, verbose: bool, how: str) -> Layout:
+    """The report's sections; `how` tells a reader of the short report how to see every line."""
+    line, ids = workload_fields(report)
+    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report)
+    order, folded = (order_lines(report), False) if verbose else short_order_lines(report)
+    return Layout(
+        workload=line,
+        ids=ids,
+        reason=safe(report.reason) if report.reason and (verbose or shows_reason(report, view)) else None,
+        findings=list(report.findings),
+        say_no_findings=verbose and not report.findings,
+        evidence=view,
+        more=None if verbose else more_line(report, view, folded, how),
+        order=order,
+        order_folded=folded,
+        memory=memory_lines(report) if verbose else [],
+        history=history_lines(report, verbose),
+        missing=missing_items(report, verbose),
+        notes=[safe(n) for n in report.notes] if verbose else [],
+        recommendations=[safe(r) for r in report.recommendations],
+    )
