@@ -78,18 +78,3 @@ class Pacer:
     def backing_off(self) -> bool:
         return self.failures > 0
 
-
-def worst_case_requests(interval_s: float, seconds: float, per_read: int = 1) -> int:
-    """The most reads a pacer lets through in `seconds` (every read answered at once, none failing): the first
-    at once, then one per interval."""
-    if interval_s <= 0:
-        return 0
-    return per_read * (int(seconds // interval_s) + 1)
-
-
-def steps(interval_s: float, seconds: float) -> Iterator[float]:
-    """The moments (from 0) at which a pacer whose reads all succeed at once reads, up to `seconds`."""
-    at = 0.0
-    while at <= seconds and interval_s > 0:
-        yield at
-        at += interval_s
