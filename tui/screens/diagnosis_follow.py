@@ -183,7 +183,9 @@ class DiagnosisFollow(Screen[None]):
         before, self._baseline = self._baseline, found
         changes = what_changed(before, found) if before is not None else []
         if not changes:
-            self._show_follow(f"read {self._now_hms()}")
+            # A part that could not be read is said, never taken for "nothing changed there".
+            gaps = f"; not read: {', '.join(found.problems)}" if found.problems else ""
+            self._show_follow(f"read {self._now_hms()}{gaps}")
             self._arm_follow(self._follow_pacer.interval_s)
             return
         self._changed = "; ".join(changes)
