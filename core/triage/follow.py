@@ -51,8 +51,9 @@ class Fingerprint:
     phase_updated_at: datetime | None
     events: tuple[tuple[datetime | None, str], ...] = ()  # (createdAt, reason) of the newest events, newest first
     restarts: tuple[Restart, ...] = ()
-    restarts_read: bool = False  # False: no Kubernetes access, so restarts are not followed
+    restarts_read: bool = False  # False: not read this time (no Kubernetes access, or the pods list failed)
     problems: tuple[str, ...] = field(default=(), compare=False)  # reads that failed beside the essential one
+    pods_unread: tuple[str, ...] = field(default=(), compare=False)  # pods whose read failed: counts unknown
 
 
 async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fingerprint:
@@ -71,17 +72,21 @@ async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fi
         else:
             newest = tuple((e.created_at, clean(e.reason or "event", one_line=True, max_len=60)) for e in events.items)
         restarts: tuple[Restart, ...] = ()
+        unread: tuple[str, ...] = ()
+        counted = False  # restart counts read this time (Kubernetes can be read, and the pods list was)
         if kube is not None and workload.namespace:
             try:
                 pods = await tier1.get_pods(workload_id, limit=MAX_PODS)
             except Exception as exc:  # said, and restarts stay unread this time
                 problems.append(f"pods ({type(exc).__name__})")
             else:
+                counted = True
                 names = [p.name for p in pods.items if p.name][:MAX_PODS]
                 read = await asyncio.gather(*(kube.pod(workload.namespace, name) for name in names))
                 restarts = tuple(r for pod in read for r in _restarts(pod))
-                problems += [f"pod {n}" for n, pod in zip(names, read, strict=True) if _missing(pod)]
-    return Fingerprint(workload.phase, workload.phase_updated_at, newest, restarts, kube is not None, tuple(problems))
+                unread = tuple(n for n, pod in zip(names, read, strict=True) if _missing(pod))
+                problems += [f"pod {n}" for n in unread]
+    return Fingerprint(workload.phase, workload.phase_updated_at, newest, restarts, counted, tuple(problems), unread)
 
 
 def _missing(pod: Any) -> bool:
@@ -112,7 +117,9 @@ def what_changed(before: Fingerprint, now: Fingerprint) -> list[str]:
         out.append(f"phase {clean(now.phase or 'none', one_line=True, max_len=40)} at {_clock(now.phase_updated_at)}")
     old = {(r.pod, r.container): r.count for r in before.restarts}
     for r in now.restarts:
-        if r.count > old.get((r.pod, r.container), 0 if before.restarts_read else r.count):
+        # A pod not read last time (its read failed, or no Kubernetes then) has no count to compare with.
+        unknown = not before.restarts_read or r.pod in before.pods_unread
+        if r.count > old.get((r.pod, r.container), r.count if unknown else 0):
             out.append(f"restart {r.count} at {_clock(r.at)}")
     seen = set(before.events)
     fresh = [e for e in now.events if e not in seen]

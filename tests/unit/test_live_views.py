@@ -134,3 +134,14 @@ def test_the_watch_state_lives_under_the_platforms_state_directory(tmp_path: obj
     assert default_state_path(scope + "x", {"XDG_STATE_HOME": "/srv/state"}) != here
     platform = default_state_path(scope, {})
     assert str(platform).startswith(platformdirs.user_state_dir("runai-triage", appauthor=False))
+
+
+def test_a_count_that_could_not_be_read_last_time_is_no_restart() -> None:
+    at = T0 + timedelta(seconds=67)
+    unread = Fingerprint("Running", T0, (), (Restart("p", "main", 1, T0),), True, ("pod q",), ("q",))
+    later = Fingerprint("Running", T0, (), (Restart("p", "main", 1, T0), Restart("q", "main", 9, at)), True)
+    assert what_changed(unread, later) == []  # q's 9 restarts were there before, unseen
+    no_list = Fingerprint("Running", T0, (), (), False, ("pods (ApiError)",))
+    assert what_changed(no_list, later) == []
+    new_pod = Fingerprint("Running", T0, (), (Restart("p", "main", 1, T0),), True)
+    assert what_changed(new_pod, later) == ["restart 9 at 12:01:07"]  # a pod seen for the first time, restarted
