@@ -29,6 +29,7 @@ from core.sources.tap import Tap
 if TYPE_CHECKING:
     from core.sim.bundle import CaseBundle
     from core.sim.control_plane import ControlPlane
+    from core.sim.live.settings import LiveSettings
     from core.sources.kube import KubeSource
 
 
@@ -36,6 +37,7 @@ KubeOpener = Callable[[], "KubeSource | KubeUnavailable"]
 KUBE_OFF = "Tier 2 unavailable: disabled with --no-kube"
 NO_KUBE_SECTION = "Tier 2 unavailable: the case bundle has no kubernetes section"
 DEMO_LABEL = "demo tenant"
+LIVE_DEMO_LABEL = "demo tenant, live"
 
 
 def case_label(path: str | Path) -> str:
@@ -65,11 +67,14 @@ class Tenant:
         control_plane: ControlPlane | None = None,
         stop: Callable[[], None] | None = None,
         tempdir: tempfile.TemporaryDirectory[str] | None = None,
+        live_clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.label = label
         self.runai = runai
         # For a bundle, the moment it describes: the diagnosis uses it as "now" unless told otherwise.
         self.captured_at = captured_at
+        # For a live demo tenant (core.sim.live), its moving "now", the one its simulator serves at.
+        self.live_clock = live_clock
         self.control_plane = control_plane
         self._kube = kube
         self._kube_unavailable = kube_unavailable
@@ -174,18 +179,29 @@ def open_bundle_tenant(
     latency_ms: float = 0.0,
     timeout: httpx.Timeout | float | None = None,
     tap: Tap | None = None,
+    live: LiveSettings | None = None,
+    live_clock: Callable[[], datetime] | None = None,
 ) -> Tenant:
-    """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers)."""
+    """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers).
+    With `live`, the bundle moves (core.sim.live), on `live_clock` when one is given (tests step it)."""
     # Loaded here: the program serves its bundle from a process of its own (open_served_tenant) and needs neither.
     from core.sim.control_plane import ControlPlane
     from core.sim.loopback import LoopbackServer
 
-    control_plane = ControlPlane(bundle, latency_ms=latency_ms)
+    if live is not None:
+        from core.sim.live.plane import LiveControlPlane
+
+        control_plane: ControlPlane = LiveControlPlane(bundle, live, clock=live_clock, latency_ms=latency_ms)
+        live_clock = control_plane.clock  # type: ignore[attr-defined]
+    else:
+        control_plane = ControlPlane(bundle, latency_ms=latency_ms)
     server = LoopbackServer(control_plane)
     url = server.start()
     kube_token = control_plane.kube_token if bundle.kubernetes is not None else None
     served = Served(url, control_plane.issue_token(), kube_token, bundle.captured_at)
-    return _connect(served, label, timeout, tap, server.stop, control_plane)
+    tenant = _connect(served, label, timeout, tap, server.stop, control_plane)
+    tenant.live_clock = live_clock if live is not None else None
+    return tenant
 
 
 def open_served_tenant(
@@ -196,10 +212,17 @@ def open_served_tenant(
     cannot serve: the bundle cannot be used, or the process exited, answered something else or never answered."""
     served = process.ready()
     try:
-        return _connect(served, label, timeout, tap, process.stop)
+        tenant = _connect(served, label, timeout, tap, process.stop)
     except BaseException:
         process.stop()
         raise
+    live = process.live
+    if live is not None and live.epoch is not None:
+        from core.sim.live.clock import live_clock
+
+        # The same clock the process serves at: the same start, epoch and speed, so the two never drift.
+        tenant.live_clock = live_clock(served.captured_at, live.epoch, live.speed)
+    return tenant
 
 
 def _connect(
@@ -250,9 +273,11 @@ def open_case_tenant(path: str | Path, **kwargs: object) -> Tenant:
 
 
 def open_demo_tenant(**kwargs: object) -> Tenant:
+    """The demo tenant, served from this process; `live=LiveSettings(...)` (and `live_clock`) make it move."""
     from core.sim.demo import load_demo_bundle
 
-    return open_bundle_tenant(load_demo_bundle(), label=DEMO_LABEL, **kwargs)  # type: ignore[arg-type]
+    label = LIVE_DEMO_LABEL if kwargs.get("live") is not None else DEMO_LABEL
+    return open_bundle_tenant(load_demo_bundle(), label=label, **kwargs)  # type: ignore[arg-type]
 
 
 def open_real_tenant(

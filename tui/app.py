@@ -31,9 +31,10 @@ from tui.clock import Clock, frozen_clock, system_clock
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
+from tui.screens.picker_refresh import refresh_interval
 from tui.screens.problem import ProblemScreen
-from tui.settings import Settings, load_settings, save_settings
 from tui.settings import config_dir as settings_dir
+from tui.settings import load_settings, update_settings
 from tui.start import (
     CONNECT_HINTS,
     OpenedTenant,
@@ -113,6 +114,7 @@ class TriageApp(App[None]):
         self.diagnosis_requests: list[DiagnosisTarget] = []
         self.config_dir = config_dir if config_dir is not None else settings_dir(self._env)
         self.settings_problem: str | None = None
+        self.saved_refresh_s: float | None = None  # the picker's refresh interval from the settings, if saved
         self._no_colour_filters = (NoColor(), Monochrome())
         self._freeze_after_open = freeze_after_open
 
@@ -155,13 +157,14 @@ class TriageApp(App[None]):
     def _restore_theme(self) -> None:
         saved, problem = load_settings(self.config_dir)
         self.settings_problem = problem
+        self.saved_refresh_s = saved.refresh_s
         if saved.theme and saved.theme in self.available_themes:
             self.theme = saved.theme
         # Subscribed after the restore, so only a theme the user picks is written back.
         self.theme_changed_signal.subscribe(self, self._save_theme)
 
     def _save_theme(self, theme: Theme) -> None:
-        problem = save_settings(self.config_dir, Settings(theme=theme.name))
+        problem = update_settings(self.config_dir, theme=theme.name)
         if problem is not None:
             self.notify(problem, title="theme not kept", severity="warning", markup=False)
 
@@ -188,6 +191,8 @@ class TriageApp(App[None]):
         self._owns_tenant = self._given is None
         if self._clock_override is not None:
             self.clock = self._clock_override
+        elif tenant.live_clock is not None:  # a live demo: the simulator's own moving clock
+            self.clock = tenant.live_clock
         elif tenant.captured_at is not None:
             self.clock = frozen_clock(tenant.captured_at)
         else:
@@ -197,9 +202,10 @@ class TriageApp(App[None]):
             tenant,
             self.clock,
             cluster_id=cluster,
-            live_clock=self._clock_override is None and tenant.captured_at is None,
+            live_clock=self._clock_override is None and (tenant.captured_at is None or tenant.live_clock is not None),
             debounce_s=self._debounce_s,
             cursor_blink=self._cursor_blink,
+            refresh_s=refresh_interval(self.options.refresh_s, self.saved_refresh_s, tenant),
         )
         self._show(picker)
         # While the user looks at the first page, load what a diagnosis needs (the diagnosis screen and the

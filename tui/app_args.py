@@ -42,6 +42,17 @@ def add_tui_arguments(parser: argparse.ArgumentParser) -> None:
         "--name", dest="tui_name", metavar="NAME", help="workload name to diagnose (with --project)"
     )
     group.add_argument("--project", dest="tui_project", metavar="NAME", help="project of --name")
+    group.add_argument(
+        "--live", dest="tui_live", action="store_true",
+        help="with --demo: a moving tenant, where workloads start, crash, restart and fail on a schedule",
+    )
+    group.add_argument(
+        "--seed", dest="tui_seed", type=int, metavar="N", help="with --demo --live: which schedule (default 1)"
+    )
+    group.add_argument(
+        "--refresh", dest="tui_refresh", type=float, metavar="SECONDS",
+        help="read the picker's page again every SECONDS (default 5 for a tenant that can change; 0 turns it off)",
+    )
 
 
 class _NotTheApp(Exception):

@@ -18,6 +18,7 @@ from core import __version__
 from tui.app_args import add_tui_arguments, app_arguments, option_text
 
 if TYPE_CHECKING:
+    from core.sim.live.settings import LiveSettings
     from core.sim.process import SimProcess
 
 
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tui.record_cmd import add_record_parser
     from tui.scan_cmd import add_scan_parser
     from tui.serve import add_serve_parser
+    from tui.watch_cmd import add_watch_parser
 
     parser = ToolParser(
         prog="runai-triage",
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diagnose_parser(subparsers)
     add_record_parser(subparsers)
     add_scan_parser(subparsers)
+    add_watch_parser(subparsers)
     add_mcp_parser(subparsers)
     add_serve_parser(subparsers)
     for command in subparsers.choices.values():
@@ -79,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
 # (`runai-triage --demo diagnose ...`), as kubectl's global flags may be, they are the command's.
 _SHARED_OPTIONS = (
     "demo", "case", "base_url", "kubeconfig", "kube_context", "no_kube", "cluster_id", "workload_id", "name",
-    "project",
+    "project", "live", "seed", "refresh",
 )  # fmt: skip
 _SOURCES = ("demo", "case", "base_url")
 
@@ -141,9 +144,20 @@ def start_simulator(args: argparse.Namespace) -> SimProcess | None:
     from core.sim.process import SimProcess  # the headless commands never need it
 
     if getattr(args, "tui_demo", False):
-        return SimProcess.start()
+        # A live demo's clock starts now; the app reads the same clock (core.tenant.open_served_tenant).
+        live = getattr(args, "tui_live", False)
+        seed = getattr(args, "tui_seed", None)
+        return SimProcess.start(live=_live_now(seed) if live else None)
     case = option_text(args, "tui_case")
     return SimProcess.start(Path(case).expanduser()) if case else None
+
+
+def _live_now(seed: int | None) -> LiveSettings:
+    import time
+
+    from core.sim.live.settings import DEFAULT_SEED, LiveSettings
+
+    return LiveSettings(seed=DEFAULT_SEED if seed is None else seed, epoch=time.time())
 
 
 def run() -> None:

@@ -34,6 +34,7 @@ def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         epilog=epilog(
             [
                 "runai-triage serve --demo --kubeconfig-out sim-kubeconfig.yaml",
+                "runai-triage serve --demo --live --seed 7",
                 "runai-triage serve --case incident.json --port 8080 --latency-ms 50 --request-log requests.jsonl",
             ],
             "  0  stopped by Ctrl-C or SIGTERM\n"
@@ -50,6 +51,11 @@ def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--case", metavar="FILE", help="a runai-triage/case@1 bundle (.json or .json.gz)")
     source.add_argument("--demo", action="store_true", help="the built-in demo tenant")
+    parser.add_argument(
+        "--live", action="store_true",
+        help="with --demo: a moving tenant, where workloads start, crash, restart and fail on a schedule",
+    )
+    parser.add_argument("--seed", type=int, metavar="N", help="with --demo --live: which schedule (default 1)")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
     parser.add_argument(
         "--latency-ms", type=float, default=0.0, metavar="MS", help="delay added to every response (default 0)"
@@ -91,6 +97,10 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if args.latency_ms < 0:
         say(sys.stderr, f"{PROG}: error: --latency-ms {args.latency_ms:g} must not be negative")
         return 2
+    if (args.live and not args.demo) or (args.seed is not None and not args.live):
+        what = "--live goes with --demo: a recorded case stays as recorded" if args.live else "--seed goes with --live"
+        say(sys.stderr, f"{PROG}: error: {what}")
+        return 2
     try:
         bundle = _load(args)
     except BundleError as exc:
@@ -111,8 +121,18 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             log_file.close()
 
 
+def _control_plane(args: argparse.Namespace, bundle: CaseBundle) -> ControlPlane:
+    if not args.live:
+        return ControlPlane(bundle, latency_ms=args.latency_ms)
+    from core.sim.live.plane import LiveControlPlane
+    from core.sim.live.settings import DEFAULT_SEED, LiveSettings
+
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    return LiveControlPlane(bundle, LiveSettings(seed=seed), latency_ms=args.latency_ms)
+
+
 def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None, out: TextIO) -> int:
-    control_plane = ControlPlane(bundle, latency_ms=args.latency_ms)
+    control_plane = _control_plane(args, bundle)
     server = LoopbackServer(control_plane, port=args.port)
     try:
         url = server.start()
@@ -130,6 +150,10 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
             return 2
     token = control_plane.issue_token()
     print(f"Serving {bundle.source} ({plural(len(bundle.workloads), 'workload')}) at {url}", file=out)
+    if args.live:
+        print(f"Live: its clock starts at {bundle.captured_at.isoformat()} and moves with yours; workloads are "
+              f"submitted, crash and fail on the schedule of seed {args.seed if args.seed is not None else 1}",
+              file=out)
     print("Authenticate with either of:", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_BEARER_TOKEN={token}", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any", file=out)

@@ -10,14 +10,17 @@ headless commands, and the app as tests build it).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
+from core.sim.live.settings import LiveSettings
 from core.sim.process import SimProcess, SimProcessFailed
 from core.sources.credentials import (
     CliSession,
@@ -33,6 +36,7 @@ from core.sources.runai_params import invalid_workload_id
 from core.sources.tap import Tap
 from core.tenant import (
     DEMO_LABEL,
+    LIVE_DEMO_LABEL,
     Tenant,
     case_label,
     open_case_tenant,
@@ -87,6 +91,10 @@ class StartOptions:
     workload_id: str | None = None
     name: str | None = None
     project: str | None = None
+    # The demo tenant, moving (--demo --live): its seed; None for a still tenant.
+    live: LiveSettings | None = None
+    # --refresh: seconds between the picker's reads of its page (0: never); None: the default for the tenant.
+    refresh_s: float | None = None
 
     @property
     def wants_diagnosis(self) -> bool:
@@ -96,7 +104,7 @@ class StartOptions:
     def describe(self) -> str:
         """The tenant being opened, for the start-up screen."""
         if self.mode == "demo":
-            return "the demo tenant"
+            return "the demo tenant" + (", live" if self.live is not None else "")
         if self.mode == "case":
             return f"case bundle {self.case_path}"
         return self.base_url or "the Run:ai tenant named by the environment or the CLI session"
@@ -133,6 +141,9 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
     problem = invalid_workload_id(workload_id) if workload_id else None
     if problem:  # checked before the app starts, as the diagnose command does, so nothing odd is ever sent
         raise UsageError(f"--workload-id: {problem}")
+    live = live_settings(mode, bool(getattr(args, "tui_live", False)), getattr(args, "tui_seed", None))
+    refresh = getattr(args, "tui_refresh", None)
+    check_refresh(refresh)
     kubeconfig = option_text(args, "tui_kubeconfig")
     kube = KubeSettings(
         kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
@@ -148,7 +159,41 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
         workload_id=workload_id,
         name=name,
         project=project,
+        live=live,
+        refresh_s=refresh,
     )
+
+
+# The least time between two reads of one list: a user cannot read faster, and a tenant need not answer faster.
+MIN_REFRESH_S = 1.0
+MAX_REFRESH_S = 3600.0
+
+
+def check_refresh(seconds: float | None) -> None:
+    """--refresh: 0 (off) or 1 to 3600 seconds; raises UsageError otherwise."""
+    if seconds is None or seconds == 0:
+        return
+    if not MIN_REFRESH_S <= seconds <= MAX_REFRESH_S:  # NaN fails this too
+        raise UsageError(
+            f"--refresh {seconds:g}: give seconds from {MIN_REFRESH_S:g} to {MAX_REFRESH_S:g}, or 0 to read the list "
+            "only when asked (r)"
+        )
+
+
+def live_settings(mode: str, live: bool, seed: int | None) -> LiveSettings | None:
+    """--live and --seed: the settings of a moving demo tenant; raises UsageError when they do not fit."""
+    if not live:
+        if seed is not None:
+            raise UsageError("--seed chooses the schedule of a live demo tenant: give it with --demo --live")
+        return None
+    if mode != "demo":
+        raise UsageError("--live goes with --demo: only the demo tenant moves (a recorded case stays as recorded)")
+    return LiveSettings() if seed is None else LiveSettings(seed=seed)
+
+
+def started_now(live: LiveSettings | None) -> LiveSettings | None:
+    """The settings with the live clock starting now (the moment a simulator's process is started)."""
+    return None if live is None else dataclasses.replace(live, epoch=time.time())
 
 
 def _problem_lines(problems: list[CredentialsProblem]) -> str:
@@ -202,7 +247,7 @@ def open_tenant(
     """Open the tenant the options describe (`tap`, for `record`, sees every answer its clients read).
     Raises StartProblem (never anything else for bad input)."""
     if options.mode == "demo":
-        return OpenedTenant(open_demo_tenant(tap=tap), options.cluster_id)
+        return OpenedTenant(open_demo_tenant(tap=tap, live=options.live), options.cluster_id)
     if options.mode == "case":
         assert options.case_path is not None
         from core.sim.bundle import BundleError  # loaded with the bundle it names, not by the program's app
@@ -235,9 +280,10 @@ class ServedOpener:
             process, self._next = self._next, None
         case = self.options.case_path if self.options.mode == "case" else None
         if process is None:
-            process = SimProcess.start(case)
+            process = SimProcess.start(case, live=started_now(self.options.live) if case is None else None)
         try:
-            tenant = open_served_tenant(process, label=DEMO_LABEL if case is None else case_label(case))
+            label = case_label(case) if case is not None else LIVE_DEMO_LABEL if process.live else DEMO_LABEL
+            tenant = open_served_tenant(process, label=label)
         except SimProcessFailed as failed:
             raise served_problem(failed) from None
         return OpenedTenant(tenant, self.options.cluster_id)

@@ -30,6 +30,11 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--demo", action="store_true", help="the built-in demo tenant")
     source.add_argument("--case", metavar="FILE", help="a runai-triage/case@1 bundle")
+    # The demo tenant, moving (core.sim.live): its seed, speed, and the wall-clock second its clock starts at.
+    parser.add_argument("--live", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
+    parser.add_argument("--epoch", type=float, default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -62,7 +67,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(out, {"error": BUNDLE_ERROR, "message": str(exc)})
         return 1
     # Audited only for a test session that asked (core.sim.audit): then it reads what this process answered.
-    plane = ControlPlane(bundle, audited=audit_requested())
+    if args.live and args.demo:
+        from core.sim.live.plane import LiveControlPlane
+        from core.sim.live.settings import LiveSettings
+
+        live = LiveSettings(args.seed, args.speed, args.epoch)
+        plane: ControlPlane = LiveControlPlane(bundle, live, audited=audit_requested())
+    else:
+        plane = ControlPlane(bundle, audited=audit_requested())
     server = LoopbackServer(plane)
     url = server.start()
     has_kube = plane.has_kubernetes

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from core.sim.child import BUNDLE_ERROR, READY_KEYS
+from core.sim.live.settings import LiveSettings
 
 READY_TIMEOUT_S = 30.0
 STOP_WAIT_S = 2.0
@@ -62,10 +63,13 @@ class SimProcess:
     """One child serving `case` (None: the demo tenant). Its stdin is a pipe this process holds open: closing it
     (`stop`), or this process ending however it ends, makes the child stop serving and exit."""
 
-    def __init__(self, case: Path | None, command: list[str] | None = None) -> None:
-        """`command` replaces the child's command line (tests use it to stand in a misbehaving child)."""
+    def __init__(self, case: Path | None, command: list[str] | None = None, live: LiveSettings | None = None) -> None:
+        """`command` replaces the child's command line (tests use it to stand in a misbehaving child); `live`
+        makes the demo tenant move (core.sim.live), its clock started at `live.epoch`."""
         self.case = case
+        self.live = live
         source = ["--demo"] if case is None else ["--case", str(case)]
+        source += live.arguments() if live is not None else []
         self._command = command or [sys.executable, "-P", "-m", "core.sim.child", *source]
         self._stderr: IO[bytes] = tempfile.TemporaryFile(prefix="runai-triage-sim-")  # noqa: SIM115 - closed in stop
         self._lock = threading.Lock()
@@ -74,9 +78,11 @@ class SimProcess:
         self._start_failed: OSError | None = None
 
     @classmethod
-    def start(cls, case: Path | None = None, *, command: list[str] | None = None) -> SimProcess:
+    def start(
+        cls, case: Path | None = None, *, command: list[str] | None = None, live: LiveSettings | None = None
+    ) -> SimProcess:
         """Spawn the child and return at once; a spawn that fails is reported by `ready()`."""
-        handle = cls(case, command)
+        handle = cls(case, command, live)
         env = dict(os.environ)
         env["PYTHONPATH"] = _ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         try:

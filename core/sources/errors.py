@@ -126,7 +126,9 @@ class RunaiError(Exception):
 
 
 class ApiError(RunaiError):
-    """The API answered with an error status."""
+    """The API answered with an error status. `retry_after`: the seconds its `Retry-After` asked for, if any."""
+
+    retry_after: float | None = None
 
     def __init__(
         self,

@@ -9,8 +9,11 @@ waits without sleeping.
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -150,3 +153,23 @@ async def run_with_retry(
             return Outcome(response, error, attempt, waits, gave_up="budget")
         waits.append(wait)
         await sleep(wait)
+
+
+# Reads made inside `single_attempt()` are sent once: a live view that reads the same list every few seconds
+# does its own, slower back-off between its reads (core.triage.pacing) instead of retrying within one.
+_single: ContextVar[bool] = ContextVar("runai_triage_single_attempt", default=False)
+
+
+@contextmanager
+def single_attempt() -> Iterator[None]:
+    """Reads made in this block (and in tasks started from it) get one attempt, whatever their policy."""
+    token = _single.set(True)
+    try:
+        yield
+    finally:
+        _single.reset(token)
+
+
+def in_effect(policy: RetryPolicy) -> RetryPolicy:
+    """`policy`, or one attempt of it inside `single_attempt()`."""
+    return dataclasses.replace(policy, max_attempts=1) if _single.get() else policy

@@ -47,7 +47,7 @@ from core.sources.credentials import Credentials
 from core.sources.errors import ApiError, ApiTimeout, MalformedResponse, safe_target, transport_failure
 from core.sources.guard import ReadOnlyTransport, token_paths
 from core.sources.metrics_body import MAX_SERIES_PER_TYPE, read_metrics
-from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, run_with_retry
+from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, in_effect, run_with_retry
 from core.sources.runai_answers import malformed, status_error, unreadable
 from core.sources.runai_params import (
     MAX_CLUSTERS,
@@ -470,7 +470,7 @@ class RunaiClient:
             return await self._http.get(path, params=query, headers=headers)
 
         outcome = await run_with_retry(
-            send, method="GET", policy=self._retry, sleep=self._sleep, rand=self._rand, clock=self._clock
+            send, method="GET", policy=in_effect(self._retry), sleep=self._sleep, rand=self._rand, clock=self._clock
         )
         if outcome.response is None:
             assert outcome.error is not None

@@ -6,6 +6,7 @@ Kept apart from the client (core.sources.runai), which only decides when an answ
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 import httpx
 
@@ -19,6 +20,7 @@ from core.sources.errors import (
     error_fields,
     scrub_secrets,
 )
+from core.sources.retry import parse_retry_after
 
 HTML_ANSWER = (
     "expected JSON, got an HTML page: the base URL may point at the Run:ai web UI or a login proxy rather than "
@@ -40,7 +42,10 @@ def status_error(
         return NotFoundError("GET", target, 404, message, details)
     if 300 <= status < 400:
         return ApiError("GET", target, status, "unexpected redirect (redirects are not followed)", None)
-    return ApiError("GET", target, status, message, details)
+    error = ApiError("GET", target, status, message, details)
+    # Kept for a caller that reads again later (a live view): it waits at least this long.
+    error.retry_after = parse_retry_after(response.headers.get("retry-after"), datetime.now(UTC))
+    return error
 
 
 def malformed(target: str, exc: ShapeError, secrets: Iterable[str]) -> MalformedResponse:

@@ -102,7 +102,8 @@ class AttentionPage:
 
 @dataclass
 class AttentionCache:
-    """Judgements of rows already checked, keyed by id and phase change, so paging back reads nothing again."""
+    """Judgements made from rows' events, keyed by id and phase change, so paging back reads nothing again (a
+    row judged from its list entry alone is judged afresh each time: that costs no read)."""
 
     judged: dict[tuple[str, str], Judgement] = field(default_factory=dict)
 
@@ -175,13 +176,17 @@ async def read_attention_page(
     start: int,
     want: int,
     cache: AttentionCache,
+    *,
+    max_list_reads: int = MAX_LIST_READS,
 ) -> AttentionPage:
-    """Up to `want` rows that need attention, reading candidates in server order from offset `start`."""
+    """Up to `want` rows that need attention, reading candidates in server order from offset `start`, in at most
+    `max_list_reads` list reads (a refresh of the page on screen makes one)."""
     page = AttentionPage(start, [], {}, None)
     gate = asyncio.Semaphore(PARALLEL_EVENT_READS)
     offset: int | None = start
     batch = min(MAX_LIMIT, max(2 * want, 50))
-    for _ in range(MAX_LIST_READS):
+    from_entry: dict[tuple[str, str], Judgement] = {}
+    for _ in range(max_list_reads):
         if offset is None:
             break
         listed = await client.list_workloads(
@@ -194,20 +199,20 @@ async def read_attention_page(
             window = candidates[begin : begin + want]
             needs_events: list[Workload] = []
             for w in window:
-                if cache.key(w) in cache.judged:
-                    continue
+                # A list entry is judged afresh every time (its status may have changed under the same phase
+                # change time, as when a Running pod starts crash-looping); only an events read is kept.
                 listed_judgement = judge_listed(w)
-                if listed_judgement is None:
+                if listed_judgement is not None:
+                    from_entry[cache.key(w)] = listed_judgement
+                elif cache.key(w) not in cache.judged:
                     needs_events.append(w)
-                else:
-                    cache.judged[cache.key(w)] = listed_judgement
             read = await asyncio.gather(*(judge_by_events(client, w, gate) for w in needs_events))
             page.event_reads += len(needs_events)
             for w, judgement in zip(needs_events, read, strict=True):
                 cache.judged[cache.key(w)] = judgement
             for index, w in enumerate(window):
                 page.scanned += 1
-                judgement = cache.judged[cache.key(w)]
+                judgement = from_entry.get(cache.key(w)) or cache.judged[cache.key(w)]
                 if judgement.keep:
                     page.rows.append(w)
                     page.why[w.id or ""] = judgement.why

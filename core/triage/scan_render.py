@@ -137,6 +137,21 @@ def _footer(result: ScanResult) -> list[str]:
     return lines
 
 
+def entry_lines(entry: ScanEntry, indent: str = "  ") -> list[str]:
+    """One workload as the text output lists it: when, name, phase and recurrence, then its top line of
+    evidence, the finding under it if any, and its id."""
+    w = entry.workload
+    head = f"{indent}{_when(w.phase_updated_at)}  {_line(w.name, 80)} ({_line(w.project_name, 60)})"
+    head += f"  {w.phase or 'no phase'}"
+    rec = _recurrence(entry)
+    head += f"  {rec}" if rec else ""
+    text, sources = top_line(entry)
+    out = [head, f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
+    out += [f"{indent}    {flag}"] if (flag := finding_line(entry)) else []
+    out.append(f"{indent}    id {w.id}")
+    return out
+
+
 def to_text(result: ScanResult) -> str:
     out = ["runai-triage scan · " + " · ".join(_scope(result))]
     out += [flag] if (flag := cluster_line(result)) else []
@@ -144,17 +159,27 @@ def to_text(result: ScanResult) -> str:
     for label, entries in result.groups():
         out += ["", f"{label} ({len(entries)})"]
         for entry in entries:
-            w = entry.workload
-            head = f"  {_when(w.phase_updated_at)}  {_line(w.name, 80)} ({_line(w.project_name, 60)})"
-            head += f"  {w.phase or 'no phase'}"
-            rec = _recurrence(entry)
-            head += f"  {rec}" if rec else ""
-            text, sources = top_line(entry)
-            out += [head, f"      {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
-            out += [f"      {flag}"] if (flag := finding_line(entry)) else []
-            out.append(f"      id {w.id}")
+            out += entry_lines(entry)
     out += ["", *_footer(result)]
     return "\n".join(out) + "\n"
+
+
+def entry_markdown(entry: ScanEntry) -> list[str]:
+    """One workload as the Markdown output lists it: a bullet with its name, when, recurrence and id, and its
+    top line of evidence (with the finding under it) below."""
+    w = entry.workload
+    parts = [f"**{md_escape(_line(w.name, 80))}** ({md_escape(_line(w.project_name, 60))})",
+             md_escape(_when(w.phase_updated_at))]
+    rec = _recurrence(entry)
+    if rec:
+        parts.append(md_escape(rec))
+    parts.append(f"id {md_code(_line(w.id, 80))}")
+    text, sources = top_line(entry)
+    label = "source" if len(sources) == 1 else "sources"
+    cited = f" _({label}: {', '.join(md_code(s) for s in sources)})_" if sources else ""
+    out = [f"- {', '.join(parts)}  ", f"  {md_escape(_line(text, 300))}{cited}"]
+    out[-1] += f"  \n  {md_escape(flag)}" if (flag := finding_line(entry)) else ""
+    return out
 
 
 def to_markdown(result: ScanResult) -> str:
@@ -164,18 +189,7 @@ def to_markdown(result: ScanResult) -> str:
     for label, entries in result.groups():
         out += ["", f"### {md_escape(label)} ({len(entries)})", ""]
         for entry in entries:
-            w = entry.workload
-            parts = [f"**{md_escape(_line(w.name, 80))}** ({md_escape(_line(w.project_name, 60))})",
-                     md_escape(_when(w.phase_updated_at))]
-            rec = _recurrence(entry)
-            if rec:
-                parts.append(md_escape(rec))
-            parts.append(f"id {md_code(_line(w.id, 80))}")
-            text, sources = top_line(entry)
-            label = "source" if len(sources) == 1 else "sources"
-            cited = f" _({label}: {', '.join(md_code(s) for s in sources)})_" if sources else ""
-            out += [f"- {', '.join(parts)}  ", f"  {md_escape(_line(text, 300))}{cited}"]
-            out[-1] += f"  \n  {md_escape(flag)}" if (flag := finding_line(entry)) else ""
+            out += entry_markdown(entry)
     out += ["", *(f"_{md_escape(line)}_" for line in _footer(result))]
     return "\n".join(out) + "\n"
 
@@ -228,18 +242,21 @@ def to_json(result: ScanResult) -> str:
     return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
 
 
+def entry_jsonl(entry: ScanEntry) -> str:
+    """One workload as one JSON line: its report@1, or a scan-failure@1 line saying why there is none."""
+    report = entry.verdict.report
+    if report is not None:
+        body = json_dict(report)
+    else:
+        body = {"schema": FAILURE_SCHEMA, **{k: v for k, v in _entry_json(entry).items() if k != "report"}}
+    return json.dumps(body, ensure_ascii=False) + "\n"
+
+
 def to_jsonl(result: ScanResult) -> str:
-    lines: list[str] = []
+    head = ""
     if result.cluster is not None and result.stale:
-        lines.append(json.dumps({"schema": CLUSTER_SCHEMA, **result.cluster.to_dict()}, ensure_ascii=False))
-    for entry in newest_first(result.entries):
-        report = entry.verdict.report
-        if report is not None:
-            body = json_dict(report)
-        else:
-            body = {"schema": FAILURE_SCHEMA, **{k: v for k, v in _entry_json(entry).items() if k != "report"}}
-        lines.append(json.dumps(body, ensure_ascii=False))
-    return "".join(line + "\n" for line in lines)
+        head = json.dumps({"schema": CLUSTER_SCHEMA, **result.cluster.to_dict()}, ensure_ascii=False) + "\n"
+    return head + "".join(entry_jsonl(entry) for entry in newest_first(result.entries))
 
 
 SCAN_RENDERERS: dict[str, Callable[[ScanResult], str]] = {

@@ -61,6 +61,16 @@ class VerdictCache:
         return len(self._kept)
 
 
+def to_diagnose(
+    rows: Sequence[Workload], cache: VerdictCache, *, attention_view: bool, under_way: set[tuple[str, str]]
+) -> tuple[list[Workload], list[Workload]]:
+    """For a page read again: the rows that get a verdict, and those of them still to diagnose (no verdict for
+    their current phase change in `cache`, none under way). A row whose phase did not change costs nothing."""
+    eligible = [w for w in rows if wants_verdict(w, attention_view=attention_view)]
+    todo = [w for w in eligible if cache.get(w) is None and verdict_key(w) not in under_way]
+    return eligible, todo
+
+
 # Each category by the word that tells it apart, for a line too narrow for the full names (80 columns).
 SHORT_LABELS = {
     "CRASH_APP_ERROR": "CRASH",

@@ -71,7 +71,7 @@ def in_tmp(tmp_path: Path) -> Iterator[Path]:
 
 
 # -- help ------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("command", ["diagnose", "scan", "record", "mcp", "serve"])
+@pytest.mark.parametrize("command", ["diagnose", "scan", "record", "watch", "mcp", "serve"])
 def test_every_command_documents_examples_and_its_exit_status(command: str) -> None:
     text = _help(command)
     assert _examples(command), text
@@ -82,9 +82,12 @@ def test_every_command_documents_examples_and_its_exit_status(command: str) -> N
         build_parser().parse_args(example)
 
 
-@pytest.mark.parametrize("command", ["diagnose", "scan", "record"])
+@pytest.mark.parametrize("command", ["diagnose", "scan", "record", "watch"])
 def test_the_examples_of_the_reporting_commands_run_as_pasted(command: str, in_tmp: Path) -> None:
-    for example in _examples(command):
+    # A watch without --once runs until it is stopped (test_watch stops one with Ctrl-C).
+    examples = [e for e in _examples(command) if command != "watch" or "--once" in e]
+    assert examples
+    for example in examples:
         code, out, err = _cli(example)
         assert code == 0, (example, err)
         assert out.strip(), example

@@ -56,3 +56,17 @@ async def test_the_banner_counts_the_names_other_failed_submissions(demo_tenant:
         await pilot.pause()
         assert "1 in 7d · one-off" in banner.plain
         assert "other submissions of this name: 5 failed in 7d" in banner.plain
+
+
+def test_the_head_says_consequences_when_one_was_recorded_before_the_first_failure() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from core.models.report import PodTerminationEntry
+    from tui.widgets.pods_pane import _others
+
+    at = datetime(2026, 11, 30, 11, 8, 48, tzinfo=UTC)
+    first = PodTerminationEntry(pod="w-1", at=at, how="node lost", first=True)
+    after = PodTerminationEntry(pod="w-2", at=at + timedelta(seconds=5), how="exit 1", consequence=True)
+    before = PodTerminationEntry(pod="w-3", at=at - timedelta(seconds=3), how="exit 1", consequence=True)
+    assert _others([first, after]) == "the others ended after it"
+    assert _others([first, after, before]) == "the others are its consequences (1 recorded before it)"

@@ -96,6 +96,16 @@ PLANTED: dict[str, tuple[str, str, str]] = {
     ),
     # The circle this contract was written for: start importing the app that imports start.
     "no-import-circles": ("tui/start.py", "import tui.app", ".start -> .app"),
+    "webhook-apart-from-the-tenant": (
+        "core/sources/_planted_post.py",
+        "import core.notify.webhook",
+        "core.sources._planted_post -> core.notify.webhook",
+    ),
+    "webhook-without-the-tenant-clients": (
+        "core/notify/_planted_client.py",
+        "import core.sources.runai",
+        "core.notify._planted_client -> core.sources.runai",
+    ),
 }
 
 
@@ -133,7 +143,8 @@ def _fresh(code: str) -> str:
 
 def test_the_headless_commands_do_not_load_textual() -> None:
     code = (
-        "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.mcp_server; "
+        "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.watch_cmd, "
+        "tui.mcp_server; "
         "tui.cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
     )

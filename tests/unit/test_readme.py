@@ -38,10 +38,16 @@ def test_readme_rbac_matches_the_shipped_cluster_role() -> None:
 
 
 def _commands() -> list[str]:
-    """Every `runai-triage` command line the README's shell blocks show, in order (the long-running servers
-    aside: mcp and serve run until stopped)."""
+    """Every `runai-triage` command line the README's shell blocks show, in order (what runs until stopped
+    aside: mcp, serve, and a watch without --once)."""
     lines = [line.strip() for block in _blocks("sh") for line in block.splitlines()]
-    return [line for line in lines if line.startswith("runai-triage ") and line.split()[1] not in ("mcp", "serve")]
+    return [
+        line
+        for line in lines
+        if line.startswith("runai-triage ")
+        and line.split()[1] not in ("mcp", "serve")
+        and (line.split()[1] != "watch" or "--once" in line.split())
+    ]
 
 
 def test_every_command_example_runs_as_pasted_on_the_demo(tmp_path: Path) -> None:
@@ -56,18 +62,22 @@ def test_every_command_example_runs_as_pasted_on_the_demo(tmp_path: Path) -> Non
 
     commands = _commands()
     assert any(" record " in f" {c} " for c in commands) and any("--case incident.json" in c for c in commands)
+    assert any(c.startswith("runai-triage watch ") for c in commands)
     here = os.getcwd()
     os.chdir(tmp_path)
     try:
         for command in commands:
-            argv, _, target = command.partition(" > ")
+            shell = re.fullmatch(r"(.*?)(?: (>>?) (\S+))?", command)
+            assert shell is not None
+            argv, redirect, target = shell.groups(default="")
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(shlex.split(argv)[1:])
             assert code == 0, (command, err.getvalue())
             assert out.getvalue().strip(), command
             if target:
-                (tmp_path / target.strip()).write_text(out.getvalue(), encoding="utf-8")
+                with (tmp_path / target.strip()).open("a" if redirect == ">>" else "w", encoding="utf-8") as file:
+                    file.write(out.getvalue())
     finally:
         os.chdir(here)
     assert "<uuid>" not in README and "bert-ft" not in README

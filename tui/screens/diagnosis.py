@@ -53,6 +53,7 @@ from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
+from tui.screens.diagnosis_follow import FOLLOW, DiagnosisFollow
 from tui.screens.diagnosis_text import failure_words, verdict_preface
 from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
@@ -100,7 +101,7 @@ class _Resettable(Protocol):
 
 
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(PaneActions, ReportActions):
+class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
     # The keys go to the Evidence tab's text from the start (j / k, arrows, page keys), not to the tab bar.
     AUTO_FOCUS = "#evidence"
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
@@ -109,6 +110,7 @@ class DiagnosisScreen(PaneActions, ReportActions):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "back", tooltip="Back to the picker (cancels a diagnosis still running)"),
         Binding("r", "rerun", "rerun", tooltip="Diagnose this workload again"),
+        FOLLOW,
         Binding("v", "view", "full text", tooltip="The whole verdict, or the whole highlighted history or log line"),
         Binding(
             EVERY_LINE_KEY,

@@ -44,8 +44,8 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
+from tui.screens.picker_refresh import NEXT_NEW_FAILURE, PickerRefresh
 from tui.screens.picker_text import workload_detail
-from tui.screens.picker_views import PickerViews
 from tui.screens.problem import describe_error
 from tui.widgets.cluster_notice import ClusterNotice
 from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
@@ -62,7 +62,7 @@ DEFAULT_PAGE_SIZE = 20
 # A held `]` on the last page shows one notice, not one per repeat.
 
 
-class PickerScreen(PickerViews):
+class PickerScreen(PickerRefresh):
     # Footer: what a first-time user needs at 80 columns; `?` lists every key.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_name", "filter", key_display="/", tooltip="Type part of a workload name"),
@@ -85,6 +85,7 @@ class PickerScreen(PickerViews):
         Binding("c", "focus_cluster", "choose cluster", show=False, tooltip="Open the cluster list"),
         Binding("p", "focus_project", "choose project", show=False, tooltip="Open the project list"),
         Binding("r", "retry", "reload", show=False, tooltip="Read the list again"),
+        NEXT_NEW_FAILURE,
         Binding("escape", "escape", "clear filter", show=False, tooltip="Clear the name filter"),
     ]
 
@@ -97,8 +98,10 @@ class PickerScreen(PickerViews):
         live_clock: bool = False,
         debounce_s: float = 0.4,
         cursor_blink: bool = True,
+        refresh_s: float = 0.0,
     ) -> None:
         super().__init__()
+        self.refresh_s = refresh_s  # read the page again every refresh_s seconds (0: only when asked)
         self.tenant = tenant
         self._clock = clock
         self._wanted_cluster = cluster_id

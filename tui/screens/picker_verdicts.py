@@ -24,7 +24,7 @@ from textual.timer import Timer
 
 from core.models.runai import Workload
 from core.triage.attention import judging_loads_the_engine
-from core.triage.verdicts import VerdictCache, page_lines, wants_verdict
+from core.triage.verdicts import VerdictCache, page_lines, verdict_key, wants_verdict
 from tui.clock import Clock
 from tui.loading import load
 from tui.messages import VerdictArrived
@@ -172,5 +172,8 @@ class PickerVerdicts(PickerReads):
         self.verdicts.put(message.workload, message.verdict)
         if message.seq != self._verdict_seq:
             return  # a page no longer on screen: kept for when it is shown again
-        self.query_one(WorkloadTable).set_verdict(message.workload.id or "", verdict_cell(message.verdict))
+        table = self.query_one(WorkloadTable)
+        key = verdict_key(message.workload)
+        if any(verdict_key(w) == key for w in table.workloads):  # not a row whose phase moved on meanwhile
+            table.set_verdict(message.workload.id or "", verdict_cell(message.verdict))
         self._show_verdict_line()

@@ -9,6 +9,7 @@ and rows line up. All cluster text is placed into `Text` objects, never into mar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from rich.table import Table
@@ -138,7 +139,7 @@ class PodsPane(Vertical):
             return
         prefix = common_prefix([e.pod for e in self.entries])
         head = Text(f"Pods{f' {prefix}…' if prefix else ''}, in the order they ended ({len(self.entries)}): ", "bold")
-        head.append(f"{FIRST} the first failure, which the verdict rests on; the others ended after it", "not bold")
+        head.append(f"{FIRST} the first failure, which the verdict rests on; {_others(self.entries)}", "not bold")
         self.query_one(".pods--head", Static).update(head)
         width = max(self.content_region.width - 2, 30)  # the rows' scrollbar
         widths = column_widths(self.entries, prefix, width)
@@ -165,3 +166,15 @@ class PodsPane(Vertical):
         memory = self.query_one(".pods--memory", Static)
         memory.update(mem if mem is not None else Text())
         memory.display = mem is not None
+
+
+def _others(entries: Sequence[PodTerminationEntry]) -> str:
+    """What the rows after the first are: all ended after it, or some were recorded a few seconds before it (a
+    consequence's own clock can run ahead of the cause's, e.g. a node lost before its pod is marked)."""
+    first = next((e for e in entries if e.first), None)
+    early = [
+        e for e in entries if not e.first and first is not None and e.at and first.at and e.at < first.at
+    ]
+    if not early:
+        return "the others ended after it"
+    return f"the others are its consequences ({len(early)} recorded before it)"

@@ -88,6 +88,8 @@ class WorkloadTable(DataTable[Text]):
         self._sort = Sort()
         self._verdicts: dict[str, Text] = {}
         self._height: int | None = None
+        self._marks: dict[str, str] = {}  # workload id -> a mark before its age (a refresh's news)
+        self._aged_at: datetime | None = None  # the "now" the ages on screen were drawn at
 
     @property
     def workloads(self) -> list[Workload]:
@@ -137,12 +139,14 @@ class WorkloadTable(DataTable[Text]):
         """Replace the rows; `keep_cursor` keeps the cursor on the same workload when it is still shown.
         `clusters` maps cluster ids to names for the Cluster column, shown when `show_cluster`; `verdicts`
         maps workload ids to their Verdict cell (rows without one show a dash)."""
+        # Which workload the cursor is on, asked before the rows change (the same row may hold another one after).
+        chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         self._workloads = list(workloads)
         self._verdicts = dict(verdicts or {})
         self._clusters = clusters or {}
         self._show_cluster = show_cluster
         self._sort = sort or self._sort
-        self._render_rows(keep_cursor=keep_cursor)
+        self._render_rows(keep_cursor=keep_cursor, chosen=chosen)
 
     def set_verdict(self, workload_id: str, cell: Text) -> None:
         """Fill the Verdict cell of the rows of this workload (the rest of the table is left as it is)."""
@@ -163,10 +167,64 @@ class WorkloadTable(DataTable[Text]):
         if not self._workloads:
             return
         now = self._clock()
-        key = "created" if "created" in self.column_keys else "updated"
+        self._aged_at = now
+        key = self._age_key()
         for index, workload in enumerate(self._workloads):
-            at = workload.created_at if key == "created" else workload.phase_updated_at
-            self.update_cell(str(index), key, Text(relative_time(at, now)))
+            self.update_cell(str(index), key, self._age(workload, now))
+
+    def _age_key(self) -> str:
+        """The time column on screen: Created when the list is sorted by creation, else Updated."""
+        return "created" if "created" in self.column_keys else "updated"
+
+    def _age(self, workload: Workload, now: datetime, key: str = "updated") -> Text:
+        at = workload.created_at if key == "created" else workload.phase_updated_at
+        age = Text(relative_time(at, now))
+        mark = self._marks.get(workload.id or "")
+        return Text.assemble((mark + " ", "bold"), age) if mark else age
+
+    def update_rows(
+        self, workloads: Sequence[Workload], verdicts: Mapping[str, Text], marks: Mapping[str, str]
+    ) -> bool:
+        """A fresh read of the page on screen, in place: when it holds the same workloads in the same order and
+        the columns keep their widths, only the cells that changed are redrawn and the cursor does not move
+        (True); otherwise nothing is done and the caller re-renders the page (False). `marks` replace the marks
+        before the ages."""
+        if [w.id for w in workloads] != [w.id for w in self._workloads] or self._rendered_width != self._width():
+            return False
+        now = self._clock()
+        kept = self._workloads
+        self._workloads = list(workloads)
+        wanted = self._columns(self._rendered_width, now)
+        self._workloads = kept
+        columns = self.ordered_columns
+        widths = {str(c.key.value): c.width for c in columns}
+        if {key: w for key, _, w in wanted} != widths:
+            return False  # a longer name or a new cluster on the page: the columns are laid out again
+        theme = self.app.get_css_variables()
+        key = self._age_key()
+        old_marks, self._marks = self._marks, dict(marks)
+        self._verdicts = dict(verdicts)
+        previous, self._workloads = self._workloads, list(workloads)
+        for index, (before, after) in enumerate(zip(previous, self._workloads, strict=True)):
+            row = str(index)
+            if before != after:
+                for column, cell in self._cells(after, widths, theme, now).items():
+                    if column in widths:
+                        self.update_cell(row, column, cell)
+                continue
+            if old_marks.get(after.id or "") != self._marks.get(after.id or "") or self._ages_move(before, now, key):
+                self.update_cell(row, key, self._age(after, now, key))
+            verdict = _fit(self._verdicts.get(after.id or ""), widths.get("verdict", 0))
+            if "verdict" in widths and self.get_cell(row, "verdict") != verdict:
+                self.update_cell(row, "verdict", verdict)
+        self._aged_at = now
+        return True
+
+    def _ages_move(self, workload: Workload, now: datetime, key: str) -> bool:
+        """Whether the age shown for this row reads differently now than at the last redraw."""
+        then = self._aged_at
+        at = workload.created_at if key == "created" else workload.phase_updated_at
+        return then is None or relative_time(at, then) != relative_time(at, now)
 
     def _columns(self, width: int, now: datetime) -> list[tuple[str, str, int]]:
         """The columns for `width`, each sized to its longest cell on this page (tui.widgets.table_layout)."""
@@ -190,32 +248,44 @@ class WorkloadTable(DataTable[Text]):
             return Text(label)
         return Text(f"{label} {'▼' if self._sort.descending else '▲'}")
 
-    def _render_rows(self, *, keep_cursor: bool) -> None:
-        chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
+    def _cells(
+        self, w: Workload, widths: Mapping[str, int], theme: Mapping[str, str], now: datetime
+    ) -> dict[str, Text]:
+        cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
+        return {
+            "phase": phase_text(w.phase, theme),
+            "verdict": _fit(self._verdicts.get(w.id or ""), widths.get("verdict", 0)),
+            "name": _cell(w.name, widths.get("name", 0)),
+            "project": _cell(w.project_name, widths.get("project", 0)),
+            "cluster": _cell(cluster, widths.get("cluster", 0)),
+            "type": _cell(w.type, widths.get("type", 0)),
+            "updated": self._age(w, now),
+            "created": self._age(w, now, "created"),
+            "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
+            "message": _cell(w.phase_message, widths.get("message", 0)),
+        }
+
+    def set_marks(self, marks: Mapping[str, str]) -> None:
+        """Marks before the ages of these workloads (the rest lose theirs); only the ages are redrawn."""
+        self._marks = dict(marks)
+        self.refresh_ages()
+
+    def _render_rows(self, *, keep_cursor: bool, chosen: str | None = None) -> None:
+        if chosen is None:
+            chosen = self.highlighted.id if keep_cursor and self.highlighted is not None else None
         chosen_row = self.cursor_row
         width = self._width()
         self._rendered_width = width
         theme = self.app.get_css_variables()
         now = self._clock()
         columns = self._columns(width, now)
+        self._aged_at = now
         self.clear(columns=True)
         for key, label, w in columns:
             self.add_column(self._label(key, label), key=key, width=w)
         widths = {key: w for key, _, w in columns}
         for index, w in enumerate(self._workloads):
-            cluster = self._clusters.get(w.cluster_id or "", w.cluster_id)
-            cells = {
-                "phase": phase_text(w.phase, theme),
-                "verdict": _fit(self._verdicts.get(w.id or ""), widths["verdict"]),
-                "name": _cell(w.name, widths["name"]),
-                "project": _cell(w.project_name, widths["project"]),
-                "cluster": _cell(cluster, widths.get("cluster", 0)),
-                "type": _cell(w.type, widths.get("type", 0)),
-                "updated": Text(relative_time(w.phase_updated_at, now)),
-                "created": Text(relative_time(w.created_at, now)),
-                "submitted": _cell(w.submitted_by, widths.get("submitted", 0)),
-                "message": _cell(w.phase_message, widths.get("message", 0)),
-            }
+            cells = self._cells(w, widths, theme, now)
             self.add_row(*(cells[key] for key, _, _ in columns), key=str(index))
         if chosen is not None:
             ids = [w.id for w in self._workloads]

@@ -1,0 +1,101 @@
+"""The live demo tenant as it stands at a moment: the still bundle, plus every actor submitted by then at the
+stage it has reached.
+
+`LiveWorld.at(now)` returns a `CaseBundle`; the same object for as long as nothing changes, a new one when an
+actor was submitted or moved on. A bundle is never changed in place: the routes and the workload index hold
+on to the bundle they were given (they assume it does not change while served), and a new bundle gets an index
+of its own. Only the actors still moving are looked at, so a request costs the same after hours of running.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from datetime import datetime
+from typing import Any
+
+from core.sim.bundle import CaseBundle
+from core.sim.live.actors import Actor
+from core.sim.live.schedule import actors
+
+Json = dict[str, Any]
+_KUBE_LISTS = ("pods", "events", "logs")
+
+
+@dataclasses.dataclass
+class _Shown:
+    """An actor's current stage and what it holds at that stage."""
+
+    stage: int
+    entry: Json
+    kube: dict[str, list[Json]]
+    nodes: list[Json]
+
+
+class LiveWorld:
+    def __init__(self, base: CaseBundle, seed: int) -> None:
+        self.base = base
+        self.seed = seed
+        self._series = actors(seed)
+        self._upcoming: Actor = next(self._series)
+        self._moving: list[Actor] = []
+        self._shown: dict[str, _Shown] = {}  # actor key -> its stage, in order of submission
+        self._bundle = base
+        self._lock = threading.Lock()
+        self.changes = 0  # how many times the bundle was replaced (tests, benchmarks)
+
+    @property
+    def submitted(self) -> list[Actor]:
+        """The actors submitted so far that are still moving (the settled ones keep their last stage)."""
+        return list(self._moving)
+
+    def at(self, now: datetime) -> CaseBundle:
+        seconds = (now - self.base.captured_at).total_seconds()
+        with self._lock:
+            changed = False
+            while self._upcoming.start <= seconds:
+                self._moving.append(self._upcoming)
+                self._upcoming = next(self._series)
+            still: list[Actor] = []
+            for actor in self._moving:
+                stage = actor.stage_at(seconds)
+                if stage is None:
+                    still.append(actor)
+                    continue
+                shown = self._shown.get(actor.key)
+                if shown is None or shown.stage != stage:
+                    self._shown[actor.key] = _show(actor, stage)
+                    changed = True
+                if stage < len(actor.stages) - 1:
+                    still.append(actor)
+            self._moving = still
+            if changed:
+                self._bundle = self._assemble()
+                self.changes += 1
+            return self._bundle
+
+    def _assemble(self) -> CaseBundle:
+        base = self.base
+        shown = list(self._shown.values())
+        workloads = [*base.workloads, *(s.entry for s in shown)]
+        kube: Json | None = None
+        if base.kubernetes is not None:
+            kube = dict(base.kubernetes)
+            for name in _KUBE_LISTS:
+                kube[name] = [*(base.kubernetes.get(name) or []), *(item for s in shown for item in s.kube[name])]
+            known = {(n.get("metadata") or {}).get("name") for n in base.kubernetes.get("nodes") or []}
+            extra: dict[str, Json] = {}
+            for s in shown:
+                for n in s.nodes:
+                    name = n["metadata"]["name"]
+                    if name not in known:
+                        extra.setdefault(name, n)
+            kube["nodes"] = [*(base.kubernetes.get("nodes") or []), *(extra[k] for k in sorted(extra))]
+        # A new bundle (its workload index and id lookup are built afresh); the still parts are shared.
+        return dataclasses.replace(base, workloads=workloads, kubernetes=kube, _by_id={})
+
+
+def _show(actor: Actor, stage: int) -> _Shown:
+    story = actor.snapshot(stage)
+    kube = {"pods": story.kube_pods, "events": story.kube_events, "logs": story.logs}
+    return _Shown(stage, story.entry(), kube, story.nodes)
