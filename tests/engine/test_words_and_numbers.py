@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,19 @@ async def test_one_match_still_running_is_checked_not_called_ambiguous(demo: Ten
 async def test_a_now_before_the_failure_counts_nothing_after_it(demo: Tenant) -> None:
     report = await story(demo, "oom-rising", now=datetime(2020, 1, 1, tzinfo=UTC))
     assert report.category == "OOM_KILLED" and report.recurrence.count == 0
+    assert any("after the moment given as now" in note for note in report.notes), report.notes
+
+
+@module_loop
+async def test_a_failure_stamped_while_the_diagnosis_read_is_counted(demo: Tenant) -> None:
+    """A failure stamped seconds after "now" was fixed (it happened during the reads, or the control plane's clock
+    runs ahead) is the failure diagnosed, and it counts; one an hour later is after the moment and does not."""
+    failed_at = (await story(demo, "oom-rising")).recurrence.occurrences[0]
+    report = await story(demo, "oom-rising", now=failed_at - timedelta(seconds=20))
+    assert report.recurrence.count >= 1 and failed_at in report.recurrence.occurrences
+    assert not any("after the moment given as now" in note for note in report.notes), report.notes
+    report = await story(demo, "oom-rising", now=failed_at - timedelta(hours=1))
+    assert failed_at not in report.recurrence.occurrences
     assert any("after the moment given as now" in note for note in report.notes), report.notes
 
 

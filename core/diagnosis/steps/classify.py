@@ -7,7 +7,7 @@ module takes what Steps 1-4 found (`Gathered`) and returns the last findings and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from core.diagnosis import configuration as config
 from core.diagnosis import infra, same_node
@@ -121,6 +121,12 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
     return Conclusion(verdict, memory, usage, occurrences, found.done(), infra=findings)
 
 
+# "Now" is fixed before the first read, and the control plane's clock is not this machine's: a failure stamped
+# a little after it happened while the diagnosis read, or under clock skew. It is counted; one later than this is
+# after the moment diagnosed at (a --now in the past) and is not.
+CLOCK_SLACK = timedelta(minutes=5)
+
+
 def diagnosed_at(g: Gathered) -> datetime | None:
     """When the failure being diagnosed happened: a crash loop's last crash (not the phase change the workload
     made before it started looping), else the failure's own time."""
@@ -138,7 +144,7 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
             "not in the recurrence count; widen --lookback to count it"
         )
     now = req.moment()
-    if failed_at is not None and failed_at > now:
+    if failed_at is not None and failed_at > now + CLOCK_SLACK:
         found.note(
             f"the diagnosed failure ({failed_at.isoformat()}) is after the moment given as now ({now.isoformat()}), "
             f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
@@ -335,7 +341,7 @@ def _recurrence(
                 times.append(occ.at)
     if current is None and failed_at is not None and failed_at >= cutoff:
         times.append(failed_at)
-    return sorted({at for at in times if at <= now}, reverse=True)
+    return sorted({at for at in times if at <= now + CLOCK_SLACK}, reverse=True)
 
 
 def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
