@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -28,44 +28,28 @@ from textual.worker import Worker
 import styles
 from core.diagnosis.engine import DiagnosisFailed, diagnose
 from core.diagnosis.progress import (
-    ContainersFound,
-    EvidenceFound,
-    HistoryFound,
-    KubeEventsFound,
-    LogFound,
-    MemoryTrend,
-    MissingFound,
-    NodeFound,
     ProgressEvent,
-    ReadFinished,
-    StepFinished,
-    StepStarted,
-    TerminationsFound,
-    VerdictReady,
-    WorkloadResolved,
 )
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
-from core.models.report import MissingItem, Report
+from core.models.report import Report
 from core.safety.untrusted import clean
 from core.tenant import Tenant
-from tui.advice import for_the_app
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
 from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
 from tui.screens.diagnosis_follow import FOLLOW, DiagnosisFollow
-from tui.screens.diagnosis_text import failure_words, verdict_preface
+from tui.screens.diagnosis_panes import PaneFilling
+from tui.screens.diagnosis_text import failure_words
 from tui.screens.diagnosis_views import PaneActions
 from tui.screens.report_actions import ReportActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EVERY_LINE_KEY, EvidencePane
-from tui.widgets.findings_line import findings_heads
 from tui.widgets.footer import KeysFooter
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
 from tui.widgets.memory_chart import MemoryChart
-from tui.widgets.memory_plot import failure_times, run_spans
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.pods_pane import PodsPane
@@ -79,29 +63,8 @@ STYLES_DIR = Path(styles.__file__).parent
 WIDE_COLUMNS = 140
 TALL_ROWS = 36
 
-TIER2_SOURCES = {
-    "kubectl describe pod": "containers",
-    "kubectl get events": "events",
-    "kubectl logs --previous": "log",
-    "kubectl logs": "log",
-    "kubectl describe node": "node",
-}
-METRICS = "get_workload_metrics"
-HISTORY = "get_workload_history"
-NOT_READ_DEFAULTS = {
-    "containers": "no pod of this workload could be named, so none was described",
-    "events": "no pod was read, so its events were not listed",
-    "log": "no container log was read",
-    "node": "a node is described only on node-failure evidence, and there was none",
-}
-
-
-class _Resettable(Protocol):
-    def reset(self) -> None: ...
-
-
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
+class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
     # The keys go to the Evidence tab's text from the start (j / k, arrows, page keys), not to the tab bar.
     AUTO_FOCUS = "#evidence"
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
@@ -343,147 +306,6 @@ class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
         self.query_one(EvidencePane).set_items(
             self.query_one(EvidencePane).items, "No evidence could be read before the diagnosis stopped."
         )
-
-    def apply(self, event: ProgressEvent) -> None:
-        """Show one engine event; each kind updates only its own pane, so arrival order does not matter."""
-        steps = self.query_one(StepList)
-        if isinstance(event, StepStarted):
-            steps.start(event.step, event.title)
-            if self.report is None:
-                self.query_one(VerdictBanner).show_running(
-                    self._workload, self.lookback, f"Step {event.step} of 5: {event.title}"
-                )
-        elif isinstance(event, StepFinished):
-            steps.finish(event.step, event.reads, event.seconds, event.skipped)
-        elif isinstance(event, ReadFinished):
-            steps.read(event.source, event.ok, event.step)
-        elif isinstance(event, WorkloadResolved):
-            w = event.workload
-            self._workload = workload_label(w.name, w.project, w.id or self._workload)
-        elif isinstance(event, EvidenceFound):
-            self.query_one(EvidencePane).add(event.item)
-            self._label_tabs()
-        elif isinstance(event, MissingFound):
-            self.query_one(MissingPane).add(event.item)
-            self._route_missing(event.item)
-            self._label_tabs()
-        elif isinstance(event, ContainersFound):
-            self.query_one(ContainersPane).show(event)
-        elif isinstance(event, KubeEventsFound):
-            self.query_one(KubeEventsPane).show(event.rows)
-        elif isinstance(event, LogFound):
-            self.query_one(LogPane).show(event)
-        elif isinstance(event, NodeFound):
-            self.query_one(NodePane).show(event)
-        elif isinstance(event, TerminationsFound):
-            self.query_one(PodsPane).show(event.entries)
-        elif isinstance(event, MemoryTrend):
-            self._trend_seen = True
-            self.query_one(MemoryChart).show_trend(event)
-        elif isinstance(event, HistoryFound):
-            self._history_seen = True
-            self.query_one(HistoryTimeline).show(event.entries, event.records, event.pages, self.lookback)
-        elif isinstance(event, VerdictReady):
-            self._finish(event)
-
-    def _tier2_panes(self) -> dict[str, ContainersPane | KubeEventsPane | LogPane | NodePane]:
-        return {
-            "containers": self.query_one(ContainersPane),
-            "events": self.query_one(KubeEventsPane),
-            "log": self.query_one(LogPane),
-            "node": self.query_one(NodePane),
-        }
-
-    def _route_missing(self, item: MissingItem) -> None:
-        panes = self._tier2_panes()
-        if item.source in TIER2_SOURCES:
-            panes[TIER2_SOURCES[item.source]].set_unavailable(f"{item.what}: {item.why}")
-        elif item.source is None and item.what.startswith("Kubernetes evidence"):
-            # The engine's one gap for "no Tier 2 at all" carries no source: it applies to every Tier 2 pane.
-            for pane in panes.values():
-                pane.set_unavailable(item.why)
-        elif item.source == HISTORY and item.what == "history":
-            self.query_one(HistoryTimeline).set_unavailable(item.why)
-
-    def _finish(self, event: VerdictReady) -> None:
-        report = event.report
-        self.report = report
-        self.query_one(VerdictBanner).show_report(report)
-        # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
-        self.query_one(EvidencePane).set_report(
-            report, findings=findings_heads(report), preface=verdict_preface(report)
-        )
-        explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
-        notes = [for_the_app(note) for note in report.notes]
-        self.query_one(MissingPane).finish(report.missing, explanation, notes)
-        self.query_one(PodsPane).show(report.termination_order, report.memory)
-        steps = self.query_one(StepList)
-        routed_why = steps.route_out(report.outcome) if report.outcome != "diagnosed" else None
-        if routed_why is None:
-            steps.close_open("skipped", None, "not reached")
-        steps.set_total(event.reads, event.seconds)
-        self._settle_history(report, routed_why)
-        self._settle_memory(report, routed_why)
-        self._settle_tier2(routed_why)
-        self._label_tabs()
-
-    def _settle_history(self, report: Report, routed_why: str | None) -> None:
-        timeline = self.query_one(HistoryTimeline)
-        if self._history_seen:
-            return
-        if routed_why:
-            timeline.reset(f"History not read: {routed_why}")
-        elif report.history:
-            timeline.show(report.history, len(report.history), 0, self.lookback)
-        elif not any(m.source == HISTORY and m.what == "history" for m in report.missing):
-            timeline.reset("No history records inside the lookback.")
-
-    def _settle_memory(self, report: Report, routed_why: str | None) -> None:
-        chart = self.query_one(MemoryChart)
-        failed = [m for m in report.missing if m.source == METRICS and m.what != "CPU-memory peak"]
-        if failed and not self._trend_seen:
-            chart.set_unavailable(f"{failed[0].what}: {failed[0].why}")
-        elif report.memory is not None:
-            windows = run_spans(report.memory.windows)
-            chart.show_configured(report.memory, failure_times(report.history or ()), windows)
-        elif not self._trend_seen:
-            chart.set_not_read(
-                routed_why
-                or "the verdict rests on no OOM evidence and no unexplained exit 137, so metrics were not needed"
-            )
-
-    def _settle_tier2(self, routed_why: str | None) -> None:
-        known = self.tenant.tier2_known()
-        if self.kube_off or known is None:  # None: still opening after a route-out at Step 1, not needed anyway
-            unavailable = self.kube_off
-        else:
-            unavailable = None if known[0] is not None else (known[1] or "not configured")
-        for key, pane in self._tier2_panes().items():
-            if unavailable:
-                pane.set_unavailable(unavailable)
-            else:
-                pane.set_not_read(routed_why or NOT_READ_DEFAULTS[key])
-
-    def _panes(self) -> list[_Resettable]:
-        return [
-            self.query_one(EvidencePane),
-            self.query_one(MissingPane),
-            self.query_one(HistoryTimeline),
-            self.query_one(MemoryChart),
-            *self._tier2_panes().values(),
-        ]
-
-    def _label_tabs(self) -> None:
-        tabs = self.query_one(TabbedContent)
-        counts = {
-            "tab-evidence": len(self.query_one(EvidencePane).items),
-            "tab-missing": len(self.query_one(MissingPane).items),
-        }
-        for pane_id, label in TABS:
-            text = f"{label} {counts[pane_id]}" if counts.get(pane_id) else label
-            tab = tabs.get_tab(pane_id)
-            if str(tab.label) != text:
-                tab.label = text
 
     # -- actions ------------------------------------------------------------------------------------------
     def action_rerun(self) -> None:

@@ -192,10 +192,7 @@ class WorkloadTable(DataTable[Text]):
         if [w.id for w in workloads] != [w.id for w in self._workloads] or self._rendered_width != self._width():
             return False
         now = self._clock()
-        kept = self._workloads
-        self._workloads = list(workloads)
-        wanted = self._columns(self._rendered_width, now)
-        self._workloads = kept
+        wanted = self._columns(self._rendered_width, workloads)
         columns = self.ordered_columns
         widths = {str(c.key.value): c.width for c in columns}
         if {key: w for key, _, w in wanted} != widths:
@@ -226,10 +223,10 @@ class WorkloadTable(DataTable[Text]):
         at = workload.created_at if key == "created" else workload.phase_updated_at
         return then is None or relative_time(at, then) != relative_time(at, now)
 
-    def _columns(self, width: int, now: datetime) -> list[tuple[str, str, int]]:
-        """The columns for `width`, each sized to its longest cell on this page (tui.widgets.table_layout)."""
+    def _columns(self, width: int, workloads: Sequence[Workload]) -> list[tuple[str, str, int]]:
+        """The columns for `width`, each sized to its longest cell of `workloads` (tui.widgets.table_layout)."""
         natural = {key: len(self._label(key, label).plain) for key, label in LABELS.items()}
-        for w in self._workloads:
+        for w in workloads:
             cells = {
                 "phase": phase_text(w.phase, {}).plain,
                 "name": _plain(w.name),
@@ -278,7 +275,7 @@ class WorkloadTable(DataTable[Text]):
         self._rendered_width = width
         theme = self.app.get_css_variables()
         now = self._clock()
-        columns = self._columns(width, now)
+        columns = self._columns(width, self._workloads)
         self._aged_at = now
         self.clear(columns=True)
         for key, label, w in columns:
