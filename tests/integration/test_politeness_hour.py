@@ -37,7 +37,8 @@ from core.triage.watch import WatchRequest
 from tests.integration.test_watch import Stepper
 from tests.integration.webhook_receiver import Receiver
 from tui.start import StartOptions
-from tui.watch_cmd import WatchRun
+from tui.watch_delivery import PostTarget
+from tui.watch_run import WatchRun
 
 HOUR = 3600.0
 INTERVALS = int(HOUR // DEFAULT_INTERVAL_S)  # 720
@@ -133,9 +134,11 @@ async def test_watch_over_an_hour(demo_bundle: CaseBundle, tmp_path: Path) -> No
     clock = SteppedClock(demo_bundle.captured_at)
     tenant = live(demo_bundle, clock)
     with Receiver() as receiver:
-        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl", receiver.url,
-                       tmp_path / "s.json", out=io.StringIO(), err=io.StringIO(),
-                       sleep=Stepper(clock, demo_bundle.captured_at, HOUR), opener=lambda: tenant)
+        stepper = Stepper(clock, demo_bundle.captured_at, HOUR)
+        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl",
+                       (PostTarget.of(receiver.url, None),), tmp_path / "s.json", out=io.StringIO(),
+                       err=io.StringIO(), sleep=stepper, opener=lambda: tenant, post_clock=stepper.seconds)
+        stepper.run = run
         assert await run.run() == 0
         posted = len(receiver.texts())
     counted = kinds(plane(tenant).requests)
