@@ -80,7 +80,7 @@ class WatchRun:
     clock: Callable[[], datetime] | None = None
     sleep: Sleep = asyncio.sleep
     post_transport: Any = None
-    post_clock: Callable[[], float] = time.monotonic  # the couriers' time (backoff), seconds
+    post_clock: Callable[[], float] = time.monotonic  # real time, seconds: the couriers' backoff and the rate
     post_deadline_s: float = DEADLINE_S
     opener: Callable[[], Tenant] | None = None  # how to open the tenant (default: what `options` describe)
     watcher: Watcher | None = None
@@ -171,7 +171,7 @@ class WatchRun:
         self.watcher = watcher = Watcher(
             self.request, tenant.runai, self._clock(tenant), tier2_for(self.options, tenant),
             single_attempt=not self.once, resolved=True, look_from=look_from(deliveries.ledger),
-            done=deliveries.done,
+            done=deliveries.done, rate_clock=self.post_clock,
         )
         await watcher.begin()
         self._say_start(watcher, state.path)

@@ -7,9 +7,10 @@ Any other method, host, port, path or query is refused before a byte is sent, an
 The tenant clients keep their own read-only guard untouched (core.sources.guard): nothing here can widen it,
 and this package never imports them (an import-linter contract says so).
 
-One `post` is one attempt, inside a deadline for the whole exchange (connecting, sending, the status line and
-the body): `httpx.Timeout` bounds each read, so a receiver that trickles a byte at a time would hold a post for
-as long as it trickles, and the deadline is what stops it. A refused connection fails at once. Whether and when
+One `post` is one attempt, inside a deadline for the whole exchange (connecting, sending, the status line, the
+headers, and for a refusal the start of its body): `httpx.Timeout` bounds each read, so a receiver that trickles
+a byte at a time would hold a post for as long as it trickles, and the deadline is what stops it. A 2xx status
+is the receiver's yes: the body after it is not read. A refused connection fails at once. Whether and when
 to try again is the courier's decision (core.notify.courier), which keeps the post in its outbox meanwhile:
 `PostResult.retry` says whether a retry could change the answer, `retry_after` what the receiver asked for.
 
@@ -123,7 +124,8 @@ class WebhookPoster:
         try:
             async with asyncio.timeout(self.deadline_s):
                 async with self._http.stream("POST", self.url, content=body, headers=headers) as response:
-                    answer = await _first_bytes(response)
+                    # A 2xx status is the receiver's yes: its body (a word, or a trickle) is not waited for.
+                    answer = b"" if 200 <= response.status_code < 300 else await _first_bytes(response)
         except WebhookRefused:
             raise
         except TimeoutError:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -137,7 +138,10 @@ class Watcher:
     _held: set[Key] = field(default_factory=set)  # handed over, not yet said to be delivered
     _tries: dict[Key, _Tries] = field(default_factory=dict)
     _events: dict[Key, tuple[Judgement, datetime]] = field(default_factory=dict)
-    _started: deque[datetime] = field(default_factory=deque)
+    # --max-per-minute is about the API, so it is counted on a real clock (monotonic seconds; tests step it),
+    # never on the tenant's: a still bundle's clock does not move, and the allowance would never come back.
+    rate_clock: Callable[[], float] = time.monotonic
+    _started: deque[float] = field(default_factory=deque)
     _waiting_from: datetime | None = None  # the oldest failure held back by the rate in the last sweep
     _held_back: int = 0
 
@@ -191,7 +195,7 @@ class Watcher:
         judged = await self._judge(fresh, now)
         chosen = sorted((w for w, j in zip(fresh, judged, strict=True) if j.keep), key=_when)
         whys = {_key(w): j.why for w, j in zip(fresh, judged, strict=True)}
-        allowed = self._allowance(now)
+        allowed = self._allowance()
         held_back = chosen[allowed:]
         self._waiting_from = held_back[0].phase_updated_at if held_back else None
         self._held_back = len(held_back)
@@ -270,8 +274,9 @@ class Watcher:
         age = now - w.phase_updated_at if w.phase_updated_at is not None else EVENTS_RECHECK
         return max(timedelta(seconds=self.request.interval_s) / 2, min(EVENTS_RECHECK, age / 2))
 
-    def _allowance(self, now: datetime) -> int:
-        while self._started and now - self._started[0] >= timedelta(minutes=1):
+    def _allowance(self) -> int:
+        now = self.rate_clock()
+        while self._started and now - self._started[0] >= 60.0:
             self._started.popleft()
         return max(0, self.request.max_per_minute - len(self._started))
 
@@ -286,7 +291,8 @@ class Watcher:
                              count_others=False)
             for w in rows
         ]
-        self._started.extend(now for _ in rows)
+        started = self.rate_clock()
+        self._started.extend(started for _ in rows)
         ready: dict[int, Verdict] = {}
         turn = 0
         async for index, verdict in diagnose_many(requests, self.tier1, **self.tier2, politeness=self.politeness):

@@ -30,18 +30,12 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "hang":
             owner.released.wait(30)
             return
-        if mode == "trickle":
-            self.send_response(200)
-            self.send_header("Content-Length", "200")
-            self.end_headers()
-            for _ in range(200):
-                if owner.released.wait(owner.trickle_s):
-                    return
-                try:
-                    self.wfile.write(b"o")
-                    self.wfile.flush()
-                except OSError:
-                    return
+        if mode == "trickle":  # the status line, then the headers one byte at a time: never a whole answer
+            self._trickle(b"HTTP/1.1 200 OK\r\n", b"X-Slow: " + b"o" * 200)
+            return
+        if mode == "trickle-body":  # accepted: a whole head, then the body one byte at a time
+            owner.answer(body)
+            self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n", b"o" * 200)
             return
         status, headers = owner.answer(body)
         self.send_response(status)
@@ -51,6 +45,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(answer)))
         self.end_headers()
         self.wfile.write(answer)
+
+    def _trickle(self, head: bytes, rest: bytes) -> None:
+        owner = self.server.owner
+        try:
+            self.wfile.write(head)
+            self.wfile.flush()
+            for byte in rest:
+                if owner.released.wait(owner.trickle_s):
+                    return
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:
+            return
 
     do_GET = do_POST
     do_PUT = do_POST
@@ -66,21 +73,26 @@ class _Server(ThreadingHTTPServer):
 
 
 class Receiver:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.lock = threading.Lock()
         self.requests: list[tuple[str, str]] = []  # (method, path) of everything that arrived
         self.headers: list[dict[str, str]] = []
         self.posted: list[dict[str, Any]] = []  # the bodies accepted, in order
         self.arrivals: list[float] = []  # time.monotonic() of each arrival
+        self.modes: list[str] = []  # how the receiver behaved for each arrival
         self.fail_next = 0
         self.fail_status = 500
         self.retry_after: str | None = None
         self.mode = "ok"  # ok | hang | trickle
         self.trickle_s = 0.05
         self.released = threading.Event()
-        self._server: _Server | None = _Server(self, 0)
+        self._server: _Server | None = _Server(self, port)
         self.port = self._server.server_address[1]
         self._thread: threading.Thread | None = None
+
+    @classmethod
+    def on_port(cls, port: int) -> Receiver:
+        return cls(port)
 
     @property
     def url(self) -> str:
@@ -95,6 +107,7 @@ class Receiver:
             self.requests.append((method, path))
             self.headers.append(headers)
             self.arrivals.append(time.monotonic())
+            self.modes.append(self.mode)
             return self.mode
 
     def answer(self, body: bytes) -> tuple[int, dict[str, str]]:
@@ -115,7 +128,7 @@ class Receiver:
             return [_key_of(item) for item in self.posted]
 
     def behave(self, mode: str) -> None:
-        """ok, hang or trickle; hanging and trickling requests in progress are let go when it changes."""
+        """ok, hang, trickle or trickle-body; hanging and trickling requests in progress are let go when it changes."""
         self.released.set()
         self.released = threading.Event()
         self.mode = mode
