@@ -183,7 +183,7 @@ async def test_a_failed_post_is_said_and_loses_neither_it_nor_the_next(
     status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 120, tmp_path / "s.json",
                                         receiver)
     assert status == 0
-    assert re.search(r"could not post \S+: http://127\.0\.0\.1:\d+ answered 503 \(error\); 1 waiting in the "
+    assert re.search(r"could not post \S+: http://127\.0\.0\.1:\d+ answered 503 \(error\); \d+ waiting in the "
                      r"outbox, in order, tried again in 5 s", said)
     assert re.search(r"http://127\.0\.0\.1:\d+ answers again: posted \S+ after 3 failed attempts", said)
     assert "secret-part" not in said  # the webhook's path is its secret: never printed
