@@ -37,6 +37,8 @@ class _Handler(BaseHTTPRequestHandler):
             owner.answer(body)
             self._trickle(b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n", b"o" * 200)
             return
+        if owner.delay_s:
+            time.sleep(owner.delay_s)
         status, headers = owner.answer(body)
         self.send_response(status)
         for name, value in headers.items():
@@ -85,6 +87,7 @@ class Receiver:
         self.retry_after: str | None = None
         self.mode = "ok"  # ok | hang | trickle
         self.trickle_s = 0.05
+        self.delay_s = 0.0  # how long an answer takes
         self.released = threading.Event()
         self._server: _Server | None = _Server(self, port)
         self.port = self._server.server_address[1]
