@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from core.models.quantity import format_bytes
 from core.models.report import Report
 from core.report.markdown import md_code, md_escape
-from core.report.parts import finding_label
 from core.safety.untrusted import clean
 from core.triage.scan import ScanEntry
-from core.triage.scan_render import top_line
+from core.triage.scan_render import finding_line, top_line
 
 SLACK_LIMIT = 1_500
 MARKDOWN_LIMIT = 3_000
@@ -65,7 +64,7 @@ def facts(entry: ScanEntry, command: str, key: str) -> ChatFacts:
         why=_one(why, 1000),
         why_sources=tuple(_one(s, 40) for s in sources),
         memory=_memory(report),
-        finding=_finding(report),
+        finding=(finding_line(entry) or "").removeprefix("⚑ ") or None,
         do=_one(report.recommendations[0], 1000) if report is not None and report.recommendations else None,
         command=_one(command, 1000),
         key=key,
@@ -108,17 +107,9 @@ def _memory(report: Report | None) -> str | None:
     limit = f"a {format_bytes(m.limit_bytes)} limit" if m.limit_bytes is not None else "no readable limit"
     if m.peak_bytes is None:
         return f"no measured peak; {limit}"
-    share = f" ({m.peak_bytes / m.limit_bytes:.0%})" if m.limit_bytes else ""
+    share = f" ({m.peak_bytes / m.limit_bytes:.1%})" if m.limit_bytes else ""
     whose = f" in pod {_one(m.pod, 80)}" if m.pod else ""
     return f"peak {format_bytes(m.peak_bytes)}{whose} of {limit}{share}"
-
-
-def _finding(report: Report | None) -> str | None:
-    found = next((f for f in report.findings if f.explains), None) if report is not None else None
-    if found is None:
-        return None
-    node = f" on node {_one(found.node, 80)}" if found.node else ""
-    return f"{finding_label(found)}{node}, for the {found.owner}: {_one(found.text, 1000)}"
 
 
 # -- Slack ------------------------------------------------------------------------------------------------
