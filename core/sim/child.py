@@ -78,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = LoopbackServer(plane)
     url = server.start()
     has_kube = plane.has_kubernetes
+    bundle = plane.bundle  # a live tenant's, shifted to start now (core.sim.live.plane)
     ready = (url, plane.issue_token(), plane.kube_token if has_kube else None, bundle.captured_at.isoformat(), has_kube)
     _say(out, dict(zip(READY_KEYS, ready, strict=True)))
     # While the app still loads, the workload list is sorted newest first (how the picker first asks for it), so
