@@ -347,3 +347,14 @@ async def test_max_per_minute_defers_diagnoses_and_drops_none(
     once = run_cli("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--state",
                    str(tmp_path / "all.json"), "--format", "jsonl")
     assert len(keys) >= len(once.stdout.splitlines())  # the half hour's failures, and the live ones since
+
+
+def test_an_unknown_project_is_refused_as_scan_refuses_it(tmp_path: Path) -> None:
+    watch = run_cli("watch", "--demo", "--cluster-id", "demo-east", "--project", "nosuch", "--state",
+                    str(tmp_path / "s.json"))  # not --once: a watch of nothing would otherwise run for ever
+    scan = run_cli("scan", "--demo", "--cluster-id", "demo-east", "--project", "nosuch")
+    assert watch.returncode == scan.returncode == 1 and watch.stdout == ""
+    said = "nosuch is not a project of cluster demo-east. Its projects: nlp, research, speech, vision."
+    assert said in watch.stderr and said in scan.stderr
+    assert watch.stderr.splitlines()[1:] == scan.stderr.splitlines()[1:]  # the same advice after it
+    assert not (tmp_path / "s.json").exists()

@@ -13,6 +13,7 @@ import io
 import json
 import re
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -239,3 +240,46 @@ def test_once_exits_4_while_a_post_waits_and_the_next_run_posts_it_first(tmp_pat
         exactly_once_in_order(receiver, printed)
         third = run_cli(*args)
         assert third.returncode == 0 and receiver.keys() == printed  # nothing twice
+
+
+async def test_a_courier_waits_as_asked_backs_off_and_keeps_the_order(receivers: tuple[Receiver, Receiver]) -> None:
+    import asyncio
+
+    from core.notify.courier import Courier
+    from core.notify.ledger import Pending, Record
+    from core.notify.webhook import WebhookPoster
+
+    receiver, _ = receivers
+    receiver.fail_next, receiver.fail_status, receiver.retry_after = 1, 429, "120"
+    now = [0.0]
+    said: list[str] = []
+    record = Record("post:x", "receiver", "markdown")
+    poster = WebhookPoster(receiver.url, "markdown", deadline_s=5)
+    courier = Courier(record, poster, clock=lambda: now[0], saved=lambda: None, say=said.append)
+    for n in range(3):
+        assert courier.add(Pending(f"rt-{n}", float(n), f"post {n}", f"w{n}", 0.0))
+    task = asyncio.create_task(courier.run())
+    try:
+        await courier.settled()
+        assert courier.next_at == 120 and receiver.keys() == [] and len(receiver.requests) == 1
+        now[0] = 119
+        await courier.settled()
+        assert len(receiver.requests) == 1  # not before the Retry-After
+        now[0] = 120
+        await courier.settled()
+        assert receiver.keys() == ["rt-0", "rt-1", "rt-2"] and record.outbox == deque()
+        assert list(record.done) == ["rt-0", "rt-1", "rt-2"]
+        # A receiver that fails without a Retry-After: 5 s, then twice as long each time.
+        receiver.fail_next, receiver.fail_status, receiver.retry_after = 3, 503, None
+        assert courier.add(Pending("rt-3", 3.0, "post 3", "w3", 0.0))
+        waits = []
+        for _ in range(3):
+            await courier.settled()
+            waits.append(courier.next_at - now[0])
+            now[0] = courier.next_at
+        await courier.settled()
+        assert waits == [5, 10, 20] and receiver.keys()[-1] == "rt-3" and courier.failures == 0
+        assert any("answers again" in line for line in said)
+    finally:
+        task.cancel()
+        await poster.aclose()
