@@ -112,7 +112,7 @@ def _memory(report: Report | None) -> str | None:
     return f"peak {format_bytes(m.peak_bytes)}{whose} of {limit}{share}"
 
 
-# -- Slack ------------------------------------------------------------------------------------------------
+# -- the dialects -----------------------------------------------------------------------------------------
 def _sl(text: str) -> str:
     """Plain text as Slack reads it: its three control characters escaped, nothing else."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -122,35 +122,38 @@ def _sl_code(text: str) -> str:
     return "`" + _sl(text.replace("`", "'")) + "`"
 
 
+@dataclass(frozen=True, slots=True)
+class _Dialect:
+    plain: Callable[[str], str]  # words, made literal
+    code: Callable[[str], str]  # an inline code span
+    bold: str  # the mark around the category
+    item: str  # what starts each line of the body
+    gap: tuple[str, ...]  # what stands between the head, the body and the key
+
+
+_SLACK = _Dialect(_sl, _sl_code, "*", "", ())
+_MARKDOWN = _Dialect(md_escape, md_code, "**", "- ", ("",))
+
+
 def _slack(f: ChatFacts, caps: dict[str, int]) -> str:
-    since = f" since {f.since}" if f.since else ""
-    name, project = _sl_code(_cut(f.name, caps["name"])), _sl_code(_cut(f.project, caps["project"]))
-    lines = [f"*{_sl(f.label)}*: {name} in {project}, {_sl(f.phase)}{since}"]
-    cited = f" ({_sl(', '.join(f.why_sources))})" if f.why_sources else ""
-    lines.append(f"Why: {_sl_code(_cut(f.why, caps['why']))}{cited}")
-    if f.memory:
-        lines.append(f"Memory: {_sl(f.memory)}")
-    if f.finding:
-        lines.append(f"Infrastructure: {_sl(_cut(f.finding, caps['finding']))}")
-    if f.do:
-        lines.append(f"Do: {_sl(_cut(f.do, caps['do']))}")
-    lines.append(f"Whole report: {_sl_code(_cut(f.command, caps['command']))}")
-    lines.append(f"key {_sl_code(f.key)}")
-    return "\n".join(lines)
+    return _write(f, caps, _SLACK)
 
 
-# -- Markdown (Mattermost, any other) --------------------------------------------------------------------
 def _markdown(f: ChatFacts, caps: dict[str, int]) -> str:
-    since = f" since {md_escape(f.since)}" if f.since else ""
-    head = (f"**{md_escape(f.label)}**: {md_code(_cut(f.name, caps['name']))} in "
-            f"{md_code(_cut(f.project, caps['project']))}, {md_escape(f.phase)}{since}")
-    cited = f" ({md_escape(', '.join(f.why_sources))})" if f.why_sources else ""
-    items = [f"- Why: {md_code(_cut(f.why, caps['why']))}{cited}"]
+    return _write(f, caps, _MARKDOWN)
+
+
+def _write(f: ChatFacts, caps: dict[str, int], d: _Dialect) -> str:
+    since = f" since {d.plain(f.since)}" if f.since else ""
+    head = (f"{d.bold}{d.plain(f.label)}{d.bold}: {d.code(_cut(f.name, caps['name']))} in "
+            f"{d.code(_cut(f.project, caps['project']))}, {d.plain(f.phase)}{since}")
+    cited = f" ({d.plain(', '.join(f.why_sources))})" if f.why_sources else ""
+    body = [f"Why: {d.code(_cut(f.why, caps['why']))}{cited}"]
     if f.memory:
-        items.append(f"- Memory: {md_escape(f.memory)}")
+        body.append(f"Memory: {d.plain(f.memory)}")
     if f.finding:
-        items.append(f"- Infrastructure: {md_escape(_cut(f.finding, caps['finding']))}")
+        body.append(f"Infrastructure: {d.plain(_cut(f.finding, caps['finding']))}")
     if f.do:
-        items.append(f"- Do: {md_escape(_cut(f.do, caps['do']))}")
-    items.append(f"- Whole report: {md_code(_cut(f.command, caps['command']))}")
-    return "\n".join([head, "", *items, "", f"key {md_code(f.key)}"])
+        body.append(f"Do: {d.plain(_cut(f.do, caps['do']))}")
+    body.append(f"Whole report: {d.code(_cut(f.command, caps['command']))}")
+    return "\n".join([head, *d.gap, *(d.item + line for line in body), *d.gap, f"key {d.code(f.key)}"])
