@@ -283,3 +283,20 @@ async def test_a_courier_waits_as_asked_backs_off_and_keeps_the_order(receivers:
     finally:
         task.cancel()
         await poster.aclose()
+
+
+def test_an_outbox_is_bounded_and_says_so_once() -> None:
+    from core.notify.courier import Courier
+    from core.notify.ledger import MAX_OUTBOX, Pending, Record
+    from core.notify.webhook import WebhookPoster
+
+    said: list[str] = []
+    record = Record("post:x", "receiver", "slack")
+    poster = WebhookPoster(f"http://127.0.0.1:{refused_port()}/hook", "slack")
+    courier = Courier(record, poster, clock=lambda: 0.0, saved=lambda: None, say=said.append)
+    taken = [courier.add(Pending(f"rt-{n}", float(n), "x", f"w{n}", 0.0)) for n in range(MAX_OUTBOX + 20)]
+    assert taken == [True] * MAX_OUTBOX + [False] * 20
+    assert len(record.outbox) == MAX_OUTBOX and courier.overflowed == 20
+    assert len(said) == 1 and f"holds {MAX_OUTBOX} posts, its bound: w{MAX_OUTBOX}" in said[0]
+    assert courier.add(Pending("rt-3", 3.0, "x", "w3", 0.0))  # one already waiting is not a second post
+    assert len(record.outbox) == MAX_OUTBOX
