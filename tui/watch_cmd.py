@@ -89,7 +89,8 @@ def add_watch_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         help=f"start at most N diagnoses a minute, 1-{MAX_PER_MINUTE} (default {DEFAULT_MAX_PER_MINUTE}); the rest "
         "wait",
     )
-    parser.add_argument("--once", action="store_true", help="one sweep, then exit (for cron)")
+    parser.add_argument("--once", action="store_true",
+                        help="one sweep and one try of each outbox, then exit (for cron; 4 when a post waits)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="how each report is printed (default text)")
     parser.add_argument("--post", metavar="URL", action="append", default=[],
                         help="also post each failure, as a short chat message, to this incoming webhook (Slack, "
