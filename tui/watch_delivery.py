@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TextIO
 
+from core.models.runai import Workload
 from core.notify.courier import Courier
 from core.notify.dialects import dialect_for
 from core.notify.ledger import STDOUT, Ledger, Pending, Record, destination_id
@@ -36,7 +37,6 @@ from tui.start import StartOptions
 
 STATE_VERSIONS = (1, 2)
 SHOWN_SKIPPED = 5
-V1_SCHEMA = "runai-triage/watch-state@1"
 
 
 class StateOfAnotherWatch(ValueError):
@@ -119,8 +119,6 @@ def ledger_of(loaded: Loaded, scope: str, cluster_id: str, post_ids: Sequence[st
 
 
 def _v1_key(cluster_id: str, workload_id: str, when: datetime | None) -> str:
-    from core.models.runai import Workload
-
     return failure_key(cluster_id, Workload.model_validate({"id": workload_id, "phaseUpdatedAt": when}))
 
 
