@@ -185,7 +185,7 @@ def open_bundle_tenant(
     """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers).
     With `live`, the bundle moves (core.sim.live), on `live_clock` when one is given (tests step it)."""
     # Loaded here: the program serves its bundle from a process of its own (open_served_tenant) and needs neither.
-    from core.sim.control_plane import ControlPlane
+    from core.sim.control_plane import SESSION_TTL_S, ControlPlane
     from core.sim.loopback import LoopbackServer
 
     if live is not None:
@@ -199,7 +199,7 @@ def open_bundle_tenant(
     url = server.start()
     kube_token = control_plane.kube_token if bundle.kubernetes is not None else None
     # A live tenant on the wall clock serves its bundle shifted to start now: its capture instant is that start.
-    served = Served(url, control_plane.issue_token(), kube_token, control_plane.bundle.captured_at)
+    served = Served(url, control_plane.issue_token(ttl_s=SESSION_TTL_S), kube_token, control_plane.bundle.captured_at)
     tenant = _connect(served, label, timeout, tap, server.stop, control_plane)
     tenant.live_clock = live_clock if live is not None else None
     return tenant

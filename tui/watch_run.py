@@ -224,11 +224,13 @@ class WatchRun:
                       f"{self.request.interval_s:g} s from {said_start}{posting}; state in {path}")
         for courier in deliveries.couriers:
             if courier.waiting:
-                say(self.err, f"{PROG}: {plural(courier.waiting, 'post')} from an earlier run wait for "
+                verb = "waits" if courier.waiting == 1 else "wait"
+                say(self.err, f"{PROG}: {plural(courier.waiting, 'post')} from an earlier run {verb} for "
                               f"{courier.where}: posted first, in order")
         for record in deliveries.others_waiting():
-            say(self.err, f"{PROG}: {plural(len(record.outbox), 'post')} wait for {record.where}, which this run "
-                          "does not post to: a run with its --post URL posts them")
+            verb = "waits" if len(record.outbox) == 1 else "wait"
+            say(self.err, f"{PROG}: {plural(len(record.outbox), 'post')} {verb} for {record.where}, which this "
+                          "run does not post to: a run with its --post URL posts them")
 
     def _once_status(self) -> int:
         deliveries = self.deliveries

@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from core.sim.child import READY_KEYS
+from core.sim.control_plane import SESSION_TTL_S
 from core.sim.demo import load_demo_bundle
 from core.sim.live.plane import LiveControlPlane
 from core.sim.live.settings import LiveSettings
@@ -55,7 +56,7 @@ def main() -> int:
     plane = LiveControlPlane(bundle, LiveSettings(seed=args.seed), clock=MappedClock(args.clock, bundle.captured_at))
     server = LoopbackServer(plane)
     url = server.start()
-    ready = (url, plane.issue_token(), plane.kube_token, bundle.captured_at.isoformat(), True)
+    ready = (url, plane.issue_token(ttl_s=SESSION_TTL_S), plane.kube_token, bundle.captured_at.isoformat(), True)
     sys.stdout.write(json.dumps(dict(zip(READY_KEYS, ready, strict=True))) + "\n")
     sys.stdout.flush()
     try:
