@@ -10,15 +10,18 @@ own `press` waits for the app to be idle after each key, which hides exactly thi
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual import events
 from textual.command import CommandPalette
 from textual.widgets import Input, Select
 
-from core.sim.bundle import CaseBundle
+from core.sim.bundle import CaseBundle, parse_bundle
 from core.tenant import Tenant
-from tests.ui.conftest import loaded_picker, make_app, settle
+from tests.ui.conftest import CAPTURED_AT, CLUSTER, loaded_picker, make_app, picker_of, settle, workload
+from tui.messages import ProjectsLoaded
 from tui.screens.picker import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
@@ -35,6 +38,14 @@ def burst(app: Any, *keys: str) -> None:
 
 def projects_of(bundle: CaseBundle, cluster: str) -> list[str]:
     return sorted((str(p["name"]) for p in bundle.projects if p["clusterId"] == cluster), key=str.casefold)
+
+
+async def until(pilot: Any, done: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Pause until `done()`, without waiting for the app's workers (a hanging read is one)."""
+    deadline = time.monotonic() + timeout
+    while not done():
+        assert time.monotonic() < deadline, f"not reached within {timeout} s"
+        await pilot.pause(0.05)
 
 
 async def picker_with_projects(pilot: Any) -> PickerScreen:
@@ -84,6 +95,30 @@ async def test_letters_typed_into_the_open_list_search_it(demo_tenant: Tenant, d
         assert screen.sort.describe() == type(screen.sort)().describe(), "a letter for the list sorted the rows"
 
 
+async def test_a_key_typed_after_the_pick_is_a_command_again(demo_tenant: Tenant, demo_bundle: CaseBundle) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await picker_with_projects(pilot)
+        first = projects_of(demo_bundle, str(screen.picker_query.cluster_id))[0]
+        burst(app, "p", "down", "enter", "a")  # `a`: needs attention, once the list has closed
+        await settle(pilot, lambda: screen.picker_query.attention and not screen.loading)
+        assert screen.picker_query.project == first
+        assert not screen.query_one("#project-select", Select).expanded
+
+
+async def test_a_name_typed_straight_after_slash_goes_into_the_field(demo_tenant: Tenant) -> None:
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await loaded_picker(pilot)
+        # Every letter of "crash" is also a picker key (c opens the cluster list, s sorts, a and r...).
+        burst(app, "slash", *"crash", "enter", "a")
+        await settle(pilot, lambda: screen.picker_query.attention and not screen.loading)
+        assert screen.query_one("#name-filter", Input).value == "crash"
+        assert screen.picker_query.name == "crash"
+        assert not screen.query_one("#cluster-select", Select).expanded
+        assert not isinstance(app.focused, Input)
+
+
 async def test_text_typed_straight_after_colon_goes_into_the_command_list(demo_tenant: Tenant) -> None:
     app = make_app(demo_tenant)
     async with app.run_test(size=SIZE) as pilot:
@@ -93,6 +128,27 @@ async def test_text_typed_straight_after_colon_goes_into_the_command_list(demo_t
         await pilot.pause()
         assert app.screen.query_one(Input).value == "sort"
         assert screen.sort.describe() == type(screen.sort)().describe()
+
+
+async def test_the_open_list_keeps_the_users_option_when_its_options_are_read_again(
+    demo_tenant: Tenant, demo_bundle: CaseBundle
+) -> None:
+    """The earlier failure mode: the project list redrawn under the user (an answer for it landing while it is
+    open) put the highlight back on "all projects", so enter picked that."""
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await picker_with_projects(pilot)
+        cluster = str(screen.picker_query.cluster_id)
+        names = projects_of(demo_bundle, cluster)
+        projects = screen.query_one("#project-select", Select)
+        await pilot.press("p", "down")
+        assert projects.expanded and projects._options[projects.query_one("SelectOverlay").highlighted][1] == names[0]
+        screen.post_message(ProjectsLoaded(cluster, ["a-new-project", *names]))
+        await settle(pilot, lambda: len(projects._options) == len(names) + 2)
+        assert projects.expanded
+        await pilot.press("enter")
+        await settle(pilot, lambda: screen.picker_query.project is not None and not screen.loading)
+        assert screen.picker_query.project == names[0]
 
 
 async def test_a_page_that_lands_while_the_list_is_open_leaves_it_open(
@@ -110,3 +166,36 @@ async def test_a_page_that_lands_while_the_list_is_open_leaves_it_open(
         await pilot.press("enter")
         await settle(pilot, lambda: screen.picker_query.project is not None and not screen.loading)
         assert screen.picker_query.project == first and isinstance(app.focused, WorkloadTable)
+
+
+async def test_a_new_cluster_offers_none_of_the_last_clusters_projects(bundle_tenant: Any) -> None:
+    """While a new cluster's projects are read, `p` must not offer the last cluster's (a pick among them filtered
+    the new cluster by a project it does not have)."""
+    other = "1f2e3d4c-0000-4000-8000-000000000002"
+    data: dict[str, Any] = {
+        "format": "runai-triage/case@1",
+        "capturedAt": CAPTURED_AT,
+        "clusters": [{"uuid": CLUSTER, "name": "east", "version": "2.24.0"},
+                     {"uuid": other, "name": "west", "version": "2.24.0"}],
+        "projects": [{"name": "team", "id": "1", "clusterId": CLUSTER, "status": {"namespace": "runai-team"}},
+                     {"name": "crew", "id": "2", "clusterId": other, "status": {"namespace": "runai-crew"}}],
+        "workloads": [workload("a", 5), workload("b", 6, clusterId=other, projectName="crew")],
+        # Every projects read hangs: the first cluster's list is posted below, the second's never comes.
+        "faults": [{"match": "GET /api/v1/org-unit/projects", "status": 0, "delayMs": 20_000, "times": 5}],
+    }
+    tenant = bundle_tenant(parse_bundle(data, "two-clusters"))
+    app = make_app(tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        # Not `settle`: it waits for every worker, the hanging reads among them.
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.first_answer)
+        screen = picker_of(app)
+        await until(pilot, lambda: not screen.loading)
+        projects = screen.query_one("#project-select", Select)
+        screen.post_message(ProjectsLoaded(CLUSTER, ["team"]))
+        await pilot.pause()
+        assert [v for _, v in projects._options][1:] == ["team"]
+        await pilot.press("c", "down", "enter")
+        await until(pilot, lambda: screen.picker_query.cluster_id == other and not screen.loading)
+        await pilot.press("p")
+        assert projects.expanded
+        assert [v for _, v in projects._options][1:] == [], "the last cluster's projects are offered"
