@@ -12,7 +12,7 @@ the app along the key's own path; queues are first in, first out, so when the ma
 way has finished with the key (the app's binding for it included). The focus moves that handling queued are in
 the app's queue by then, so the turn ends one pass of that queue later. If the key moved the focus or the
 screen, a new marker follows it there, until a marker comes back with nothing moved. A marker that cannot come
-back (its widget went away) ends the turn after `TURN_LIMIT_S`, so no key is ever held for longer than that.
+back (its widget went away) ends the turn after `KEY_TURN_LIMIT_S`, so no key is held for longer than that.
 
 Handlers that move the focus must move it while the key is handled (or with `Widget.focus`), not from a message
 they post for later: the next key may already be on its way by then (see tui.widgets.pick_list).
@@ -29,9 +29,7 @@ from textual.dom import DOMNode
 from textual.message import Message
 from textual.timer import Timer
 
-# A marker lost with its widget ends the turn after this long; one that comes back, at once (in milliseconds).
-TURN_LIMIT_S = 1.0
-# A focus that keeps moving (one handler moving it back and forth) ends the turn after this many markers.
+# A focus that keeps moving (a handler moving it back and forth) ends the turn after this many markers.
 MAX_MARKERS = 6
 
 
@@ -47,6 +45,10 @@ class KeyTurn(Message):
 
 class KeysInTurn(App[None]):
     """An app whose keys are handled one after another (see the module's docstring)."""
+
+    # A marker lost with its widget ends the turn after this long; one that comes back ends it at once (within
+    # milliseconds, or as long as the handlers on the key's path take).
+    KEY_TURN_LIMIT_S: float = 1.0
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,7 +74,8 @@ class KeysInTurn(App[None]):
         turn = self._turn
         self._send_marker(turn, 1, where)
         if self._in_turn and self._turn == turn:
-            self._turn_limit = self.set_timer(TURN_LIMIT_S, partial(self._turn_over, turn), name="key-turn-limit")
+            limit = partial(self._turn_over, turn)
+            self._turn_limit = self.set_timer(self.KEY_TURN_LIMIT_S, limit, name="key-turn-limit")
 
     def _where(self) -> tuple[DOMNode, DOMNode | None]:
         screen = self.screen
