@@ -59,10 +59,12 @@ class KeysInTurn(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if self._in_turn:
-                self._waiting_keys.append(event)
-            else:
+            if not self._in_turn:
                 await self._take_turn(event)
+            elif self._has_priority(event.key):
+                await super().on_event(event)  # at once, beside the turn under way
+            else:
+                self._waiting_keys.append(event)
             return
         await super().on_event(event)
 
@@ -76,6 +78,11 @@ class KeysInTurn(App[None]):
         if self._in_turn and self._turn == turn:
             limit = partial(self._turn_over, turn)
             self._turn_limit = self.set_timer(self.KEY_TURN_LIMIT_S, limit, name="key-turn-limit")
+
+    def _has_priority(self, key: str) -> bool:
+        # A priority binding (ctrl+c quits) acts at once whatever is focused: it never waits behind other keys.
+        chain = self.screen._binding_chain  # what Textual's own priority check walks
+        return any(binding.priority for _, bindings in chain for binding in bindings.key_to_bindings.get(key, ()))
 
     def _where(self) -> tuple[DOMNode, DOMNode | None]:
         screen = self.screen

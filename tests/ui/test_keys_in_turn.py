@@ -16,7 +16,7 @@ from typing import Any
 
 from textual import events
 from textual.command import CommandPalette
-from textual.widgets import Input, Select
+from textual.widgets import Input, OptionList, Select
 
 from core.sim.bundle import CaseBundle, parse_bundle
 from core.tenant import Tenant
@@ -124,9 +124,10 @@ async def test_text_typed_straight_after_colon_goes_into_the_command_list(demo_t
     async with app.run_test(size=SIZE) as pilot:
         screen = await loaded_picker(pilot)
         burst(app, "colon", *"sort")
-        await settle(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.pause()
-        assert app.screen.query_one(Input).value == "sort"
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        palette = app.screen
+        await until(pilot, lambda: len(palette.query_one(Input).value) >= len("sort"))
+        assert palette.query_one(Input).value == "sort"
         assert screen.sort.describe() == type(screen.sort)().describe()
 
 
@@ -141,8 +142,10 @@ async def test_the_open_list_keeps_the_users_option_when_its_options_are_read_ag
         cluster = str(screen.picker_query.cluster_id)
         names = projects_of(demo_bundle, cluster)
         projects = screen.query_one("#project-select", Select)
+        overlay = projects.query_one("SelectOverlay", OptionList)
         await pilot.press("p", "down")
-        assert projects.expanded and projects._options[projects.query_one("SelectOverlay").highlighted][1] == names[0]
+        await until(pilot, lambda: projects.expanded and overlay.highlighted == 1)
+        assert projects._options[1][1] == names[0]
         screen.post_message(ProjectsLoaded(cluster, ["a-new-project", *names]))
         await settle(pilot, lambda: len(projects._options) == len(names) + 2)
         assert projects.expanded
@@ -159,10 +162,11 @@ async def test_a_page_that_lands_while_the_list_is_open_leaves_it_open(
         screen = await picker_with_projects(pilot)
         first = projects_of(demo_bundle, str(screen.picker_query.cluster_id))[0]
         offset = screen.offset
-        burst(app, "right_square_bracket", "p", "down")  # the next page is still on its way when the list opens
-        await settle(pilot, lambda: screen.offset != offset and not screen.loading)
         projects = screen.query_one("#project-select", Select)
-        assert projects.expanded and app.focused is projects.query_one("SelectOverlay")
+        overlay = projects.query_one("SelectOverlay", OptionList)
+        burst(app, "right_square_bracket", "p", "down")  # the next page is still on its way when the list opens
+        await settle(pilot, lambda: screen.offset != offset and not screen.loading and overlay.highlighted == 1)
+        assert projects.expanded and app.focused is overlay
         await pilot.press("enter")
         await settle(pilot, lambda: screen.picker_query.project is not None and not screen.loading)
         assert screen.picker_query.project == first and isinstance(app.focused, WorkloadTable)
@@ -192,10 +196,9 @@ async def test_a_new_cluster_offers_none_of_the_last_clusters_projects(bundle_te
         await until(pilot, lambda: not screen.loading)
         projects = screen.query_one("#project-select", Select)
         screen.post_message(ProjectsLoaded(CLUSTER, ["team"]))
-        await pilot.pause()
-        assert [v for _, v in projects._options][1:] == ["team"]
+        await until(pilot, lambda: [v for _, v in projects._options][1:] == ["team"])
         await pilot.press("c", "down", "enter")
         await until(pilot, lambda: screen.picker_query.cluster_id == other and not screen.loading)
         await pilot.press("p")
-        assert projects.expanded
+        await until(pilot, lambda: projects.expanded)
         assert [v for _, v in projects._options][1:] == [], "the last cluster's projects are offered"
