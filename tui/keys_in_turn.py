@@ -20,6 +20,8 @@ they post for later: the next key may already be on its way by then (see tui.wid
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import deque
 from functools import partial
 
@@ -27,20 +29,21 @@ from textual import events
 from textual.app import App
 from textual.dom import DOMNode
 from textual.message import Message
-from textual.timer import Timer
 
 # A focus that keeps moving (a handler moving it back and forth) ends the turn after this many markers.
 MAX_MARKERS = 6
 
 
 class KeyTurn(Message):
-    """Follows a key along its path to the app; `where` is the screen and focus when it was sent."""
+    """Follows a key along its path to the app (`lap` 1), then once through the app's own queue (`lap` 2);
+    `where` is the screen and focus when it was sent."""
 
-    def __init__(self, turn: int, markers: int, where: tuple[DOMNode, DOMNode | None]) -> None:
+    def __init__(self, turn: int, markers: int, where: tuple[DOMNode, DOMNode | None], lap: int = 1) -> None:
         super().__init__()
         self.turn = turn
         self.markers = markers
         self.where = where
+        self.lap = lap
 
 
 class KeysInTurn(App[None]):
@@ -49,13 +52,18 @@ class KeysInTurn(App[None]):
     # A marker lost with its widget ends the turn after this long; one that comes back ends it at once (within
     # milliseconds, or as long as the handlers on the key's path take).
     KEY_TURN_LIMIT_S: float = 1.0
+    # While keys wait their turn the screen is not redrawn between them (as when Textual handed them all on at
+    # once: a burst costs one redraw, not one a key), but at least this often, so a key held down on a busy
+    # machine still shows where it has got to.
+    KEY_BATCH_LIMIT_S: float = 0.1
 
     def __init__(self) -> None:
         super().__init__()
         self._waiting_keys: deque[events.Key] = deque()
         self._turn = 0
         self._in_turn = False
-        self._turn_limit: Timer | None = None
+        self._turn_limit: asyncio.TimerHandle | None = None
+        self._batch_since: float | None = None
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
@@ -65,6 +73,9 @@ class KeysInTurn(App[None]):
                 await super().on_event(event)  # at once, beside the turn under way
             else:
                 self._waiting_keys.append(event)
+                if self._batch_since is None:
+                    self._batch_since = time.monotonic()
+                    self._begin_batch()
             return
         await super().on_event(event)
 
@@ -76,8 +87,9 @@ class KeysInTurn(App[None]):
         turn = self._turn
         self._send_marker(turn, 1, where)
         if self._in_turn and self._turn == turn:
-            limit = partial(self._turn_over, turn)
-            self._turn_limit = self.set_timer(self.KEY_TURN_LIMIT_S, limit, name="key-turn-limit")
+            # The loop's own timer, not a Textual Timer (a task each): one is made for every key.
+            limit = partial(self.call_later, self._turn_over, turn)
+            self._turn_limit = asyncio.get_running_loop().call_later(self.KEY_TURN_LIMIT_S, limit)
 
     def _has_priority(self, key: str) -> bool:
         # A priority binding (ctrl+c quits) acts at once whatever is focused: it never waits behind other keys.
@@ -93,17 +105,18 @@ class KeysInTurn(App[None]):
         if not target.post_message(KeyTurn(turn, markers, where)):
             self.call_later(self._turn_over, turn)  # the widget is closing: nothing more will come of this key
 
-    def on_key_turn(self, message: KeyTurn) -> None:
+    async def on_key_turn(self, message: KeyTurn) -> None:
         message.stop()
-        if message.turn == self._turn and self._in_turn:
-            # One more pass of the app's queue: the focus moves the key's handling queued come first.
-            self.call_later(self._marker_back, message)
-
-    async def _marker_back(self, message: KeyTurn) -> None:
+        if message.turn != self._turn or not self._in_turn or self._closing or not self.screen_stack:
+            return  # its turn was ended by the time limit, or the app is closing
+        if message.lap == 1:
+            # One more pass of the app's queue: the focus moves the key's handling queued come first. (A message,
+            # not `call_later`: Textual inspects a callback's signature each time, a cost on every key.)
+            self.post_message(KeyTurn(message.turn, message.markers, message.where, lap=2))
+            return
         where = self._where()
         if where != message.where and message.markers < MAX_MARKERS:
-            if message.turn == self._turn and self._in_turn:
-                self._send_marker(message.turn, message.markers + 1, where)  # moved: wait until it settles there
+            self._send_marker(message.turn, message.markers + 1, where)  # moved: wait until it settles there
             return
         await self._turn_over(message.turn)
 
@@ -111,8 +124,12 @@ class KeysInTurn(App[None]):
         if turn != self._turn or not self._in_turn:
             return  # ended already (its marker came back, or its time ran out)
         if self._turn_limit is not None:
-            self._turn_limit.stop()
+            self._turn_limit.cancel()
             self._turn_limit = None
         self._in_turn = False
+        since = self._batch_since
+        if since is not None and (not self._waiting_keys or time.monotonic() - since >= self.KEY_BATCH_LIMIT_S):
+            self._batch_since = None
+            self._end_batch()
         if self._waiting_keys:
             await self._take_turn(self._waiting_keys.popleft())

@@ -90,6 +90,8 @@ async def test_a_long_burst_reaches_the_focused_field_whole_and_in_order() -> No
         burst(app, text)
         await until(pilot, lambda: len(field.value) >= len(text))
         assert field.value == text
+        await until(pilot, lambda: not app._batch_count)
+        assert not app._batch_count, "the screen is not drawn again after the burst"
 
 
 async def test_keys_after_one_that_focuses_a_field_go_into_it() -> None:
@@ -138,3 +140,10 @@ async def test_a_priority_key_never_waits_behind_other_keys() -> None:
         await until(pilot, lambda: len(swallower.seen) == 2 and app.urgent_at > 0)
         assert [key for key, _ in swallower.seen] == ["x", "y"]
         assert 0 < app.urgent_at < swallower.seen[1][1]  # acted while y still waited for the turn of x
+
+
+async def test_an_app_that_closes_with_keys_in_turn_closes_cleanly() -> None:
+    app = Keys()
+    async with app.run_test():
+        burst(app, "typed while the app closes")
+    # run_test raises here when a handler failed; the last turn's marker lands after the screens are gone
