@@ -211,7 +211,151 @@ def _build() -> list[Credential]:
     block = "    env:\n    - name: HF_TOKEN\n      value: {}\n    - name: EPOCHS\n      value: '3'"
     add("env-pair-block-yaml", same(block, lambda g: g.password(18)))
     add("env-pair-block-yaml-quoted", same('  - name: "DB_PASSWORD"\n    value: "{}"\n', _pw))
+    before = len(out)
+    _more(add, same)
+    MORE_KINDS.extend(c.kind for c in out[before:])
     return out
+
+
+Add = Callable[[str, Callable[[_Gen], tuple[str, str]]], None]
+Same = Callable[[str, Callable[[_Gen], str]], Callable[[_Gen], tuple[str, str]]]
+
+
+def _more(add: Add, same: Same) -> None:
+    """Incoming webhooks on any host, tokens a log wrapped over two lines, a Secret printed whole, a token as a
+    URL's user name."""
+    # -- incoming webhooks: the path after the hook's segment is the secret, whatever the host -------------
+    add("mattermost-webhook", lambda g: _url_secret(g, "https://chat.example.com/hooks/", g.of(_LOWER_ALNUM, 26)))
+    add(
+        "rocketchat-webhook",
+        lambda g: _url_secret(g, "https://rocket.example.org/hooks/", f"{g.alnum(24)}/{g.alnum(48)}"),
+    )
+    add(
+        "zapier-webhook",
+        lambda g: _url_secret(
+            g, "https://hooks.zapier.com/hooks/catch/", f"{g.digits(7)}/b{g.digits(3)}{g.of(string.ascii_lowercase, 3)}"
+        ),
+    )
+    add("webex-webhook", lambda g: _url_secret(g, "https://webexapis.com/v1/webhooks/incoming/", g.of(_URLSAFE, 76)))
+    add(
+        "discordapp-webhook",
+        lambda g: _url_secret(g, "https://discordapp.com/api/webhooks/", f"{g.digits(18)}/{g.of(_URLSAFE, 68)}"),
+    )
+    add(
+        "slack-workflow-webhook",
+        lambda g: _url_secret(g, "https://hooks.slack.com/triggers/", f"T{g.digits(9)}/{g.digits(13)}/{g.hex(32)}"),
+    )
+    add("google-chat-webhook", _google_chat)
+    add("teams-workflow-webhook", _teams_workflow)
+    # -- a token a log wrapped over two lines (cut where the width ran out) ----------------------------------
+    add("jwt-bearer-wrapped", lambda g: _wrapped("curl -H 'Authorization: Bearer {}' https://api", _jwt(g)[1], 0.45))
+    add("jwt-wrapped-in-signature", lambda g: _wrapped("service account token {} mounted", _jwt(g)[1], 0.8))
+    add("bearer-opaque-wrapped", lambda g: _wrapped("Authorization: Bearer {}", g.of(_URLSAFE, 48), 0.5))
+    add(
+        "basic-auth-wrapped",
+        lambda g: _wrapped("Authorization: Basic {}", base64.b64encode(g.alnum(40).encode()).decode(), 0.5),
+    )
+    add(
+        "github-pat-wrapped",
+        lambda g: _wrapped("git clone https://github.com/acme/x.git using {}", "ghp_" + g.alnum(36), 0.2),
+    )
+    add("huggingface-wrapped", lambda g: _wrapped("huggingface-cli login --token {}", "hf_" + g.alnum(34), 0.3))
+    add(
+        "openai-wrapped",
+        lambda g: _wrapped(
+            "client = OpenAI({})", "sk-proj-" + g.of(_URLSAFE, 74) + "T3BlbkFJ" + g.of(_URLSAFE, 74), 0.6
+        ),
+    )
+    add(
+        "slack-bot-wrapped",
+        lambda g: _wrapped("slack client init {}", f"xoxb-{g.digits(12)}-{g.digits(13)}-{g.alnum(24)}", 0.5),
+    )
+    add("aws-secret-wrapped", lambda g: _wrapped("aws_secret_access_key = {}", g.alnum(39) + "/", 0.55))
+    add("env-key-wrapped", lambda g: _wrapped("export WANDB_API_KEY={}", g.hex(40), 0.5))
+    add("api-key-near-name-wrapped", lambda g: _wrapped("using api key {} for requests", g.alnum(40), 0.5))
+    # -- a Kubernetes Secret printed whole (kubectl get secret -o yaml/json, a Go program's %v) ---------------
+    add(
+        "secret-dockerconfigjson-yaml",
+        lambda g: _secret_yaml(g, ".dockerconfigjson", "kubernetes.io/dockerconfigjson", _docker_config(g)),
+    )
+    add("secret-dockercfg-block", _dockercfg_block)
+    add(
+        "secret-data-yaml",
+        lambda g: _secret_yaml(g, "license.key", "Opaque", base64.b64encode(g.alnum(30).encode()).decode()),
+    )
+    add("secret-tls-key-yaml", lambda g: _secret_yaml(g, "tls.key", "kubernetes.io/tls", g.b64(120) + "=="))
+    add("secret-data-json", _secret_json)
+    add("secret-stringdata-yaml", lambda g: _secret_yaml(g, "license", "Opaque", g.alnum(30), string_data=True))
+    add("secret-go-map", lambda g: _secret_go(g))
+    add(
+        "dockerconfigjson-one-line",
+        same("pull secret data .dockerconfigjson: {} (3 keys)", lambda g: _docker_config(g)),
+    )
+    # -- a token as a URL's user name, no password ------------------------------------------------------------
+    add("url-user-token", same("git clone https://{}@github.com/acme/private.git", lambda g: g.hex(40)))
+    add("url-user-token-pip", same("pip install git+https://{}@github.com/acme/pkg.git@main", lambda g: g.alnum(40)))
+    add("url-user-token-x-oauth", same("remote: https://{}:x-oauth-basic@github.com/acme/x.git", lambda g: g.hex(40)))
+
+
+def _wrapped(template: str, secret: str, at: float) -> tuple[str, str]:
+    """The line a terminal wrapped: a line break inside `secret`, `at` of the way through it."""
+    cut = max(1, min(len(secret) - 1, int(len(secret) * at)))
+    broken = secret[:cut] + "\n" + secret[cut:]
+    return template.format(broken), broken
+
+
+def _docker_config(g: _Gen) -> str:
+    auth = base64.b64encode(f"$oauthtoken:nvapi-{g.of(_URLSAFE, 64)}".encode()).decode()
+    return base64.b64encode(f'{{"auths":{{"nvcr.io":{{"auth":"{auth}"}}}}}}'.encode()).decode()
+
+
+def _secret_yaml(g: _Gen, key: str, kind: str, value: str, *, string_data: bool = False) -> tuple[str, str]:
+    section = "stringData" if string_data else "data"
+    text = (
+        f"apiVersion: v1\n{section}:\n  {key}: {value}\n  username: YWRtaW4=\nkind: Secret\nmetadata:\n"
+        f"  name: ngc-key-{g.digits(1)}\n  namespace: runai-nlp\ntype: {kind}\n"
+    )
+    return text, value
+
+
+def _dockercfg_block(g: _Gen) -> tuple[str, str]:
+    body = _docker_config(g)
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    block = "\n".join(f"    {line}" for line in lines)
+    text = f"apiVersion: v1\ndata:\n  .dockercfg: |\n{block}\nkind: Secret\ntype: kubernetes.io/dockercfg\n"
+    return text, "\n".join(lines)
+
+
+def _secret_json(g: _Gen) -> tuple[str, str]:
+    value = base64.b64encode(f"postgres://trainer:{g.password()}@db:5432/runs".encode()).decode()
+    text = (
+        '{"apiVersion":"v1","data":{"db-url":"' + value + '","port":"NTQzMg=="},"kind":"Secret",'
+        '"metadata":{"name":"db-conn","namespace":"runai-nlp"},"type":"Opaque"}'
+    )
+    return text, value
+
+
+def _secret_go(g: _Gen) -> tuple[str, str]:
+    value = base64.b64encode(g.alnum(30).encode()).decode()
+    return f"synced &Secret{{ObjectMeta:{{Name:registry}} Data:map[license:{value} user:YWRtaW4=] Type:Opaque}}", value
+
+
+def _google_chat(g: _Gen) -> tuple[str, str]:
+    token = g.of(_URLSAFE, 43) + "%3D"
+    text = (
+        f"POST https://chat.googleapis.com/v1/spaces/AAAA{g.alnum(7)}/messages?key=AIzaSy{g.of(_URLSAFE, 33)}"
+        f"&token={token} answered 400"
+    )
+    return text, token
+
+
+def _teams_workflow(g: _Gen) -> tuple[str, str]:
+    sig = g.of(_URLSAFE, 43)
+    text = (
+        f"POST https://prod-12.westeurope.logic.azure.com:443/workflows/{g.hex(32)}/triggers/manual/paths/invoke"
+        f"?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={sig} failed"
+    )
+    return text, sig
 
 
 def _pw(g: _Gen) -> str:
@@ -283,6 +427,8 @@ def _pem(g: _Gen, label: str, *, headless: bool, prefix: str = "") -> tuple[str,
     return f"loading key\n-----BEGIN {label}-----\n{body}\n-----END {label}-----\nok", body
 
 
+# The kinds `_more` adds: webhooks on any host, wrapped tokens, Secrets printed whole, tokens as URL users.
+MORE_KINDS: list[str] = []
 CREDENTIALS: list[Credential] = _build()
 
 # Text that looks a little like a credential and must come out exactly as it went in.
@@ -330,4 +476,22 @@ FALSE_POSITIVES: list[str] = [
     "private network 10.0.0.0/8",
     "x-request-id: 5f1e0c2a-7b7d-4f0e-9b1a-3c2d1e0f9a8b",
     "epoch 3 accuracy 0.913 AKIA is not enough",
+    # Object names Kubernetes' own wording quotes: names, with digits and random suffixes, never credentials.
+    'MountVolume.SetUp failed for volume "ngc" : secret "ngc-key-2" not found',
+    "Error: couldn't find key HF_TOKEN in Secret runai-nlp/hf-token-v2",
+    "Error: couldn't find key AWS_SECRET_ACCESS_KEY_PROD_2024 in Secret runai-nlp/aws-creds-2024",
+    'secrets "ngc-registry-key-2024" not found',
+    "couldn't find key config.yaml in ConfigMap runai-nlp/train-cfg-3",
+    'persistentvolumeclaim "ds-imagenet-2024-v3" not found',
+    'Error: configmap "train-cfg-0a9b8c7d6e5f4a3b2c1d" not found',
+    'MountVolume.SetUp failed for volume "kube-api-access-x7k2p" : object "runai-nlp"/"kube-root-ca.crt" not '
+    "registered",
+    'serviceaccount "trainer-sa-2" not found',
+    # Webhook pages and settings, a user name that is a name.
+    "see https://docs.mattermost.com/developer/webhooks-incoming.html",
+    "GET https://api.github.com/repos/acme/x/hooks/12345 returned 404",
+    "https://example.com/webhooks/getting-started",
+    "ssh://git@github.com/acme/x.git",
+    "git clone https://alice@bitbucket.org/acme/x.git",
+    "pip install git+https://gitlab-ci-token@gitlab.example.com/acme/pkg.git",
 ]
