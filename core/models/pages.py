@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from core.models import fast, safe_json
 from core.models.base import ApiModel, preview
 from core.models.gc_pause import gc_paused
+from core.models.json_keys import DuplicateKey
 from core.models.safe_json import json_type
 
 T = TypeVar("T", bound=ApiModel)
@@ -139,7 +140,9 @@ def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> tuple[list[s
         if parent is None or current is _DROPPED:
             continue
         dotted = "".join(parts)
-        if not (current is None and isinstance(parent, list)):  # a null list item: nothing to read, no problem
+        if isinstance(current, DuplicateKey):  # said as what it is, not as a wrong type
+            messages.setdefault(dotted, f"{dotted}: {current.what}")
+        elif not (current is None and isinstance(parent, list)):  # a null list item: nothing to read, no problem
             messages.setdefault(dotted, f"{dotted}: {error['msg']}, got {preview(current)}; value dropped")
         changed = True
         if isinstance(parent, list):
