@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 
 from core.sim import audit
@@ -29,6 +30,8 @@ from core.sim.runai_routes import RUNAI_ROUTES
 from core.sim.tokens import TokenIssuer, oauth2_error, token_answer
 
 TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
+# Requests a plane remembers by default (`requests`): enough for any test's look at what was asked.
+LOG_LIMIT = 100_000
 _KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/api/v1/pods", "/apis", "/version")
 
 
@@ -80,20 +83,23 @@ class ControlPlane:
         token_versions: frozenset[str] = frozenset({"v1", "v2"}),
         clock: Callable[[], float] = time.time,
         audited: bool = True,
+        log_limit: int = LOG_LIMIT,
+        log_sink: Callable[[RecordedRequest], None] | None = None,
     ) -> None:
         self.bundle = bundle
         self.latency_ms = latency_ms
         self.token_versions = frozenset(token_versions)
         self._tokens = TokenIssuer(token_ttl_s, clock)
         self._lock = threading.Lock()
-        self._log: list[RecordedRequest] = []
+        # The most recent requests, for tests and tools that ask what was asked; older ones go (a simulator that
+        # runs for days must not grow with its requests). `log_sink` is handed every request as it is answered.
+        self._log: deque[RecordedRequest] = deque(maxlen=max(0, log_limit))
+        self._sink = log_sink
         self._faults: list[Fault] = [f.fresh() for f in bundle.faults]
         self._runai_routes: list[Route] = RUNAI_ROUTES
         self._kube_routes: list[Route] = KUBE_ROUTES
         self.kube_token = "sim-kube-" + secrets.token_hex(16)
         self._audited = audited
-        if audited:
-            audit.register(self._log)
 
     # -- public API ------------------------------------------------------------------------------------------
     @property
@@ -102,7 +108,7 @@ class ControlPlane:
             return list(self._log)
 
     def clear_requests(self) -> None:
-        """Forget this instance's request log (the audit registry holds the same list, so it forgets too)."""
+        """Forget this instance's recent requests (the audit has counted them already)."""
         with self._lock:
             self._log.clear()
 
@@ -131,8 +137,10 @@ class ControlPlane:
                 0 if response.drop_connection else response.status,
             )
             self._log.append(recorded)
-            if self._audited:
-                audit.record(recorded)
+        if self._audited:
+            audit.record(recorded)
+        if self._sink is not None:
+            self._sink(recorded)
         response.delay_s += max(self.latency_ms, 0.0) / 1000.0
         return response
 
