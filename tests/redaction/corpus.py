@@ -9,52 +9,18 @@ that must never be shown.
 from __future__ import annotations
 
 import base64
-import random
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
 
-_ALNUM = string.ascii_letters + string.digits
-_LOWER_ALNUM = string.ascii_lowercase + string.digits
-_HEX = "0123456789abcdef"
-_B64 = _ALNUM + "+/"
-_URLSAFE = _ALNUM + "-_"
+from tests.redaction.corpus_gen import ALNUM as _ALNUM
+from tests.redaction.corpus_gen import URLSAFE as _URLSAFE
+from tests.redaction.corpus_gen import Credential
+from tests.redaction.corpus_gen import Gen as _Gen
+from tests.redaction.corpus_gen import jwt as _jwt
+from tests.redaction.corpus_gen import url_secret as _url_secret
+from tests.redaction.corpus_more import more
 
-
-@dataclass(frozen=True)
-class Credential:
-    kind: str
-    text: str  # how it appears: the credential with the context it usually comes with
-    secret: str  # what must never be shown (the whole credential, or the secret part of the text)
-
-
-class _Gen:
-    """Random strings from one seed per credential kind, so each value is stable and unique."""
-
-    def __init__(self, kind: str) -> None:
-        self.rng = random.Random(f"runai-triage-redaction-corpus/{kind}")
-
-    def of(self, alphabet: str, n: int) -> str:
-        return "".join(self.rng.choice(alphabet) for _ in range(n))
-
-    def alnum(self, n: int) -> str:
-        # Real tokens of this length always mix cases and digits; insist on it so no value is a plain word.
-        while True:
-            value = self.of(_ALNUM, n)
-            if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
-                return value
-
-    def hex(self, n: int) -> str:
-        return self.of(_HEX, n)
-
-    def digits(self, n: int) -> str:
-        return self.of(string.digits, n)
-
-    def b64(self, n: int) -> str:
-        return self.of(_B64, n)
-
-    def password(self, n: int = 14) -> str:
-        return self.alnum(n - 2) + self.of("!#%*+", 1) + self.of(string.digits, 1)
+__all__ = ["CREDENTIALS", "FALSE_POSITIVES", "MORE_KINDS", "Credential"]
 
 
 def _build() -> list[Credential]:
@@ -212,150 +178,9 @@ def _build() -> list[Credential]:
     add("env-pair-block-yaml", same(block, lambda g: g.password(18)))
     add("env-pair-block-yaml-quoted", same('  - name: "DB_PASSWORD"\n    value: "{}"\n', _pw))
     before = len(out)
-    _more(add, same)
+    more(add, same)
     MORE_KINDS.extend(c.kind for c in out[before:])
     return out
-
-
-Add = Callable[[str, Callable[[_Gen], tuple[str, str]]], None]
-Same = Callable[[str, Callable[[_Gen], str]], Callable[[_Gen], tuple[str, str]]]
-
-
-def _more(add: Add, same: Same) -> None:
-    """Incoming webhooks on any host, tokens a log wrapped over two lines, a Secret printed whole, a token as a
-    URL's user name."""
-    # -- incoming webhooks: the path after the hook's segment is the secret, whatever the host -------------
-    add("mattermost-webhook", lambda g: _url_secret(g, "https://chat.example.com/hooks/", g.of(_LOWER_ALNUM, 26)))
-    add(
-        "rocketchat-webhook",
-        lambda g: _url_secret(g, "https://rocket.example.org/hooks/", f"{g.alnum(24)}/{g.alnum(48)}"),
-    )
-    add(
-        "zapier-webhook",
-        lambda g: _url_secret(
-            g, "https://hooks.zapier.com/hooks/catch/", f"{g.digits(7)}/b{g.digits(3)}{g.of(string.ascii_lowercase, 3)}"
-        ),
-    )
-    add("webex-webhook", lambda g: _url_secret(g, "https://webexapis.com/v1/webhooks/incoming/", g.of(_URLSAFE, 76)))
-    add(
-        "discordapp-webhook",
-        lambda g: _url_secret(g, "https://discordapp.com/api/webhooks/", f"{g.digits(18)}/{g.of(_URLSAFE, 68)}"),
-    )
-    add(
-        "slack-workflow-webhook",
-        lambda g: _url_secret(g, "https://hooks.slack.com/triggers/", f"T{g.digits(9)}/{g.digits(13)}/{g.hex(32)}"),
-    )
-    add("google-chat-webhook", _google_chat)
-    add("teams-workflow-webhook", _teams_workflow)
-    # -- a token a log wrapped over two lines (cut where the width ran out) ----------------------------------
-    add("jwt-bearer-wrapped", lambda g: _wrapped("curl -H 'Authorization: Bearer {}' https://api", _jwt(g)[1], 0.45))
-    add("jwt-wrapped-in-signature", lambda g: _wrapped("service account token {} mounted", _jwt(g)[1], 0.8))
-    add("bearer-opaque-wrapped", lambda g: _wrapped("Authorization: Bearer {}", g.of(_URLSAFE, 48), 0.5))
-    add(
-        "basic-auth-wrapped",
-        lambda g: _wrapped("Authorization: Basic {}", base64.b64encode(g.alnum(40).encode()).decode(), 0.5),
-    )
-    add(
-        "github-pat-wrapped",
-        lambda g: _wrapped("git clone https://github.com/acme/x.git using {}", "ghp_" + g.alnum(36), 0.2),
-    )
-    add("huggingface-wrapped", lambda g: _wrapped("huggingface-cli login --token {}", "hf_" + g.alnum(34), 0.3))
-    add(
-        "openai-wrapped",
-        lambda g: _wrapped(
-            "client = OpenAI({})", "sk-proj-" + g.of(_URLSAFE, 74) + "T3BlbkFJ" + g.of(_URLSAFE, 74), 0.6
-        ),
-    )
-    add(
-        "slack-bot-wrapped",
-        lambda g: _wrapped("slack client init {}", f"xoxb-{g.digits(12)}-{g.digits(13)}-{g.alnum(24)}", 0.5),
-    )
-    add("aws-secret-wrapped", lambda g: _wrapped("aws_secret_access_key = {}", g.alnum(39) + "/", 0.55))
-    add("env-key-wrapped", lambda g: _wrapped("export WANDB_API_KEY={}", g.hex(40), 0.5))
-    add("api-key-near-name-wrapped", lambda g: _wrapped("using api key {} for requests", g.alnum(40), 0.5))
-    # -- a Kubernetes Secret printed whole (kubectl get secret -o yaml/json, a Go program's %v) ---------------
-    add(
-        "secret-dockerconfigjson-yaml",
-        lambda g: _secret_yaml(g, ".dockerconfigjson", "kubernetes.io/dockerconfigjson", _docker_config(g)),
-    )
-    add("secret-dockercfg-block", _dockercfg_block)
-    add(
-        "secret-data-yaml",
-        lambda g: _secret_yaml(g, "license.key", "Opaque", base64.b64encode(g.alnum(30).encode()).decode()),
-    )
-    add("secret-tls-key-yaml", lambda g: _secret_yaml(g, "tls.key", "kubernetes.io/tls", g.b64(120) + "=="))
-    add("secret-data-json", _secret_json)
-    add("secret-stringdata-yaml", lambda g: _secret_yaml(g, "license", "Opaque", g.alnum(30), string_data=True))
-    add("secret-go-map", lambda g: _secret_go(g))
-    add(
-        "dockerconfigjson-one-line",
-        same("pull secret data .dockerconfigjson: {} (3 keys)", lambda g: _docker_config(g)),
-    )
-    # -- a token as a URL's user name, no password ------------------------------------------------------------
-    add("url-user-token", same("git clone https://{}@github.com/acme/private.git", lambda g: g.hex(40)))
-    add("url-user-token-pip", same("pip install git+https://{}@github.com/acme/pkg.git@main", lambda g: g.alnum(40)))
-    add("url-user-token-x-oauth", same("remote: https://{}:x-oauth-basic@github.com/acme/x.git", lambda g: g.hex(40)))
-
-
-def _wrapped(template: str, secret: str, at: float) -> tuple[str, str]:
-    """The line a terminal wrapped: a line break inside `secret`, `at` of the way through it."""
-    cut = max(1, min(len(secret) - 1, int(len(secret) * at)))
-    broken = secret[:cut] + "\n" + secret[cut:]
-    return template.format(broken), broken
-
-
-def _docker_config(g: _Gen) -> str:
-    auth = base64.b64encode(f"$oauthtoken:nvapi-{g.of(_URLSAFE, 64)}".encode()).decode()
-    return base64.b64encode(f'{{"auths":{{"nvcr.io":{{"auth":"{auth}"}}}}}}'.encode()).decode()
-
-
-def _secret_yaml(g: _Gen, key: str, kind: str, value: str, *, string_data: bool = False) -> tuple[str, str]:
-    section = "stringData" if string_data else "data"
-    text = (
-        f"apiVersion: v1\n{section}:\n  {key}: {value}\n  username: YWRtaW4=\nkind: Secret\nmetadata:\n"
-        f"  name: ngc-key-{g.digits(1)}\n  namespace: runai-nlp\ntype: {kind}\n"
-    )
-    return text, value
-
-
-def _dockercfg_block(g: _Gen) -> tuple[str, str]:
-    body = _docker_config(g)
-    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
-    block = "\n".join(f"    {line}" for line in lines)
-    text = f"apiVersion: v1\ndata:\n  .dockercfg: |\n{block}\nkind: Secret\ntype: kubernetes.io/dockercfg\n"
-    return text, "\n".join(lines)
-
-
-def _secret_json(g: _Gen) -> tuple[str, str]:
-    value = base64.b64encode(f"postgres://trainer:{g.password()}@db:5432/runs".encode()).decode()
-    text = (
-        '{"apiVersion":"v1","data":{"db-url":"' + value + '","port":"NTQzMg=="},"kind":"Secret",'
-        '"metadata":{"name":"db-conn","namespace":"runai-nlp"},"type":"Opaque"}'
-    )
-    return text, value
-
-
-def _secret_go(g: _Gen) -> tuple[str, str]:
-    value = base64.b64encode(g.alnum(30).encode()).decode()
-    return f"synced &Secret{{ObjectMeta:{{Name:registry}} Data:map[license:{value} user:YWRtaW4=] Type:Opaque}}", value
-
-
-def _google_chat(g: _Gen) -> tuple[str, str]:
-    token = g.of(_URLSAFE, 43) + "%3D"
-    text = (
-        f"POST https://chat.googleapis.com/v1/spaces/AAAA{g.alnum(7)}/messages?key=AIzaSy{g.of(_URLSAFE, 33)}"
-        f"&token={token} answered 400"
-    )
-    return text, token
-
-
-def _teams_workflow(g: _Gen) -> tuple[str, str]:
-    sig = g.of(_URLSAFE, 43)
-    text = (
-        f"POST https://prod-12.westeurope.logic.azure.com:443/workflows/{g.hex(32)}/triggers/manual/paths/invoke"
-        f"?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig={sig} failed"
-    )
-    return text, sig
 
 
 def _pw(g: _Gen) -> str:
@@ -364,10 +189,6 @@ def _pw(g: _Gen) -> str:
 
 def _uuid(g: _Gen) -> str:
     return f"{g.hex(8)}-{g.hex(4)}-4{g.hex(3)}-a{g.hex(3)}-{g.hex(12)}"
-
-
-def _url_secret(g: _Gen, prefix: str, secret: str) -> tuple[str, str]:
-    return f"request {prefix}{secret} answered 403", secret
 
 
 def _slack_webhook(g: _Gen) -> tuple[str, str]:
@@ -409,13 +230,6 @@ def _azure_storage(g: _Gen) -> tuple[str, str]:
     key = g.b64(86) + "=="
     text = f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={key};EndpointSuffix=core.windows.net"
     return text, key
-
-
-def _jwt(g: _Gen) -> tuple[str, str]:
-    header = base64.urlsafe_b64encode(b'{"alg":"RS256","typ":"JWT"}').decode().rstrip("=")
-    claims = base64.urlsafe_b64encode(f'{{"sub":"system:serviceaccount:ns:{g.hex(6)}"}}'.encode()).decode()
-    token = f"{header}.{claims.rstrip('=')}.{g.of(_URLSAFE, 86)}"
-    return f"service account token {token}", token
 
 
 def _pem(g: _Gen, label: str, *, headless: bool, prefix: str = "") -> tuple[str, str]:
