@@ -119,6 +119,11 @@ class MissingItem(ReportModel):
     source: str | None = None
 
 
+# The words a missing CPU-memory peak's reason holds when samples were read but none can be true (below zero,
+# more than any machine holds): the memory section then says so rather than "no samples".
+NOT_MEASUREMENTS = "not measurements"
+
+
 class PodMemory(ReportModel):
     """One pod's measured memory against its own limit (added key `memory.pods[]`)."""
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from core.models.json_keys import decode_unique, first_duplicate, object_pairs
 from core.record.tap import Exchange
 
 FORMAT = "runai-triage/case@1"
@@ -73,10 +74,16 @@ def _route(table: Table, path: str) -> tuple[str, dict[str, str]] | None:
 
 
 def _json(body: bytes) -> Any:
+    """A body as JSON; unreadable also when an object in it gives one key different values (such a body is
+    kept as a fault with its text, so the replay reads it as the diagnosis did)."""
+    unique, data = decode_unique(body)
+    if unique:
+        return data
     try:
-        return json.loads(body.decode("utf-8"))
+        data = json.loads(body.decode("utf-8"), object_pairs_hook=object_pairs)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return _UNREADABLE
+    return _UNREADABLE if first_duplicate(data) is not None else data
 
 
 _UNREADABLE = object()

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import Finding, PodTerminationEntry, Report
+from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
 from core.report.evidence_view import EvidenceView, name_range, number_runs
 from core.safety.untrusted import clean
 from core.words import plural
@@ -98,6 +98,8 @@ def memory_lines(report: Report) -> list[str]:
         )
         if m.limit_bytes:
             lines.append(f"peak / limit: {m.peak_bytes / m.limit_bytes:.1%}")
+    elif any(g.what == "CPU-memory peak" and NOT_MEASUREMENTS in g.why for g in report.missing):
+        lines.append("no measured peak: no sample read could be a measurement (see Missing evidence)")
     elif m.windows:
         lines.append("no measured peak: the metrics series had no samples for the queried window")
     elif any(g.source == "get_workload_metrics" for g in report.missing):

@@ -104,13 +104,19 @@ class StatusCheck:
 
 # -- reading -----------------------------------------------------------------------------------------------
 async def read_status(reader: Reader, t1: Tier1, workload_id: str) -> tuple[Workload | ReadFailure, Events]:
-    """The seed's `get_workload_status`: the workload (which everything depends on) and its events, together."""
-    return await asyncio.gather(
+    """The seed's `get_workload_status`: the workload (which everything depends on) and its events, together.
+
+    An object without a readable id of its own (absent, or given twice) is the one answered at the id asked
+    for: the rest of the diagnosis reads by that id (its problem is still named)."""
+    workload, events = await asyncio.gather(
         reader.tier1(1, STATUS, "workload status", lambda: t1.get_workload(workload_id), essential=True),
         reader.tier1(
             1, STATUS, "workload events", lambda: t1.get_events(workload_id, limit=PAGE_LIMIT, sort_order="desc")
         ),
     )
+    if isinstance(workload, Workload) and not workload.id and workload_id:
+        workload.id = workload_id
+    return workload, events
 
 
 async def resolve_on_cluster(
@@ -297,7 +303,8 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
                 "createdAt, involvedObject)",
                 STATUS,
             )
-    absent = workload.missing_required()
+    unread = {problem.split(":", 1)[0] for problem in workload.parse_problems()}  # named below, as unreadable
+    absent = [key for key in workload.missing_required() if key not in unread]
     if absent:
         found.missing(
             "workload fields " + ", ".join(absent),
