@@ -42,6 +42,7 @@ _CONTEXT_SIGNALS = frozenset(
         "log",
         "revision",
         "cluster-mismatch",
+        "superseded",  # a signal a later event took back: history, said on the report's history lines
     }
 )
 _MEMORY_SIGNALS = frozenset({"memory-config", "memory-peak", "memory-peak-earlier", "no-samples"})
