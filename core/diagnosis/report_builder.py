@@ -15,6 +15,7 @@ from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.observations import Observation, quote
+from core.diagnosis.probe_kill import killing_probe, probe_kill, readiness_line
 from core.diagnosis.recommend import AdviceContext, recommendations
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.resolved_history import history_items
@@ -23,6 +24,7 @@ from core.diagnosis.signals import ImagePullKind, SignalKind
 from core.diagnosis.signals.image_pull import PULL_LABELS
 from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.diagnosis.supersede import NOTHING, Supersession, resolved_texts
+from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
     MAX_OCCURRENCES,
@@ -83,6 +85,7 @@ class ReportInputs:
     findings: list[Finding] = field(default_factory=list)
     superseded: Supersession = NOTHING  # the signals a later event took back
     failed_at: datetime | None = None  # the failure diagnosed (None: the workload has not ended)
+    pod: K8sPod | None = None  # the failed pod as Kubernetes described it (a probe's settings)
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -204,6 +207,9 @@ def _reason(inputs: ReportInputs) -> str:
     detail = quote(top.signal.detail)  # whole: the cause (a 429, a missing bucket) is often at the end
     label = PULL_LABELS.get(top.signal.pull_kind) if top.signal.pull_kind else None
     trigger = f"{verdict.rule.trigger} ({label})" if label else verdict.rule.trigger
+    if (probe := killing_probe(verdict.deciding)) is not None:
+        trigger = f"the kubelet killed the container after its {probe[0]} probe failed"
+        top = next((o for o in verdict.deciding if o.signal.probe == probe[0] and o.signal.note is None), top)
     text = f"{trigger}: {detail} (source: {top.source})"
     if verdict.category == "OOM_KILLED" and inputs.memory.limit_bytes:
         # Each figure names its own read: the limit is configuration, the peak a measurement.
@@ -241,7 +247,8 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         policy=policy,
         log_line=log_line,
         gpu_oom=gpu_oom and verdict.category == "CRASH_APP_ERROR",
-        liveness=SignalKind.LIVENESS_KILL in kinds,
+        probe=probe_kill(verdict.deciding, inputs.pod) if verdict.category == "CRASH_APP_ERROR" else None,
+        readiness=readiness_line(inputs.observations),
         recurring_count=count,
         lookback=inputs.request.lookback,
         mount_resource=quote(mount, 120) if mount else None,

@@ -92,7 +92,7 @@ def _ran(start: Mark | None, end: datetime | None, now: datetime, who: str) -> s
     if seconds is None:
         return ""
     if end is None:
-        return f"; {who} has run {duration(seconds)} since"
+        return f"; {who} has been running {duration(seconds)} since"
     return f"; {who} then ran {duration(seconds)} up to the failure"
 
 
@@ -110,16 +110,17 @@ def _preemptions(items: Sequence[Resolved], sup: Supersession, end: datetime | N
     cycles = sorted(by_resume)
     first_of = [min(t for r in by_resume[c] if (t := r.obs.at) is not None) for c in cycles]
     last = max(signals, key=lambda r: r.mark.at)
-    start = _run_start(last.mark, None, sup.marks, end or now)
+    # The run since the last resume: the workload's move to Running, not a container's latest restart.
+    start = last.mark if last.mark.step is Step.RUNNING else _run_start(last.mark, None, sup.marks, end or now)
     ref = end or now
     count = len(cycles)
-    resumed = f"{_clock(last.mark.at, ref)}, {last.mark.what}"
+    resumed = f"{_clock(last.mark.at, ref)} ({last.mark.what})"
     if count == 1:
         text = f"preempted at {_times(first_of, ref)} and run again from {resumed}{_ran(start, end, now, 'it')}"
     else:
         text = (
-            f"preempted {plural(count, 'time')} ({_times(first_of, ref)}), each time requeued and run again "
-            f"(last from {resumed}){_ran(start, end, now, 'the last run')}"
+            f"preempted {plural(count, 'time')} ({_times(first_of, ref)}), each time requeued and run again, "
+            f"last from {resumed}{_ran(start, end, now, 'the last run')}"
         )
     text += "; a preemption is not a failure and is not counted"
     return SupersededSignal(

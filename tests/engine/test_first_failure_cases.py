@@ -10,7 +10,8 @@
 Issue 31's classes join them: a signal a later event took back (ff_resolved_cases.py), a preemption followed by
 a resume (ff_resume_cases.py), the rank a collective timeout waited for (ff_rank_cases.py), the probe that killed
 (ff_probe_cases.py) and a start failure of the node under a Pending pod (ff_start_cases.py). Their `expect` adds
-`superseded` (items the report's `superseded` must hold; an empty list: none).
+`superseded` (items the report's `superseded` must hold; an empty list: none) and `reason` / `noReason`
+(fragments of the report's reason).
 
 Each bundle carries its request and its `expect` block (the checks of test_multipod_cases, plus the ones below);
 the files must equal what the builders make: `.venv/bin/python -m tests.engine.test_first_failure_cases --write`.
@@ -36,7 +37,9 @@ from tests.engine import (
     ff_loop_cases,
     ff_node_cases,
     ff_order_cases,
+    ff_probe_cases,
     ff_resolved_cases,
+    ff_resume_cases,
     ff_revision_cases,
 )
 from tests.engine.test_multipod_cases import check_multipod
@@ -52,6 +55,8 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_log_cases.CASES,
     **ff_kind_cases.CASES,
     **ff_resolved_cases.CASES,
+    **ff_resume_cases.CASES,
+    **ff_probe_cases.CASES,
 }
 
 
@@ -64,6 +69,10 @@ def check_first_failure(report: Report, requests: list[RecordedRequest], expect:
         assert any(all(getattr(f, k) == v for k, v in wanted.items()) for f in report.findings), report.findings
     for wanted in expect.get("superseded", []):
         assert any(all(getattr(s, k) == v for k, v in wanted.items()) for s in report.superseded), report.superseded
+    for word in expect.get("reason", []):
+        assert word.lower() in (report.reason or "").lower(), report.reason
+    for word in expect.get("noReason", []):
+        assert word.lower() not in (report.reason or "").lower(), report.reason
     if "superseded" in expect and not expect["superseded"]:
         assert not report.superseded, report.superseded
     for path_pattern, query_part in expect.get("noQueries", []):

@@ -393,6 +393,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             other_submissions=g.others,
             findings=list(c.infra),
             superseded=g.superseded,
+            pod=g.k8s_pod,
             failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
         )
     )
