@@ -46,6 +46,7 @@ FAILING_KINDS = frozenset(
         SignalKind.EVICTED,
         SignalKind.NODE_LOST,
         SignalKind.NODE_NOT_READY,
+        SignalKind.SANDBOX_FAILED,
         SignalKind.SIGKILLED,
     }
 )

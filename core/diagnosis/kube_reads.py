@@ -10,6 +10,7 @@ to the metrics gate.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,6 +21,7 @@ from core.diagnosis.history import ENDING_PHASES
 from core.diagnosis.kube_evidence import DESCRIBE_POD, EVENTS
 from core.diagnosis.marks import Mark, events_marks, pod_marks
 from core.diagnosis.observations import Observation
+from core.diagnosis.peer_nodes import read_peer_nodes
 from core.diagnosis.reader import Reader
 from core.diagnosis.steps import conditional, kubernetes, multipod
 from core.diagnosis.steps.history import HistoryRead
@@ -100,11 +102,13 @@ class KubeReads:
                     self.journal.take(item.findings)  # a failed describe is a stated gap whoever it was for
                 elif cascade.pod_key(item.pod.metadata.name) != first_name:
                     self.journal.take(multipod.peer_findings(item))
+            failed = conditional.failure_time(history.current, w)
             if first_name is None or (done is not None and done.pod_name == first_name):
-                return Tier2Found(
+                result = Tier2Found(
                     done.pod if done else None, tuple(observations), done.log if done else None, k8s,
                     done.node_pods if done else None, marks=tuple(marks),
                 )  # fmt: skip
+                return await self.with_peers(result, order.order, pods, window, failed)
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
@@ -116,11 +120,26 @@ class KubeReads:
                 k8s.pop(first_name, None)
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
-            return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods,
-                              marks=tuple(marks) + full.marks)  # fmt: skip
+            result = Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods,
+                                marks=tuple(marks) + full.marks)  # fmt: skip
+            return await self.with_peers(result, order.order, pods, window, failed)
         finally:
             if not self.early.done():
                 self.early.set_result(NO_TIER2)
+
+    async def with_peers(
+        self, found: Tier2Found, order: cascade.TerminationOrder, pods: PodsRead,
+        window: tuple[datetime | None, datetime | None], failed: datetime | None,
+    ) -> Tier2Found:  # fmt: skip
+        """What the nodes of the job's other pods show, when the first failure only says a peer was lost (the
+        rank a collective timeout waited for, first)."""
+        peers = await read_peer_nodes(self.reader, self.t2, order, pods.pods, found, window, failed, self.now)
+        self.journal.take(peers.findings)
+        if not peers.observations and not peers.marks:
+            return found
+        return dataclasses.replace(
+            found, observations=found.observations + peers.observations, marks=found.marks + peers.marks
+        )
 
     async def one_pod(
         self, w: Workload, name: str, uid: str | None,

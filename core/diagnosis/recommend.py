@@ -34,6 +34,8 @@ class AdviceContext:
     gpu_oom: bool = False
     probe: ProbeKill | None = None  # the startup or liveness probe that killed the container
     readiness: str | None = None  # a readiness probe's failure, quoted (it never kills)
+    stuck: bool = False  # a pod held on its node before it started (a Pending workload's node failure)
+    sandbox: str | None = None  # what the node's runtime said when it could not create the pod's sandbox
     recurring_count: int = 0
     lookback: str = "24h"
     mount_resource: str | None = None
@@ -158,7 +160,32 @@ def _eviction(ctx: AdviceContext) -> list[str]:
     return []
 
 
+def _stuck(ctx: AdviceContext) -> list[str]:
+    """A pod held on its node before it could start: the node's runtime could not make its sandbox, or the node
+    went NotReady under it. It stays there until the node is repaired or the pod is deleted."""
+    node = f"node {ctx.node}" if ctx.node else "its node"
+    cordon = f" (kubectl cordon {ctx.node})" if ctx.node else ""
+    what = (
+        f"{node} could not create the pod's sandbox: {ctx.sandbox}"
+        if ctx.sandbox
+        else f"{node} went NotReady under the pod before it started"
+    )
+    check = (
+        "the runtime there (containerd or CRI-O running, its socket answering: crictl info) and, for a network "
+        "error, the network plugin's pod on that node"
+        if ctx.sandbox
+        else "the node's kubelet and runtime, and why it stopped reporting"
+    )
+    return [
+        f"For the administrator: {what}. Check {check}; cordon the node{cordon} until it is healthy.",
+        "The pod stays bound to that node until the node recovers or the pod is deleted (resubmit, or stop and "
+        "start the workload, once the node is cordoned): nothing in the workload needs to change.",
+    ]
+
+
 def _node(ctx: AdviceContext) -> list[str]:
+    if ctx.stuck and not _explained(ctx):
+        return _stuck(ctx)
     node = f" {ctx.node}" if ctx.node else ""
     own = _eviction(ctx)
     if (ctx.restart_policy or "").lower() == "onfailure":

@@ -158,6 +158,7 @@ _KIND_PREFERENCE: dict[SignalKind, int] = {
     SignalKind.NODE_LOST: 3,
     SignalKind.NODE_NOT_READY: 2,
     SignalKind.NODE_DRAIN: 2,
+    SignalKind.SANDBOX_FAILED: 2,
     SignalKind.EVICTED: 1,
 }
 
@@ -249,6 +250,8 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         gpu_oom=gpu_oom and verdict.category == "CRASH_APP_ERROR",
         probe=probe_kill(verdict.deciding, inputs.pod) if verdict.category == "CRASH_APP_ERROR" else None,
         readiness=readiness_line(inputs.observations),
+        stuck=verdict.category == "NODE_FAILURE" and inputs.workload.phase == "Pending",
+        sandbox=next((o.signal.note for o in verdict.deciding if o.kind is SignalKind.SANDBOX_FAILED), None),
         recurring_count=count,
         lookback=inputs.request.lookback,
         mount_resource=quote(mount, 120) if mount else None,

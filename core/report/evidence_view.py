@@ -104,8 +104,11 @@ def tier_of(item: EvidenceItem, report: Report) -> str:
 
 def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
     tiers = [(tier_of(item, report), item) for item in report.evidence]
-    # Stable: the report's order inside a tier, but a phase message (Run:ai's summary) after the signals.
-    return sorted(tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal == "phase"))
+    # Stable: the report's order inside a tier, but the rank a collective timeout waited for first (it says
+    # where to look) and a phase message (Run:ai's summary) after the signals.
+    return sorted(
+        tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal != "hung-rank", pair[1].signal == "phase")
+    )
 
 
 def _line(item: EvidenceItem, tier: str) -> EvidenceLine:

@@ -38,9 +38,11 @@ from tests.engine import (
     ff_node_cases,
     ff_order_cases,
     ff_probe_cases,
+    ff_rank_cases,
     ff_resolved_cases,
     ff_resume_cases,
     ff_revision_cases,
+    ff_start_cases,
 )
 from tests.engine.test_multipod_cases import check_multipod
 from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_case_file, write_cases
@@ -57,6 +59,8 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_resolved_cases.CASES,
     **ff_resume_cases.CASES,
     **ff_probe_cases.CASES,
+    **ff_start_cases.CASES,
+    **ff_rank_cases.CASES,
 }
 
 

@@ -47,6 +47,7 @@ NODE_KINDS = frozenset(
         SignalKind.NODE_DRAIN,
         SignalKind.DISRUPTION_TARGET,
         SignalKind.NODE_PRESSURE,
+        SignalKind.SANDBOX_FAILED,
     }
 )
 

@@ -17,15 +17,20 @@ from core.diagnosis.history import FAILING_KINDS
 from core.diagnosis.marks import Mark, event_mark, workload_marks
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.route_reasons import Route
-from core.diagnosis.rules import is_preempted
+from core.diagnosis.rules import RULES, is_preempted
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.supersede import Supersession
 from core.models.runai import Workload, WorkloadEvent
 
 STATUS = "get_workload_status"
 
-# What a preemption brings (its kills, a back-off) is not a failure of a run that came after it.
-_AFTER_PREEMPTION = FAILING_KINDS - {SignalKind.SIGKILLED, SignalKind.SIGTERMED, SignalKind.CRASH_LOOP}
+# What could end a run (a failure, a policy's stop) dated after a preemption says the workload may have run
+# again in between; what a preemption brings (its kills, a back-off) does not.
+_AFTER_PREEMPTION = (FAILING_KINDS | frozenset(k for rule in RULES for k in rule.kinds)) - {
+    SignalKind.SIGKILLED,
+    SignalKind.SIGTERMED,
+    SignalKind.CRASH_LOOP,
+}
 _PREEMPTION_SLACK = timedelta(minutes=1)
 
 
