@@ -86,12 +86,23 @@ def _image_of(obs: Observation) -> str | None:
     return None
 
 
+def _repository(key: str) -> str:
+    """`python:3.12`, `python@sha256:...` -> `python` (a port in the registry host is kept)."""
+    name = key.split("@", 1)[0]
+    head, _, last = name.rpartition("/")
+    return f"{head}/{last.split(':', 1)[0]}" if head else last.split(":", 1)[0]
+
+
 def _same_image(mark: Mark, obs: Observation) -> bool | None:
-    """Whether the mark's image is the one the pull failed for; None when either is not known."""
+    """Whether the mark's image is the one the pull failed for (a digest and a tag of one repository alike, as a
+    runtime reports the image it resolved); None when either is not known."""
     image = _image_of(obs)
     if image is None or mark.image is None:
         return None
-    return _image_key(image) == _image_key(mark.image)
+    a, b = _image_key(image), _image_key(mark.image)
+    if a == b:
+        return True
+    return ("@" in a or "@" in b) and _repository(a) == _repository(b)
 
 
 def resolves(mark: Mark, obs: Observation, step: Step) -> bool:
