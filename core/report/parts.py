@@ -297,13 +297,24 @@ def missing_items(report: Report, verbose: bool) -> list[tuple[str, str]]:
     return [("; ".join(names), why) for why, names in whats.items()]
 
 
+def resolved_line(report: Report) -> str | None:
+    """The signals a later event took back, on one line: history, not the cause."""
+    if not report.superseded:
+        return None
+    label = "Resolved earlier, not the cause" if report.outcome == "diagnosed" else "Resolved earlier"
+    return f"{label} (times UTC): " + "; ".join(safe(item.text) for item in report.superseded)
+
+
 def history_lines(report: Report, verbose: bool) -> list[str]:
-    """`History: ...`, and the other submissions of the name: on a line of their own in full, in the short view
-    after the history on its line, and only when one failed or stopped or they could not be counted."""
+    """`History: ...`, what a later event took back, and the other submissions of the name: on a line of their
+    own in full, in the short view after the history on its line, and only when one failed or stopped or they
+    could not be counted."""
     history = recurrence_line(report)
+    resolved = resolved_line(report)
+    taken = [resolved] if resolved else []
     others = others_line(report)
     if others is None:
-        return [history]
+        return [history, *taken]
     if verbose:
-        return [history, others]
-    return [f"{history}; {others[:1].lower()}{others[1:]}"] if shows_others(report) else [history]
+        return [history, *taken, others]
+    return [f"{history}; {others[:1].lower()}{others[1:]}", *taken] if shows_others(report) else [history, *taken]

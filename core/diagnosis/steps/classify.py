@@ -29,6 +29,7 @@ from core.diagnosis.steps.inspect import PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import Tier2Found
 from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries, SeveralRead
 from core.diagnosis.steps.resolve import STATUS, Route
+from core.diagnosis.supersede import NOTHING, Supersession, standing
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
@@ -59,6 +60,7 @@ class Gathered:
     cluster: tuple[Observation, ...] = ()  # the Run:ai cluster's status, when it is disconnected or stale
     node_pods: tuple[str, NodePods | Missing] | None = None  # pods listed on a node with a node-level finding
     loop: CrashLoop | None = None  # a crash loop, dated from its last crash
+    superseded: Supersession = NOTHING  # the signals a later event took back: history, not the cause
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,8 +351,10 @@ def _recurrence(
         for occ in analysis.occurrences:
             if not in_window(occ, cutoff):
                 continue
-            category = verdict.category if occ is current else classify(occ.observations).category
-            if occ is not current and is_preempted(occ.observations):
+            # An earlier run's own signals, less what a later event in it took back (a preemption it resumed after).
+            kept = occ.observations if occ is current else standing(occ)
+            category = verdict.category if occ is current else classify(kept).category
+            if occ is not current and is_preempted(kept):
                 continue
             if category == verdict.category and occ.at is not None:
                 times.append(occ.at)
@@ -403,11 +407,16 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             memory_pod=c.memory_pod,
             other_submissions=g.others,
             findings=list(c.infra),
+            superseded=g.superseded,
+            pod=g.k8s_pod,
+            failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
         )
     )
 
 
-def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) -> Report:
+def routed(
+    route: Route, basis: Basis, findings: list[Finding] | None = None, superseded: Supersession = NOTHING
+) -> Report:
     """The report of a workload routed out: no category, the reason and where to go next."""
     return routed_report(
         outcome=route.outcome,
@@ -421,4 +430,8 @@ def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) ->
         now=basis.now,
         cutoff=basis.cutoff,
         findings=findings or [],
+        superseded=superseded,
+        failed_at=basis.workload.phase_updated_at
+        if (basis.workload.phase or "") in ENDING_PHASES
+        else None,
     )

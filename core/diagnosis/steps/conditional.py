@@ -21,6 +21,7 @@ from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.rules import classify
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.history import NODE_KINDS, HistoryRead
+from core.diagnosis.supersede import standing
 from core.models.kube import K8sPod
 from core.models.runai import MetricsResponse, RunaiPod, Workload
 
@@ -117,7 +118,7 @@ def earlier_oom_runs(
     for occ in reversed(analysis.occurrences):
         if occ is current or not in_window(occ, cutoff):
             continue
-        if classify(occ.observations).category == "OOM_KILLED":
+        if classify(standing(occ)).category == "OOM_KILLED":
             out.append(occ)
             if len(out) == MAX_EARLIER_RUNS:
                 break

@@ -21,6 +21,7 @@ from core.diagnosis.history import (
     Occurrence,
     analyse_stamped,
 )
+from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import HistoryFound
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
@@ -50,6 +51,7 @@ NODE_KINDS = frozenset(
         SignalKind.NODE_DRAIN,
         SignalKind.DISRUPTION_TARGET,
         SignalKind.NODE_PRESSURE,
+        SignalKind.SANDBOX_FAILED,
     }
 )
 
@@ -62,6 +64,7 @@ class HistoryRead:
     findings: Findings
     # Every record back to the lookback was read: a recurrence count from less is a lower bound only.
     whole: bool
+    marks: tuple[Mark, ...] = ()  # the current occurrence's signs of progress (a move to Running, a pull, a start)
 
 
 def _in_zone_of(moment: datetime, stamps: Sequence[datetime | None]) -> datetime:
@@ -205,4 +208,5 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     found.observed(
         o for o in observations if o.kind in FAILING_KINDS or o.kind in NODE_KINDS or o.kind is SignalKind.PREEMPTED
     )
-    return HistoryRead(analysis, current, observations, found.done(), whole=whole)
+    marks = tuple(current.marks) if current is not None else ()
+    return HistoryRead(analysis, current, observations, found.done(), whole=whole, marks=marks)

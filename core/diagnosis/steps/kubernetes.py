@@ -34,6 +34,7 @@ from core.diagnosis.kube_evidence import (
     pod_observations,
 )
 from core.diagnosis.log_scan import LogFinding
+from core.diagnosis.marks import Mark, node_marks
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.reader import Reader
 from core.models.kube import K8sEvent, K8sNode, K8sPod
@@ -63,6 +64,7 @@ class Tier2Found:
     k8s_pods: Mapping[str, K8sPod] = field(default_factory=dict)
     node_pods: tuple[str, NodePods | Missing] | None = None
     loop: CrashLoop | None = None  # the crash loop the pod and its events show, dated from its last crash
+    marks: tuple[Mark, ...] = ()  # what the pods, events and nodes read show done (a pull, a start, Ready again)
 
     @property
     def pod_name(self) -> str | None:
@@ -115,6 +117,7 @@ class LogRead:
 class NodeDescribed:
     observations: tuple[Observation, ...]
     findings: Findings
+    marks: tuple[Mark, ...] = ()  # the node Ready since its condition last changed
 
 
 def gap(missing: Missing) -> Findings:
@@ -299,7 +302,7 @@ async def describe_node(reader: Reader, t2: KubeSource, node_name: str) -> NodeD
     found.show(node_found(node))
     observations = node_observations(node)
     found.observed(observations)
-    return NodeDescribed(tuple(observations), found.done())
+    return NodeDescribed(tuple(observations), found.done(), tuple(node_marks(node, DESCRIBE_NODE)))
 
 
 def pod_named_by_events(
