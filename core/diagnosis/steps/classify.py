@@ -388,6 +388,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             memory_pod=c.memory_pod,
             other_submissions=g.others,
             findings=list(c.infra),
+            loop=g.loop,
         )
     )
 
