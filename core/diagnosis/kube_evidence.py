@@ -187,11 +187,16 @@ def log_instance(pod: K8sPod | None, excerpt: LogExcerpt) -> LogInstance:
 
 
 def log_finding(
-    excerpt: LogExcerpt, before: datetime | None, *, own: bool = False, exited_zero: bool = False
+    excerpt: LogExcerpt,
+    before: datetime | None,
+    *,
+    own: bool = False,
+    exited_zero: bool = False,
+    read_at: datetime | None = None,
 ) -> tuple[LogFound, LogFinding | None, Clock | None]:
     """The log as the pane shows it, its explaining line, and what its stamps showed. `exited_zero`: its
     instance ended with exit 0, so when no line reads as a failure its last line is what it said as it stopped."""
-    finding, clock = scan_log(excerpt.lines, before=before, own=own)
+    finding, clock = scan_log(excerpt.lines, before=before, own=own, read_at=read_at)
     if finding is None and exited_zero:
         finding = last_words(excerpt.lines)
     index = finding.line_no - 1 if finding is not None else None
@@ -242,11 +247,12 @@ def log_infra_observations(
     *,
     at: datetime | None = None,
     own: bool = False,
+    read_at: datetime | None = None,
 ) -> list[Observation]:
     """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end (dated
     `at`, else `before`)."""
     found: list[Observation] = []
-    for line_no, signal in log_signals(excerpt.lines, before=before, own=own):
+    for line_no, signal in log_signals(excerpt.lines, before=before, own=own, read_at=read_at):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
         found.append(Observation(signal, excerpt.source, at or before, text, pod, node))
     return found

@@ -10,7 +10,8 @@ cannot hold a line written after that end: its lines are never dropped for their
 the stamps are on another clock (local time without a zone) or the container restarted between the read of
 the pod and the read of its log; the lines are read and the report says why. Only a log not known to be that
 instance's (the current one, read against the workload's failure time) loses the lines stamped after the end,
-unless every stamped line is: then it is the clock, not the lines, that is off.
+unless every stamped line is, or one reads later than the moment the log was read: then it is the clock, not the
+lines, that is off.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from core.diagnosis.crash_loop import span
+
+# A stamp this much later than the moment the log was read is on another clock: more than a read's delay or
+# two machines' drift, less than any zone's offset from UTC (the smallest are 30 min).
+FUTURE_MARGIN = timedelta(minutes=15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,7 @@ class Clock:
     ahead: timedelta  # how far the latest stamp reads past the end
     kept: bool  # the late lines were read anyway
     own: bool  # the end is that of the instance the log is from (else the workload's failure)
+    future: bool = False  # a stamp reads later than the moment the log was read: it cannot be on this clock
 
     @property
     def all_late(self) -> bool:
@@ -59,7 +65,12 @@ class Clock:
             why = "the stamps carry no zone (read as UTC), so it likely logs in local time"
         else:
             why = "its clock is off, or the container restarted between the read of the pod and that of its log"
-        anyway = "no line of the instance that ended can come after its end" if self.own else "it holds no older one"
+        if self.own:
+            anyway = "no line of the instance that ended can come after its end"
+        elif self.future:
+            anyway = "no line can be written after the log was read"
+        else:
+            anyway = "it holds no older one"
         return f"{reads}: {why}; read anyway, as {anyway}"
 
 
@@ -70,10 +81,12 @@ def end_of_second(before: datetime) -> datetime:
     return before.replace(microsecond=0) + timedelta(seconds=1)
 
 
-def judge(stamps: Sequence[Stamp | None], before: datetime | None, *, own: bool) -> tuple[list[bool], Clock | None]:
+def judge(
+    stamps: Sequence[Stamp | None], before: datetime | None, *, own: bool, read_at: datetime | None = None
+) -> tuple[list[bool], Clock | None]:
     """Which lines to leave out (True) for reading later than `before`, and what was seen (None when no line
     reads later). A line without a stamp of its own carries the last one before it. `own`: the log is of the
-    instance that ended at `before`."""
+    instance that ended at `before`; `read_at`: when the log was read (no stamp on this clock can be later)."""
     drop = [False] * len(stamps)
     if before is None:
         return drop, None
@@ -97,6 +110,9 @@ def judge(stamps: Sequence[Stamp | None], before: datetime | None, *, own: bool)
             latest = stamp.at if latest is None or stamp.at > latest else latest
     if not late or latest is None:
         return [False] * len(stamps), None
-    kept = own or late_stamped == stamped
-    clock = Clock(before, late, stamped, late_stamped, zoneless, latest - before, kept, own)
+    if read_at is not None and read_at.tzinfo is None:
+        read_at = read_at.replace(tzinfo=UTC)
+    future = read_at is not None and latest > read_at + FUTURE_MARGIN
+    kept = own or future or late_stamped == stamped
+    clock = Clock(before, late, stamped, late_stamped, zoneless, latest - before, kept, own, future)
     return ([False] * len(stamps) if kept else drop), clock

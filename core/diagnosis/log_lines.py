@@ -215,13 +215,14 @@ def read_line(line: str) -> tuple[datetime | None, str | None, str]:
 
 
 def read_log(
-    lines: Sequence[object], before: datetime | None = None, *, own: bool = False
+    lines: Sequence[object], before: datetime | None = None, *, own: bool = False, read_at: datetime | None = None
 ) -> tuple[list[LogLine | None], Clock | None]:
     """Every line read, None for one left out as logged after ``before`` (log_clock.py decides: `own` says the
-    log is of the instance that ended then, whose lines are never left out), and what the stamps showed when
-    some read later than ``before``. A line without a timestamp carries the previous line's."""
+    log is of the instance that ended then, whose lines are never left out; `read_at` when the log was read), and
+    what the stamps showed when some read later than ``before``. A line without a timestamp carries the previous
+    line's."""
     read = [_read(as_line(raw)) for raw in lines]
-    drop, clock = judge([stamp for stamp, _, _, _ in read], before, own=own)
+    drop, clock = judge([stamp for stamp, _, _, _ in read], before, own=own, read_at=read_at)
     out: list[LogLine | None] = []
     current: datetime | None = None
     for raw, (stamp, level, body, meter), dropped in zip(lines, read, drop, strict=True):

@@ -241,11 +241,11 @@ def explaining_line(lines: Sequence[str], *, before: datetime | None = None, own
 
 
 def scan_log(
-    lines: Sequence[str], *, before: datetime | None = None, own: bool = False
+    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
 ) -> tuple[LogFinding | None, Clock | None]:
     """The explaining line, and what the log's stamps showed against ``before`` (log_clock.py) when some read
-    later than it; ``own``: the log is of the instance that ended at ``before``."""
-    prepared, clock = read_log(lines, before, own=own)
+    later than it; ``own``: the log is of the instance that ended at ``before``; ``read_at``: when it was read."""
+    prepared, clock = read_log(lines, before, own=own, read_at=read_at)
     return _explaining(prepared), clock
 
 
@@ -315,13 +315,13 @@ def _infra_kind_of(lines: Sequence[LogLine | None], index: int) -> LogKind | Non
 
 
 def log_signals(
-    lines: Sequence[str], *, before: datetime | None = None, own: bool = False
+    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
 ) -> list[tuple[int, Signal]]:
     """The GPU hardware, GPU driver and fabric faults a log shows: for each kind, its last line before
     ``before`` (see scan_log), as (1-based line number, signal). The signal's detail is the line's body (prefixes
     off)."""
     last: dict[SignalKind, tuple[int, Signal]] = {}
-    for index, line in enumerate(read_log(lines, before, own=own)[0]):
+    for index, line in enumerate(read_log(lines, before, own=own, read_at=read_at)[0]):
         if line is None or line.frame:
             continue
         hit = _infra_kind(line)

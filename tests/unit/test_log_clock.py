@@ -131,3 +131,21 @@ def test_a_zone_written_as_an_offset_is_read_as_one() -> None:
     plus8 = timezone(timedelta(hours=8))
     log = [f"{(END - timedelta(seconds=1)).astimezone(plus8).isoformat()} ERROR boom: disk full"]
     assert explaining_line(log, before=END) is not None
+
+
+def test_a_stamp_later_than_the_read_is_on_another_clock() -> None:
+    # The current instance of a container still running, read against the workload's failure: lines after the
+    # failure are left out, unless one reads later than the moment the log was read (local time, no zone).
+    log = [
+        "2026-11-30 11:30:00,000 INFO server: listening on :8000",
+        "2026-11-30 12:31:50,000 ERROR server: model store unreachable: connect timeout",
+    ]
+    read_at = datetime(2026, 11, 30, 11, 45, tzinfo=UTC)
+    finding, clock = scan_log(log, before=END, read_at=read_at)
+    assert finding is not None and finding.line_no == 2
+    assert clock is not None and clock.kept and clock.future and not clock.all_late
+    assert "after the log was read" in clock.text()
+    # Within a read's delay of the moment it was read, a late line is still only late.
+    log[1] = log[1].replace("12:31:50", "11:50:50")
+    finding, clock = scan_log(log, before=END, read_at=read_at)
+    assert finding is None and clock is not None and not clock.kept

@@ -264,18 +264,20 @@ def interpret_log(
     *,
     at: datetime | None = None,
     k8s_pod: K8sPod | None = None,
+    now: datetime | None = None,
 ) -> LogRead:
     """The line that explains the failure, read before `failed_at`, and the infrastructure faults the log shows,
     dated `at` (else `failed_at`); an empty or silent log is said so. The log of the instance that ended (the
     previous one, or one `k8s_pod` shows terminated) loses no line for its stamps (core/diagnosis/log_clock.py);
-    when they read later than its end, the evidence says why they were read. `k8s_pod` also gives the exit code
-    the cited line explains, when it names the program that failed."""
+    when they read later than its end, the evidence says why they were read; so are they when one reads later
+    than `now`, when the log was read. `k8s_pod` also gives the exit code the cited line explains, when it names
+    the program that failed."""
     if isinstance(answer, Missing):
         return LogRead(None, (), gap(answer))
     found = Collect()
     instance = log_instance(k8s_pod, answer) if k8s_pod is not None else LogInstance()
     own = answer.previous or instance.end is not None
-    shown, finding, clock = log_finding(answer, failed_at, own=own, exited_zero=instance.exit_code == 0)
+    shown, finding, clock = log_finding(answer, failed_at, own=own, exited_zero=instance.exit_code == 0, read_at=now)
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
@@ -283,7 +285,7 @@ def interpret_log(
     if clock is not None and not clock.kept:
         found.note(f"container {quote(answer.container, 80)}: {clock.text()}")
     at = at or failed_at
-    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own)
+    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own, read_at=now)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
