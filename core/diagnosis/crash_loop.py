@@ -56,8 +56,10 @@ class CrashLoop:
 
     @property
     def exits_zero(self) -> bool:
-        """Its last run ended with exit 0: it is restarted for ending, not for failing."""
-        return self.last_exit == 0
+        """Its last run ended with exit 0 and the pod's policy restarts a container that succeeds (only
+        `restartPolicy: Always` does; an unread policy that restarted it is that one): it is restarted for
+        ending, not for failing."""
+        return self.last_exit == 0 and self.policy not in {"OnFailure", "Never"}
 
     @property
     def newest_event(self) -> datetime | None:
@@ -223,8 +225,10 @@ def exits_zero_text(loop: CrashLoop) -> str:
     reason = f", {loop.last_reason}" if loop.last_reason else ""
     if loop.policy == "Always":
         return f"it keeps exiting 0 (last exit 0{reason}) under restartPolicy Always, which restarts it all the same"
-    policy = f", restartPolicy {loop.policy}" if loop.policy else ""
-    return f"its last run exited 0 (last exit 0{reason}{policy})"
+    return (
+        f"it keeps exiting 0 (last exit 0{reason}) and is restarted all the same: only restartPolicy Always "
+        "restarts a container that exits 0"
+    )
 
 
 def _age(age: timedelta) -> str:
