@@ -235,7 +235,7 @@ def read_log(
         shutdown = not frame and bool(SHUTDOWN_RE.search(body))
         summary = not frame and bool(POINTER_RE.search(body) or SUMMARY_RE.search(body))
         text = as_line(raw)
-        shown = _as_shown(text) if "\r" in text.rstrip("\r\n") else text
+        shown = _as_shown(text[:MAX_LINE_MATCH_CHARS]) if "\r" in text.rstrip("\r\n") else text
         out.append(LogLine(shown, body, level, current, frame, shutdown, summary, meter))
     return out, clock
 

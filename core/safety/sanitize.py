@@ -191,10 +191,13 @@ def terminal_line(parts: Iterable[str]) -> str:
     """One line written as parts with a carriage return between them, as a terminal leaves it on screen: each
     part overwrites the start of the line, and the tail of a longer part before it stays visible (a progress
     meter redrawn, then an error written after its last redraw)."""
-    shown = ""
+    shown: list[str] = []  # written over in place: linear in what is written, however many redraws
     for part in parts:
-        shown = part + shown[len(part) :] if len(part) < len(shown) else part
-    return shown
+        if len(part) >= len(shown):
+            shown = list(part)
+        elif part:
+            shown[: len(part)] = part
+    return "".join(shown)
 
 
 def is_clean(text: str, *, allow_newlines: bool = True) -> bool:

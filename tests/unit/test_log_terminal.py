@@ -21,6 +21,8 @@ def test_terminal_line_keeps_what_is_left_visible() -> None:
     assert terminal_line(["", "  0 0", "  0 0 0curl: (6) x"]) == "  0 0 0curl: (6) x"
     assert terminal_line(["50%", ""]) == "50%"
     assert terminal_line([]) == ""
+    # A hostile line of a million redraws under a long one costs what it writes, and shows what a terminal would.
+    assert terminal_line(["x" * 2000, *(["ab", ""] * 500_000)]) == "ab" + "x" * 1998
 
 
 def test_clean_log_counts_lines_by_newline_and_shows_each_as_a_terminal_would() -> None:
