@@ -154,6 +154,9 @@ def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
 
 def advice(failure: DiagnosisFailed) -> str:
     """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+    hint = getattr(failure, "hint", None)  # a failure that knows what to try says it itself
+    if isinstance(hint, str):
+        return hint
     if isinstance(failure, UnknownCluster):
         return "Run it again with one of the cluster ids (or names) above in --cluster-id."
     if isinstance(failure, UnknownProject):

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from core.diagnosis.engine import DiagnosisFailed, OpenTier2, Tier1
+from core.diagnosis.observations import quote
 from core.diagnosis.reader import error_why
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.models.runai import Workload
@@ -43,6 +44,7 @@ DEFAULT_MAX_FAILURES = 500
 # A listed row past `max_failures` counts as a failure, undiagnosed, only when its phase says it failed.
 ENDED_FAILED = frozenset({"Failed", "Crashed"})
 MAX_FAILURES = 5000
+SHOWN_NODES = 30
 Progress = Callable[[int, int], None]
 
 
@@ -91,6 +93,13 @@ class NodesRequest:
 
     def window(self, now: datetime) -> tuple[datetime, datetime]:
         return now - parse_lookback(self.since), now
+
+
+@dataclass
+class UnknownNode(DiagnosisFailed):
+    """`--node` names no node the cluster lists, and no pod ran on one of that name in the window."""
+
+    hint = "Run it again with one of the node names above in --node, or a longer --since."
 
 
 @dataclass
@@ -245,7 +254,20 @@ async def nodes_view(
             failed[w.id or ""] = (w, None)  # failed, past what the view diagnoses: counted, not diagnosed
     result.rows = build_rows(nodes, ran, failed, request.threshold, nodes_unread=result.nodes_unread, only=in_view)
     result.reads = tally[0]
+    if request.node and not result.rows:
+        raise UnknownNode(_no_such_node(request.node, nodes))
     return result
+
+
+def _no_such_node(node: str, nodes: list[Any] | None) -> str:
+    said = quote(node, 120)
+    if nodes is None:
+        return f"no pod ran on a node named {said} in the window, and the cluster's node list could not be read"
+    names = sorted((n.name for n in nodes if n.name), key=str.casefold)
+    shown = ", ".join(quote(n, 80) for n in names[:SHOWN_NODES])
+    more = f", and {len(names) - SHOWN_NODES} more" if len(names) > SHOWN_NODES else ""
+    return (f"{said} is not a node of this cluster, and no pod ran on one of that name in the window. Its nodes: "
+            f"{shown or 'none listed'}{more}. Use one of these names, exactly as written.")  # fmt: skip
 
 
 def _names_in_view(request: NodesRequest, nodes: list[Any] | None) -> set[str] | None:

@@ -88,6 +88,7 @@ class RanThere:
     name: str | None
     project: str | None
     pods: tuple[str, ...]
+    live: bool = False  # a pod of it is still there (neither completed nor deleted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +243,8 @@ def ran_by_node(pods: Iterable[RunaiPod]) -> dict[str, dict[str, RanThere]]:
     return {
         node: {
             wid: RanThere(wid, _first(p.workload_name for p in ps), _first(p.project_name for p in ps),
-                          tuple(sorted({p.name or p.id or "?" for p in ps})))
+                          tuple(sorted({p.name or p.id or "?" for p in ps})),
+                          any(p.completed_at is None and p.deleted_at is None for p in ps))
             for wid, ps in by_workload.items()
         }
         for node, by_workload in grouped.items()

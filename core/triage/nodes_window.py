@@ -15,7 +15,8 @@ only when the rest says it ran in the window.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -114,3 +115,20 @@ async def read_nodes(tier1: Any, cluster_id: str, pool: str | None) -> NodesRead
         if len(page.items) + len({p.index for p in page.problems}) < MAX_LIMIT or not fresh:
             break
     return found
+
+
+async def read_each_workload(tier1: Any, ids: Iterable[str], requests: int) -> int:
+    """Read each workload by id (`requests` at once), for a recording: a replay serves a pod only beside its
+    workload's own object. Returns how many reads failed (each is kept in the recording as it came)."""
+    gate = asyncio.Semaphore(requests)
+
+    async def one(wid: str) -> bool:
+        async with gate:
+            try:
+                await tier1.get_workload(wid)
+            except Exception:
+                return False
+            return True
+
+    done = await asyncio.gather(*(one(wid) for wid in ids))
+    return done.count(False)
