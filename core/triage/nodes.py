@@ -33,7 +33,7 @@ from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.triage.attention import AttentionCache, attention_filters, judge_rows
 from core.triage.batch import MAX_DIAGNOSES, ClustersOnce, Politeness, Verdict, diagnose_many
 from core.triage.cluster_state import ClusterState
-from core.triage.nodes_rows import NodeRow, Threshold, build_rows, ran_by_node
+from core.triage.nodes_rows import ENDED_FAILED, NodeRow, Threshold, build_rows, ran_by_node
 from core.triage.nodes_window import read_nodes, read_window_pods
 from core.triage.scan_scope import scope_of
 from core.triage.verdicts import VerdictCache
@@ -41,8 +41,6 @@ from core.triage.verdicts import VerdictCache
 SCHEMA = "runai-triage/nodes@1"
 DEFAULT_SINCE = "24h"
 DEFAULT_MAX_FAILURES = 500
-# A listed row past `max_failures` counts as a failure, undiagnosed, only when its phase says it failed.
-ENDED_FAILED = frozenset({"Failed", "Crashed"})
 MAX_FAILURES = 5000
 SHOWN_NODES = 30
 Progress = Callable[[int, int], None]
@@ -95,7 +93,6 @@ class NodesRequest:
         return now - parse_lookback(self.since), now
 
 
-@dataclass
 class UnknownNode(DiagnosisFailed):
     """`--node` names no node the cluster lists, and no pod ran on one of that name in the window."""
 

@@ -4,7 +4,8 @@ failures share, and the node's state now; then the ranking.
 - `ran`: every workload with a pod on the node in the window, live or deleted, failed or not.
 - `failures`: the workloads of `ran` that failed in the window, each with its verdict. A workload of several
   pods on several nodes failed on each of them (its pods there ended with it); the cause it shows is
-  attributed only to the node its finding names.
+  attributed only to the node its finding names. A Stopped workload stopped by its user or a scheduling
+  policy (SCHEDULING_POLICY_TERMINATED) ran there and did not fail.
 - `cause`: what two or more failures on the node share that is not theirs to fix: an infrastructure finding
   naming this node (GPU hardware or driver, node pressure, fabric), or a NODE_FAILURE verdict. None when the
   failures share nothing of the kind.
@@ -26,6 +27,8 @@ from core.safety.untrusted import clean
 from core.triage.batch import Verdict, verdict_label
 
 NOT_DIAGNOSED = "not diagnosed"
+# The phases that say a workload failed, whatever a diagnosis of it would add.
+ENDED_FAILED = frozenset({"Failed", "Crashed"})
 NODE_FAILURE_KEY = "node-failure"
 # How many failures must share a cause for it to be the node's.
 SHARED_AT_LEAST = 2
@@ -160,12 +163,16 @@ class Threshold:
         return row.workloads >= self.min_workloads and (row.rate or 0.0) >= self.fail_rate
 
 
-def is_failure(verdict: Verdict | None) -> bool:
-    """A verdict that says the workload failed: a category, or no report of a workload listed as failing. A
-    route-out (preempted, pending, stopped by its user, ...) is not a failure of the node's."""
-    if verdict is None or verdict.report is None:
-        return True
-    return verdict.report.outcome == "diagnosed"
+def is_failure(workload: Workload, verdict: Verdict | None) -> bool:
+    """Whether the workload failed: a verdict with a category, except a Stopped workload's stop by its user or a
+    scheduling policy (it ran there and ended as it was told to); without a report, a phase that says it failed.
+    A route-out (preempted, pending, ...) is not a failure."""
+    report = verdict.report if verdict is not None else None
+    if report is None:
+        return (workload.phase or "") in ENDED_FAILED
+    if report.outcome != "diagnosed":
+        return False
+    return not (workload.phase == "Stopped" and report.category == "SCHEDULING_POLICY_TERMINATED")
 
 
 def _failure(workload: Workload, verdict: Verdict | None, pods: tuple[str, ...]) -> NodeFailure:
@@ -275,7 +282,7 @@ def build_rows(
         for wid, there in row.ran.items():
             if wid in failed:
                 workload, verdict = failed[wid]
-                if is_failure(verdict):
+                if is_failure(workload, verdict):
                     row.failures.append(_failure(workload, verdict, there.pods))
         row.failures.sort(key=lambda f: (_when(f), f.workload_id))
         row.cause, row.findings = shared_cause(name, row.failures)
