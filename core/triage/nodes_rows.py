@@ -105,6 +105,7 @@ class NodeFailure:
     source: str | None
     verdict: Verdict | None
     pods: tuple[str, ...]  # its pods on this node
+    workload: Workload | None = None  # as the failures' list showed it
 
     @property
     def report(self) -> Report | None:
@@ -188,7 +189,7 @@ def _failure(workload: Workload, verdict: Verdict | None, pods: tuple[str, ...])
         line = verdict.failure
     label = verdict_label(report) if verdict is not None else NOT_DIAGNOSED
     return NodeFailure(workload.id or "", workload.name, workload.project_name, label, workload.phase_updated_at,
-                       line, source, verdict, pods)  # fmt: skip
+                       line, source, verdict, pods, workload)  # fmt: skip
 
 
 def _when(failure: NodeFailure) -> float:
