@@ -84,7 +84,8 @@ class _RequestLogWriter:
     def flush(self) -> None:
         entries: list[RecordedRequest] = self._cp.requests[self._written :]
         for entry in entries:
-            record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status}
+            record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status,
+                      "kube": entry.kube}  # fmt: skip
             self._stream.write(json.dumps(record) + "\n")
         self._written += len(entries)
         self._stream.flush()
