@@ -209,6 +209,22 @@ def run_or_explain(prog: str, err: TextIO, work: Callable[[], Awaitable[T]], *, 
     return None
 
 
+def progress_bar(prog: str, err: TextIO, width: int = 24) -> Callable[[int, int], None] | None:
+    """A one-line bar of a command's diagnoses redrawn in place on stderr, or None when stderr is not a terminal
+    (cron, CI, a pipe)."""
+    isatty = getattr(err, "isatty", None)
+    if isatty is None or not isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = width * done // total if total else width
+        end = "\n" if done >= total else ""
+        err.write(f"\r{prog}: diagnosing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}{end}")
+        err.flush()
+
+    return show
+
+
 def write_out(out: TextIO, text: str) -> None:
     tolerant(out)
     try:

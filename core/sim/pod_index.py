@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import bisect
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from core.sim.bundle import CaseBundle
 from core.sim.filtering import Condition, ListField, comparable, list_fields, sort_items
+from core.sim.per_bundle import PerBundle
 
 Row = dict[str, Any]
 
@@ -104,16 +103,5 @@ class PodIndex:
                         self._sorted(deleted, field)
 
 
-_INDEXES: dict[int, PodIndex] = {}
-_INDEXES_LOCK = threading.Lock()
-
-
-def pod_index_of(bundle: CaseBundle) -> PodIndex:
-    """The pod index of `bundle`, built on first use and dropped with the bundle."""
-    key = id(bundle)
-    with _INDEXES_LOCK:
-        index = _INDEXES.get(key)
-        if index is None:
-            index = _INDEXES[key] = PodIndex(bundle.workloads)
-            weakref.finalize(bundle, _INDEXES.pop, key, None)
-        return index
+# One index per bundle being served, built on first use and dropped with the bundle.
+pod_index_of: PerBundle[PodIndex] = PerBundle(lambda bundle: PodIndex(bundle.workloads))

@@ -31,7 +31,7 @@ from tui.widgets.notice import Notice
 from tui.widgets.workload_table import WorkloadTable
 
 STORM = {"ssm-mamba-ft", "detr-sweep-lr3", "eval-notebook-priya", "moe-router-ablation", "whisper-large-ft",
-         "vit-h14-pretrain", "llama-sft-13b"}  # fmt: skip
+         "vit-h14-pretrain", "qwen-sft-14b"}  # fmt: skip
 
 
 async def test_enter_on_the_bad_node_lists_what_ran_there_with_verdicts(demo_bundle: CaseBundle) -> None:

@@ -38,6 +38,7 @@ from tui.headless import (
     command_parser,
     epilog,
     parse_now,
+    progress_bar,
     run_or_explain,
     say,
     start_options,
@@ -51,7 +52,6 @@ from tui.start import StartOptions, open_tenant
 PROG = "runai-triage nodes"
 CROSSED_EXIT = 4
 STALE_EXIT = 3
-BAR = 24
 
 
 def add_nodes_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -140,21 +140,6 @@ def request_from_args(args: argparse.Namespace) -> NodesRequest:
     )
 
 
-def progress_bar(err: TextIO) -> Callable[[int, int], None] | None:
-    """A one-line bar on stderr while failures are diagnosed; None when stderr is not a terminal."""
-    isatty = getattr(err, "isatty", None)
-    if isatty is None or not isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        filled = BAR * done // total if total else BAR
-        end = "\n" if done >= total else ""
-        err.write(f"\r{PROG}: diagnosing [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}{end}")
-        err.flush()
-
-    return show
-
-
 @dataclass(frozen=True)
 class Ran:
     result: NodesResult
@@ -237,7 +222,7 @@ def run_nodes(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
     except UsageError as exc:
         return usage_failed(PROG, err, exc)
     tap = RecordingTap() if record is not None else None
-    ran = run_or_explain(PROG, err, lambda: view_with(start_options(args), request, progress_bar(err), tap),
+    ran = run_or_explain(PROG, err, lambda: view_with(start_options(args), request, progress_bar(PROG, err), tap),
                          what="node view")  # fmt: skip
     if ran is None:
         return 1

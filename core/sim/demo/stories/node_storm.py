@@ -49,7 +49,7 @@ def _cuda_log(step: int, error: str) -> str:
 # (key, name, project, kind, submitted by, minutes running before the Xid, minutes from the Xid to its end,
 # the CUDA error its process printed)
 _VICTIMS = (
-    ("storm-llama-sft", "llama-sft-13b", "nlp", "Training", "priya@example.com", 300, 0.4,
+    ("storm-llama-sft", "qwen-sft-14b", "nlp", "Training", "priya@example.com", 300, 0.4,
      "unspecified launch failure"),
     ("storm-vit-pretrain", "vit-h14-pretrain", "vision", "Training", "marco@example.com", 520, 0.7,
      "unspecified launch failure"),
@@ -114,7 +114,7 @@ def completed_before() -> list[Story]:
     """Three workloads that ran to completion on the node the same day (the rest of its denominator)."""
     out: list[Story] = []
     for key, name, project, created, done in (
-        ("storm-node-ok-1", "bert-eval-nightly", "nlp", 1400, 1310),
+        ("storm-node-ok-1", "ner-eval-nightly", "nlp", 1400, 1310),
         ("storm-node-ok-2", "resnet50-bench-a", "vision", 1150, 1020),
         ("storm-node-ok-3", "hubert-eval-12", "speech", 1000, 905),
     ):
