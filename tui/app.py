@@ -67,6 +67,7 @@ class TriageApp(KeysInTurn):
         STYLES_DIR / "app.tcss",
         STYLES_DIR / "picker.tcss",
         STYLES_DIR / "dialogs.tcss",
+        STYLES_DIR / "nodes.tcss",
     ]
     TITLE = "runai-triage"
     COMMANDS = App.COMMANDS | {KeysProvider}
