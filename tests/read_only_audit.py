@@ -1,12 +1,12 @@
 """The suite-wide read-only audit, as a pytest plugin (registered by tests/conftest.py).
 
-Every audited simulator (`ControlPlane(audited=True)`, the default) records each request it answers in
-`core.sim.audit`. When a test process ends, this plugin sums up what its simulators saw. Under pytest-xdist
-each worker sends its summary to the controller with the worker's final report (`workeroutput`), and the
-controller judges the union; without xdist the one process judges its own. A request other than GET and the
-two token POSTs, or any read of a Secret, fails the session (exit status 1) with the offending requests
-listed; so does a full run in which the simulators saw almost nothing (an audit over nothing proves nothing),
-and a worker that ended without a summary.
+Every audited simulator (`ControlPlane(audited=True)`, the default) counts each request it answers in
+`core.sim.audit`, and keeps the ones that break the rule. When a test process ends, this plugin sums up what its
+simulators saw. Under pytest-xdist each worker sends its summary to the controller with the worker's final report
+(`workeroutput`), and the controller judges the union; without xdist the one process judges its own. A request
+other than GET and the two token POSTs, or any read of a Secret, fails the session (exit status 1) with the
+offending requests listed; so does a full run in which the simulators saw almost nothing (an audit over nothing
+proves nothing), and a worker that ended without a summary.
 
 Simulators in processes the tests start (the program's simulator process, a headless command run as a
 subprocess) write what they answered to files in a directory the session names in RUNAI_TRIAGE_AUDIT_DIR
@@ -36,13 +36,11 @@ Summary = dict[str, Any]
 
 def _summary(tests_run: int) -> Summary:
     """What this process's simulators saw: plain JSON-able values, so xdist can carry them to the controller."""
-    requests = audit.all_requests()
-    secret_reads = [r for r in requests if "/secrets" in r.path]
     return {
         "tests": tests_run,
-        "requests": len(requests),
+        "requests": audit.counted(),
         "writes": [f"{r.method} {r.path} -> {r.status}" for r in audit.write_violations()],
-        "secretReads": [f"{r.method} {r.path} -> {r.status}" for r in secret_reads],
+        "secretReads": [f"{r.method} {r.path} -> {r.status}" for r in audit.secret_reads()],
     }
 
 
@@ -59,9 +57,9 @@ def _children_summary(folder: Path) -> Summary:
                 continue  # a line cut short by a child killed mid-write
             requests += 1
             shown = f"{method} {path} -> {status}"
-            if method != "GET" and (method, path.rstrip("/")) not in audit.ALLOWED_WRITES:
+            if audit.is_write(method, path):
                 writes.append(shown)
-            if "/secrets" in path:
+            if audit.is_secret_read(path):
                 secret_reads.append(shown)
     return {"tests": 0, "requests": requests, "writes": writes, "secretReads": secret_reads}
 

@@ -28,6 +28,7 @@ import styles
 from core.safety.untrusted import clean
 from core.tenant import KUBE_OFF, Tenant
 from tui.clock import Clock, frozen_clock, system_clock
+from tui.keys_in_turn import KeysInTurn
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
 from tui.screens.picker import PickerScreen
@@ -61,11 +62,12 @@ ATTENTION_NOTE = (
 )
 
 
-class TriageApp(App[None]):
+class TriageApp(KeysInTurn):
     CSS_PATH: ClassVar[list[str | Path]] = [
         STYLES_DIR / "app.tcss",
         STYLES_DIR / "picker.tcss",
         STYLES_DIR / "dialogs.tcss",
+        STYLES_DIR / "nodes.tcss",
     ]
     TITLE = "runai-triage"
     COMMANDS = App.COMMANDS | {KeysProvider}

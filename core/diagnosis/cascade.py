@@ -83,7 +83,7 @@ _HOW: dict[SignalKind, str] = {
     K.CREATE_CONTAINER_CONFIG_ERROR: "container configuration error",
     K.START_ERROR: "container could not start",
     K.APP_EXIT: "exited with an error",
-    K.LIVENESS_KILL: "killed after its liveness probe failed",
+    K.LIVENESS_KILL: "killed after a probe failed",
     K.EVICTED: "evicted",
     K.NODE_LOST: "its node was lost",
     K.NODE_NOT_READY: "its node went NotReady",
@@ -246,7 +246,7 @@ def _natural(name: str) -> tuple[tuple[int, int | str], ...]:
 def _failed(item: PodEnd) -> bool:
     phase = (item.k8s_phase or "").lower()
     phase_failed = phase not in HEALTHY_PHASES
-    signalled = any(o.kind not in {K.NODE_PRESSURE, K.PREEMPTED} for o in item.observations)
+    signalled = any(o.kind not in {K.NODE_PRESSURE, K.PREEMPTED, K.READINESS_FAILED} for o in item.observations)
     torn_down = item.deleted and phase not in {"succeeded", "completed"}  # deleted before it could finish
     return bool(item.times) and (phase_failed or signalled or item.failed_container or torn_down)
 

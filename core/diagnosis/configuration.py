@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.diagnosis.memory import PLAUSIBLE_MEMORY
 from core.diagnosis.observations import quote
 from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
 from core.models.report import EvidenceItem, MissingItem
@@ -35,50 +36,61 @@ class MemorySetting:
 
 @dataclass(frozen=True, slots=True)
 class _Bad:
-    """One field holding a value that is not a quantity: which (request or limit), where, the value, why."""
+    """One field holding a value that cannot be used: which (request or limit), where, the value, why."""
 
     what: str
     where: str
     value: str
-    reason: str
+    why: str  # "is not a Kubernetes quantity (...)" or "is not a usable amount of memory (...)"
 
 
-def _bytes(value: object, what: str, where: str, problems: list[_Bad]) -> int | None:
+def _bytes(value: object, what: str, where: str, problems: list[_Bad], most: int = PLAUSIBLE_MEMORY) -> int | None:
+    """A memory quantity in bytes, or None with the reason in `problems`: not a quantity, a request or a limit of
+    zero or less (an allocation below zero), or more than any machine holds. Such a value is never used."""
     if value is None:
         return None
     try:
-        return quantity_to_bytes(value)  # type: ignore[arg-type]
+        amount = quantity_to_bytes(value)  # type: ignore[arg-type]
     except QuantityError as exc:
         # The error says "'24Gx' is not a Kubernetes quantity: <why>": only the why is kept, said once below.
         reason = str(exc).split(" is not a Kubernetes quantity: ", 1)[-1]
-        problems.append(_Bad(what, where, quote(value, 60), quote(reason, 160)))
+        problems.append(_Bad(what, where, quote(value, 60), f"is not a Kubernetes quantity ({quote(reason, 160)})"))
         return None
+    if amount < 0 or (amount == 0 and what != "allocation"):
+        impossible = "below zero" if amount < 0 else "zero"
+    elif amount > most:
+        impossible = f"more than {format_bytes(most)}, more than any machine holds"
+    else:
+        return amount
+    problems.append(_Bad(what, where, quote(value, 60), f"is not a usable amount of memory (it is {impossible})"))
+    return None
 
 
 def _merged(problems: list[_Bad]) -> list[MissingItem]:
-    """One missing item per malformed value, naming every field that holds it (a request and a limit copied
+    """One missing item per unusable value, naming every field that holds it (a request and a limit copied
     into the spec, the workload and each pod are one mistake, not eight)."""
     out: list[MissingItem] = []
-    for value, reason in dict.fromkeys((b.value, b.reason) for b in problems):
-        same = [b for b in problems if (b.value, b.reason) == (value, reason)]
+    for value, why in dict.fromkeys((b.value, b.why) for b in problems):
+        same = [b for b in problems if (b.value, b.why) == (value, why)]
         whats = " and ".join(dict.fromkeys(b.what for b in same))
         wheres = ", ".join(dict.fromkeys(b.where for b in same))
+        malformed = why.startswith("is not a Kubernetes quantity")
+        end = "it was not guessed" if malformed else "it was not used"
         out.append(
-            MissingItem(
-                what=f"CPU-memory {whats}",
-                why=f"'{value}' is not a Kubernetes quantity ({reason}); it is in {wheres}; it was not guessed",
-                source=None,
-            )
+            MissingItem(what=f"CPU-memory {whats}", why=f"'{value}' {why}; it is in {wheres}; {end}", source=None)
         )
     return out
 
 
-def _from_resources(resources: ResourceSet | None, where: str, source: str, problems: list[_Bad]) -> MemorySetting:
+def _from_resources(
+    resources: ResourceSet | None, where: str, source: str, problems: list[_Bad], most: int = PLAUSIBLE_MEMORY
+) -> MemorySetting:
     setting = MemorySetting(source=source, origin=where)
     if resources is None or resources.cpu_memory is None:
         return setting
-    setting.request_bytes = _bytes(resources.cpu_memory.request, "request", f"{where}.cpuMemory.request", problems)
-    setting.limit_bytes = _bytes(resources.cpu_memory.limit, "limit", f"{where}.cpuMemory.limit", problems)
+    memory = resources.cpu_memory
+    setting.request_bytes = _bytes(memory.request, "request", f"{where}.cpuMemory.request", problems, most)
+    setting.limit_bytes = _bytes(memory.limit, "limit", f"{where}.cpuMemory.limit", problems, most)
     return setting
 
 
@@ -108,8 +120,11 @@ def memory_setting(
         candidates.append(_from_compute(compute, role_origin, problems))
     candidates.append(_from_resources(workload.pods_requested_resources, "podsRequestedResources", STATUS, problems))
     if pod is None:
+        total = PLAUSIBLE_MEMORY * max(1, len(pods))  # the workload's figures sum its pods'
         candidates.append(
-            _from_resources(workload.workload_requested_resources, "workloadRequestedResources", STATUS, problems)
+            _from_resources(
+                workload.workload_requested_resources, "workloadRequestedResources", STATUS, problems, total
+            )
         )
         if compute is not None:
             candidates.append(_from_compute(compute, role_origin, problems))
@@ -245,3 +260,46 @@ def pod_evidence(pod: RunaiPod, memory: MemorySetting | None = None) -> Evidence
     if pod.measurements:
         parts.append("measurements reported")
     return EvidenceItem(text="; ".join(parts), source=PODS, signal="pod")
+
+
+def _negative_counts(resources: ResourceSet | None, where: str) -> list[tuple[str, object]]:
+    if resources is None or resources.gpu is None:
+        return []
+    gpu = resources.gpu
+    return [(f"{where}.gpu.{name}", value) for name, value in (("request", gpu.request), ("limit", gpu.limit))]
+
+
+def count_problems(workload: Workload, pods: Sequence[RunaiPod], spec: WorkloadSpecDoc | None) -> list[MissingItem]:
+    """A GPU count below zero wherever one is given (requested, allocated, submitted): not a number of GPUs, so
+    it is named once per value with every field that holds it, and never used."""
+    fields = [
+        *_negative_counts(workload.pods_requested_resources, "podsRequestedResources"),
+        *_negative_counts(workload.workload_requested_resources, "workloadRequestedResources"),
+        ("allocatedResources.gpu", workload.allocated_resources.gpu if workload.allocated_resources else None),
+    ]
+    for pod in pods:
+        name = f"pod {quote(pod.name, 80)}"
+        fields += _negative_counts(pod.requested_resources, f"{name} requestedResources")
+        fields.append(
+            (f"{name} allocatedResources.gpu", pod.allocated_resources.gpu if pod.allocated_resources else None)
+        )
+    submitted = spec.spec if spec is not None else None
+    compute = submitted.compute if submitted is not None else None
+    if compute is not None:
+        fields += [
+            ("spec.compute.gpuDevicesRequest", compute.gpu_devices_request),
+            ("spec.compute.gpuPortionRequest", compute.gpu_portion_request),
+            ("spec.compute.gpuPortionLimit", compute.gpu_portion_limit),
+        ]
+    bad = [(where, value) for where, value in fields if isinstance(value, int | float) and value < 0]
+    out: list[MissingItem] = []
+    for value in dict.fromkeys(value for _, value in bad):
+        wheres = ", ".join(where for where, v in bad if v == value)
+        out.append(
+            MissingItem(
+                what="GPU count",
+                why=f"'{value:g}' is below zero, not a number of GPUs; it is in {wheres}; it was not used",
+                source=None,
+            )
+        )
+    return out

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import itemgetter
 
+from core.diagnosis.marks import Mark, event_mark, running_mark
 from core.diagnosis.observations import Observation, classified_event, from_phase_message, quote
 from core.diagnosis.signals import SignalKind
 from core.models.gc_pause import gc_paused
@@ -45,6 +46,7 @@ FAILING_KINDS = frozenset(
         SignalKind.EVICTED,
         SignalKind.NODE_LOST,
         SignalKind.NODE_NOT_READY,
+        SignalKind.SANDBOX_FAILED,
         SignalKind.SIGKILLED,
     }
 )
@@ -58,6 +60,9 @@ class Occurrence:
     phase: str | None
     run_start: datetime | None = None  # last transition into Running inside the episode
     observations: list[Observation] = field(default_factory=list)
+    # What shows a step of the start done (a move to Running, an image pulled, a container started): a signal
+    # a later mark took back is history (core/diagnosis/supersede.py).
+    marks: list[Mark] = field(default_factory=list)
     category: str | None = None
     routed: str | None = None  # "preempted" when this one was a preemption, not a failure
 
@@ -198,6 +203,7 @@ def _analyse(
             phase_since_close = True
             if phase == "Running":
                 episode.run_start = at
+                episode.marks.append(running_mark(at, SOURCE))
             episode.observations.extend(obs)
             timeline.append(TimelineEntry(at=at, kind="phase", text=text))
             continue
@@ -220,6 +226,12 @@ def _analyse(
         if signals:
             event_at = event.created_at
             target.observations.extend([Observation(sig, SOURCE, event_at, text, pod, node) for sig in signals])
+        else:
+            obj = event.involved_object
+            mark = event_mark(event.reason, event.message, event.created_at, SOURCE, obj.kind if obj else None,
+                              obj.name if obj else None)  # fmt: skip
+            if mark is not None:
+                target.marks.append(mark)
         timeline.append(TimelineEntry(at, "event", line, failing, target.index if (failing or late) else None))
 
     # A still-running workload that keeps failing to start or keeps crashing is one open occurrence.

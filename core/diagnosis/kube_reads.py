@@ -10,6 +10,7 @@ to the metrics gate.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -17,12 +18,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.diagnosis import cascade, crash_loop, infra, same_node
 from core.diagnosis.findings import Collect, Findings, Journal
 from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.kube_evidence import DESCRIBE_POD, EVENTS
+from core.diagnosis.marks import Mark, events_marks, pod_marks
 from core.diagnosis.observations import Observation
+from core.diagnosis.peer_nodes import read_peer_nodes
 from core.diagnosis.reader import Reader
 from core.diagnosis.steps import conditional, kubernetes, multipod
 from core.diagnosis.steps.history import HistoryRead
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
+from core.diagnosis.supersede import supersede
 from core.models.kube import K8sEvent
 from core.models.runai import Workload
 from core.sources.evidence import Missing
@@ -31,6 +36,9 @@ if TYPE_CHECKING:
     from core.sources.kube import KubeSource
 
 T = TypeVar("T")
+# What Steps 1-3 found, for the Kubernetes reads: the history, the Run:ai observations that stand (those a later
+# event took back left out) and the marks of progress Run:ai showed.
+Known = tuple[HistoryRead, tuple[Observation, ...], tuple[Mark, ...]]
 
 
 def _ready(value: T) -> asyncio.Future[T]:
@@ -48,7 +56,7 @@ class KubeReads:
         reader: Reader,
         journal: Journal,
         spawn: Callable[[Coroutine[Any, Any, Any]], asyncio.Task[Any]],
-        known: asyncio.Future[tuple[HistoryRead, tuple[Observation, ...]]],
+        known: asyncio.Future[Known],
         early: asyncio.Future[Tier2Found],
         now: datetime,
     ) -> None:
@@ -74,14 +82,19 @@ class KubeReads:
             described = await multipod.describe_pods(
                 self.reader, self.t2, ns, [n for n in names if cascade.pod_key(n) not in have]
             )
-            _, tier1_obs = await self.known
+            history, tier1_obs, tier1_marks = await self.known
             k8s = dict(done.k8s_pods) if done is not None else {}
             observations = list(done.observations) if done is not None else []
+            marks = list(done.marks) if done is not None else []
             for item in described:
                 if item.pod is not None and item.pod.metadata is not None and item.pod.metadata.name:
                     k8s[cascade.pod_key(item.pod.metadata.name)] = item.pod
                     observations += item.observations
-            order = multipod.termination_order(w, pods.pods, tier1_obs + tuple(observations), window, k8s_pods=k8s)
+                    marks += pod_marks(item.pod, DESCRIBE_POD)
+            # What a described pod shows taken back (a pull error before its container started) dates no end.
+            end = conditional.failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
+            standing = supersede(tier1_obs + tuple(observations), (*tier1_marks, *marks), end).kept
+            order = multipod.termination_order(w, pods.pods, standing, window, k8s_pods=k8s)
             first = order.order.first
             first_name = first.pod if first is not None else (names[0] if names else None)
             for item in described:
@@ -89,11 +102,13 @@ class KubeReads:
                     self.journal.take(item.findings)  # a failed describe is a stated gap whoever it was for
                 elif cascade.pod_key(item.pod.metadata.name) != first_name:
                     self.journal.take(multipod.peer_findings(item))
+            failed = conditional.failure_time(history.current, w)
             if first_name is None or (done is not None and done.pod_name == first_name):
-                return Tier2Found(
+                result = Tier2Found(
                     done.pod if done else None, tuple(observations), done.log if done else None, k8s,
-                    done.node_pods if done else None,
+                    done.node_pods if done else None, marks=tuple(marks),
                 )  # fmt: skip
+                return await self.with_peers(result, order.order, pods, window, failed)
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
@@ -105,10 +120,26 @@ class KubeReads:
                 k8s.pop(first_name, None)
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
-            return Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods)
+            result = Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods,
+                                marks=tuple(marks) + full.marks)  # fmt: skip
+            return await self.with_peers(result, order.order, pods, window, failed)
         finally:
             if not self.early.done():
                 self.early.set_result(NO_TIER2)
+
+    async def with_peers(
+        self, found: Tier2Found, order: cascade.TerminationOrder, pods: PodsRead,
+        window: tuple[datetime | None, datetime | None], failed: datetime | None,
+    ) -> Tier2Found:  # fmt: skip
+        """What the nodes of the job's other pods show, when the first failure only says a peer was lost (the
+        rank a collective timeout waited for, first)."""
+        peers = await read_peer_nodes(self.reader, self.t2, order, pods.pods, found, window, failed, self.now)
+        self.journal.take(peers.findings)
+        if not peers.observations and not peers.marks:
+            return found
+        return dataclasses.replace(
+            found, observations=found.observations + peers.observations, marks=found.marks + peers.marks
+        )
 
     async def one_pod(
         self, w: Workload, name: str, uid: str | None,
@@ -158,6 +189,7 @@ class KubeReads:
         node_task = self.spawn(kubernetes.node_events(reader, t2, node, failed_at, self.now)) if node else None
         everything: list[K8sEvent] = []
         observations = list(described.observations)
+        marks: list[Mark] = pod_marks(pod, DESCRIBE_POD) if pod is not None else []
 
         def take_events(read: kubernetes.EventsRead, kept: list[K8sEvent], *, shown_if_none: bool) -> None:
             if read.missing is not None:
@@ -170,11 +202,12 @@ class KubeReads:
 
         pod_events = await events_task  # taken before the node's, whichever answers first
         take_events(pod_events, list(pod_events.events), shown_if_none=True)
+        marks += events_marks(pod_events.events, EVENTS)
         unjudged = not ending and pod_events.missing is None and not pod_events.events
         if not self.early.done():
             self.early.set_result(Tier2Found(pod, tuple(observations)))
         # The log and the node's events are read against the failure's time and window, which history gives.
-        history, tier1_obs = await self.known
+        history, tier1_obs, _ = await self.known
         failed = conditional.failure_time(history.current, w)
         loop = crash_loop.read_loop(pod, pod_events.events, tier1_obs)
         newest = crash_loop.newest_of(loop, failed if ending else None)
@@ -190,6 +223,7 @@ class KubeReads:
             if not ending and read.missing is None and not read.events:
                 take(kubernetes.events_gap(f"Kubernetes events of node {node}", newest, self.now))
             take_events(read, kubernetes.failure_node_events(read.events, window, ends), shown_if_none=False)
+            marks += events_marks(read.events, EVENTS)
         log = None
         key = cascade.pod_key(name)
         if log_task is not None:
@@ -198,7 +232,9 @@ class KubeReads:
             # The log's own instance ended then: its lines cannot be later. Else the failure's time, which for
             # a workload still running is not known closely enough to cut the log by.
             before = ended or (failed if ending else None)
-            explained = kubernetes.interpret_log(answer, before, key, node, at=before or crash_loop.last_crash_at(loop))
+            explained = kubernetes.interpret_log(
+                answer, before, key, node, at=before or crash_loop.last_crash_at(loop), k8s_pod=pod, now=self.now
+            )
             take(explained.findings)
             log = explained.finding
             observations += explained.observations
@@ -214,10 +250,13 @@ class KubeReads:
             described_node = await kubernetes.describe_node(reader, t2, node)
             take(described_node.findings)
             observations += described_node.observations
+            marks += described_node.marks
             if node_pods is None and infra.node_level_evidence(described_node.observations, key, node):
                 node_pods = self.spawn(same_node.read_node_pods(reader, t2, node))
         listed = (node, await node_pods) if node and node_pods is not None else None
-        return Tier2Found(pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed, loop)
+        return Tier2Found(
+            pod, tuple(observations), log, {key: pod} if pod is not None else {}, listed, loop, tuple(marks)
+        )
 
     def no_namespace(self) -> Tier2Found:
         gap = Collect()

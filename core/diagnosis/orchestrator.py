@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from core.diagnosis import crash_loop, infra
 from core.diagnosis.findings import Collect, Journal
 from core.diagnosis.history import ENDING_PHASES
-from core.diagnosis.kube_reads import KubeReads
+from core.diagnosis.kube_reads import Known, KubeReads
+from core.diagnosis.marks import runai_pod_marks
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
 from core.diagnosis.reader import Reader, ReadFailure, Steps, Tier1, cancel_all
@@ -43,10 +44,12 @@ from core.diagnosis.steps import (
     revisions,
     submissions,
 )
+from core.diagnosis.steps.conditional import failure_time
 from core.diagnosis.steps.history import HistoryRead, read_history
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.steps.resolve import Route
+from core.diagnosis.supersede import NOTHING, supersede
 from core.models.gc_pause import older_collections_postponed
 from core.models.kube import K8sPod
 from core.models.pages import Page
@@ -93,10 +96,11 @@ class Orchestrator:
         self.status_obs: tuple[Observation, ...] = ()
         self.pod_seen = False
         self.cluster_taken = False
+        self.superseded = NOTHING  # the signals a later event took back, as far as read
         loop = asyncio.get_running_loop()
         # Tier 2 runs as one task beside Steps 2-3: it waits for Steps 1-3's answers (`known`) before reading
         # its log and node events against the failure's time, and the metrics gate waits for its first answers.
-        self.known: asyncio.Future[tuple[HistoryRead, tuple[Observation, ...]]] = loop.create_future()
+        self.known: asyncio.Future[Known] = loop.create_future()
         self.early: asyncio.Future[Tier2Found] = loop.create_future()
 
     def spawn(self, work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
@@ -132,6 +136,7 @@ class Orchestrator:
         status = resolve.check_status(w, resolution.events, self.req, self.cutoff)
         take(status.findings)
         self.status_obs = status.observations
+        self.superseded = status.superseded
         self.pod_seen = bool(w.running_pods) or any(
             e.involved_object is not None and e.involved_object.kind == "Pod" for e in status.events
         )
@@ -185,10 +190,16 @@ class Orchestrator:
         history = await history_task
         take(history.findings)
         self.steps.finish(3)
-        tier1_obs = (
+        tier1_all = (
             status.observations + spec.observations + pods.observations + history.observations + revision.observations
         )
-        self.known.set_result((history, tier1_obs))
+        # A signal a later event took back (a pull error, then the image pulled and the container run; a
+        # preemption, then the workload running again) is history: the gates and the verdict read what stands.
+        tier1_marks = status.marks + tuple(runai_pod_marks(pods.pods, inspect.PODS)) + history.marks
+        end = failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
+        self.superseded = supersede(tier1_all, tier1_marks, end)
+        tier1_obs = self.superseded.kept
+        self.known.set_result((history, tier1_obs, tier1_marks))
         window = conditional.episode_window(history.current, w, self.now)
         if several and t2 is not None and ns_task is not None:
             self.steps.start(4)
@@ -216,18 +227,23 @@ class Orchestrator:
             if gate[0] and not is_preempted(early_obs):
                 metrics_task = self.spawn(self.metrics(w, history, pods, first.pod, gate))
         found = await tier2 if tier2 is not None else self.no_tier2()
-        if (route := self.preempted(found.observations, PREEMPTED_IN_POD)) is not None:
+        marks = tier1_marks + found.marks
+        self.superseded = supersede(tier1_all + found.observations, marks, end)
+        standing = self.superseded.kept
+        if (route := self.preempted(supersede(found.observations, marks, end).kept, PREEMPTED_IN_POD)) is not None:
             return await self.route_out(route)
         if tier2 is None and (w.phase or "") not in ENDING_PHASES:  # a crash loop dated from Run:ai's events
             found = self.dated_loop(found, tier1_obs)
         if several:
-            read = await multipod.evidence_of_several(self.reader, self.t1, w, pods.pods, tier1_obs, found, window,
-                                                      self.now)  # fmt: skip
+            read = await multipod.evidence_of_several(
+                self.reader, self.t1, w, pods.pods, standing, dataclasses.replace(found, observations=()), window,
+                self.now,
+            )  # fmt: skip
             take(read.ordered.findings)
             take(read.pod_metrics.findings)
             gathered = classify.gathered_several(w, spec, pods, history, found, read, self.t2 is not None)
         else:
-            observations = tier1_obs + found.observations
+            observations = standing
             if metrics_task is not None:
                 metrics = await metrics_task
             else:
@@ -237,6 +253,7 @@ class Orchestrator:
                 w, observations, spec, pods, history, metrics, found.pod, found.log, self.t2 is not None,
                 node_pods=found.node_pods, loop=found.loop,
             )
+        gathered = dataclasses.replace(gathered, superseded=self.superseded)
         self.steps.finish(4)
 
         # Step 5: classify and report.
@@ -302,7 +319,7 @@ class Orchestrator:
             self.steps.finish(1)
         failed_at = self.workload.phase_updated_at if self.workload else None
         findings = infra.routed_findings(self.status_obs + read.observations, self.pod_seen, failed_at)
-        return classify.routed(route, self.basis(), findings)
+        return classify.routed(route, self.basis(), findings, self.superseded)
 
     def basis(self) -> classify.Basis:
         j = self.journal

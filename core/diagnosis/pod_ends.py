@@ -25,7 +25,9 @@ HEALTHY_PHASES = frozenset(
     {"running", "succeeded", "completed", "pending", "containercreating", "podinitializing", "terminating", ""}
 )
 # Kinds that say something about a pod without dating its end: they add no time of their own.
-WEAK_KINDS = frozenset({K.CONTAINER_ERROR, K.CRASH_LOOP, K.NODE_PRESSURE, K.DISRUPTION_TARGET, K.PREEMPTED})
+WEAK_KINDS = frozenset(
+    {K.CONTAINER_ERROR, K.CRASH_LOOP, K.NODE_PRESSURE, K.DISRUPTION_TARGET, K.PREEMPTED, K.READINESS_FAILED}
+)
 Window = tuple[datetime | None, datetime | None]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.diagnosis import recommend_infra
+from core.diagnosis.probe_kill import ProbeKill, probe_advice, readiness_advice
 from core.diagnosis.recommend_cli import advice_for_line
 from core.diagnosis.signals import ImagePullKind
 from core.diagnosis.signals.node_pressure import EvictionUsage
@@ -31,7 +32,10 @@ class AdviceContext:
     policy: str | None = None  # "idle timeout", "maximum duration", "manual stop"
     log_line: str | None = None
     gpu_oom: bool = False
-    liveness: bool = False
+    probe: ProbeKill | None = None  # the startup or liveness probe that killed the container
+    readiness: str | None = None  # a readiness probe's failure, quoted (it never kills)
+    stuck: bool = False  # a pod held on its node before it started (a Pending workload's node failure)
+    sandbox: str | None = None  # what the node's runtime said when it could not create the pod's sandbox
     recurring_count: int = 0
     lookback: str = "24h"
     mount_resource: str | None = None
@@ -48,6 +52,7 @@ class AdviceContext:
     # verdict's advice says what to read next, and who can.
     gaps: tuple[str, ...] = ()
     namespace: str | None = None
+    exits_zero: bool = False  # a crash loop whose container keeps exiting 0 under a policy that restarts it
 
 
 def _explained(ctx: AdviceContext) -> bool:
@@ -120,11 +125,13 @@ def _crash(ctx: AdviceContext) -> list[str]:
             "The application ran out of GPU memory (not host memory): lower the batch size or sequence length, "
             "use mixed precision or gradient checkpointing, or request a GPU with more memory."
         )
-    elif ctx.liveness:
-        out.append(
-            "The liveness probe killed the container: find out why it stopped answering (a long step, a "
-            "deadlock), or give the probe a longer timeout and initial delay."
-        )
+    elif ctx.probe is not None:
+        out.append(probe_advice(ctx.probe))
+        if ctx.log_line and not specific:  # what it was doing, not a failure it reports
+            out.append(f'Its log up to the kill: "{ctx.log_line}".')
+        return out
+    elif ctx.readiness:
+        out.append(readiness_advice(ctx.readiness))
     if ctx.log_line and specific:
         out.append(f'The log line that says so: "{ctx.log_line}".')
     elif ctx.log_line:
@@ -154,7 +161,32 @@ def _eviction(ctx: AdviceContext) -> list[str]:
     return []
 
 
+def _stuck(ctx: AdviceContext) -> list[str]:
+    """A pod held on its node before it could start: the node's runtime could not make its sandbox, or the node
+    went NotReady under it. It stays there until the node is repaired or the pod is deleted."""
+    node = f"node {ctx.node}" if ctx.node else "its node"
+    cordon = f" (kubectl cordon {ctx.node})" if ctx.node else ""
+    what = (
+        f"{node} could not create the pod's sandbox: {ctx.sandbox}"
+        if ctx.sandbox
+        else f"{node} went NotReady under the pod before it started"
+    )
+    check = (
+        "the runtime there (containerd or CRI-O running, its socket answering: crictl info) and, for a network "
+        "error, the network plugin's pod on that node"
+        if ctx.sandbox
+        else "the node's kubelet and runtime, and why it stopped reporting"
+    )
+    return [
+        f"For the administrator: {what}. Check {check}; cordon the node{cordon} until it is healthy.",
+        "The pod stays bound to that node until the node recovers or the pod is deleted (resubmit, or stop and "
+        "start the workload, once the node is cordoned): nothing in the workload needs to change.",
+    ]
+
+
 def _node(ctx: AdviceContext) -> list[str]:
+    if ctx.stuck and not _explained(ctx):
+        return _stuck(ctx)
     node = f" {ctx.node}" if ctx.node else ""
     own = _eviction(ctx)
     if (ctx.restart_policy or "").lower() == "onfailure":
@@ -200,7 +232,26 @@ def _init(ctx: AdviceContext) -> list[str]:
     return [f"Fix the init container's script or configuration; the main container never started.{line}"]
 
 
+def _exits_zero(ctx: AdviceContext) -> list[str]:
+    """A container that ends with exit 0 and is started again: its program stops when it should keep running."""
+    said = (
+        f' Its log says: "{ctx.log_line}".'
+        if ctx.log_line
+        else " Its previous log (kubectl logs --previous) is where the program says why it stopped."
+    )
+    specific = advice_for_line(ctx.log_line)
+    return [
+        "The container's program ends on its own (exit 0) and its pod's restart policy starts it again, so it never "
+        f"stays up.{said}",
+        *([specific] if specific else []),
+        "A program that is meant to run once and end belongs in a training workload, not in one whose pods are "
+        "restarted when they end.",
+    ]
+
+
 def _unknown(ctx: AdviceContext) -> list[str]:
+    if ctx.exits_zero:
+        return _exits_zero(ctx)
     out = []
     if ctx.unresolved_kill and 143 in ctx.kill_codes:
         out.append(
@@ -217,6 +268,8 @@ def _unknown(ctx: AdviceContext) -> list[str]:
             "Give runai-triage read-only Kubernetes access (see the README) so the pod, its previous log "
             "and its events can be read; Run:ai data alone did not identify the cause."
         )
+    if ctx.readiness:
+        out.append(readiness_advice(ctx.readiness))
     if not _explained(ctx):
         out.append(_read_next(ctx))
         out.append("Do not rerun unchanged until the cause is known.")

@@ -11,15 +11,21 @@ from datetime import datetime
 from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.observations import Observation, quote
+from core.diagnosis.probe_kill import killing_probe, probe_kill, readiness_line
 from core.diagnosis.recommend import AdviceContext, recommendations
 from core.diagnosis.request import DiagnosisRequest
+from core.diagnosis.resolved_history import history_items
 from core.diagnosis.rules import Verdict
 from core.diagnosis.signals import ImagePullKind, SignalKind
+from core.diagnosis.signals.image_pull import PULL_LABELS
 from core.diagnosis.signals.node_pressure import eviction_usage, node_short
+from core.diagnosis.supersede import NOTHING, Supersession, resolved_texts
+from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
     MAX_OCCURRENCES,
@@ -47,15 +53,6 @@ _POLICY_NAMES = {
 }
 
 
-_PULL_LABELS = {
-    ImagePullKind.NOT_FOUND: "image or tag not found",
-    ImagePullKind.AUTHORIZATION: "registry refused access",
-    ImagePullKind.NETWORK: "registry unreachable",
-    ImagePullKind.TLS: "registry certificate not trusted",
-    ImagePullKind.RATE_LIMIT: "registry rate limit",
-    ImagePullKind.INVALID_NAME: "invalid image reference",
-    ImagePullKind.NEVER_PULL: "pull policy Never",
-}
 
 
 @dataclass
@@ -87,6 +84,10 @@ class ReportInputs:
     memory_pod: str | None = None
     other_submissions: OtherSubmissions | None = None
     findings: list[Finding] = field(default_factory=list)
+    superseded: Supersession = NOTHING  # the signals a later event took back
+    failed_at: datetime | None = None  # the failure diagnosed (None: the workload has not ended)
+    pod: K8sPod | None = None  # the failed pod as Kubernetes described it (a probe's settings)
+    loop: CrashLoop | None = None  # a crash loop, dated from its last crash
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -126,6 +127,20 @@ def _ordered_evidence(
     return merge_evidence(top + rest, rank, SOURCE_ORDER, observations)
 
 
+def as_history(evidence: list[EvidenceItem], sup: Supersession) -> list[EvidenceItem]:
+    """The evidence, with each citation of a signal a later event took back (and of nothing that stands) marked
+    `superseded`: it is history, shown after what the failure rests on."""
+    taken = resolved_texts(sup)
+    if not taken:
+        return evidence
+    return [
+        e.model_copy(update={"signal": SUPERSEDED}) if (e.text, e.source) in taken else e for e in evidence
+    ]
+
+
+SUPERSEDED = "superseded"
+
+
 def ordered_missing(missing: list[MissingItem]) -> list[MissingItem]:
     return sorted(missing, key=lambda m: _source_rank(m.source))
 
@@ -145,6 +160,7 @@ _KIND_PREFERENCE: dict[SignalKind, int] = {
     SignalKind.NODE_LOST: 3,
     SignalKind.NODE_NOT_READY: 2,
     SignalKind.NODE_DRAIN: 2,
+    SignalKind.SANDBOX_FAILED: 2,
     SignalKind.EVICTED: 1,
 }
 
@@ -189,11 +205,17 @@ def _reason(inputs: ReportInputs) -> str:
             codes = sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})
             shown = "/".join(str(c) for c in codes) or "a kill signal"
             return f"exit {shown} without OOMKilled, and nothing read explains the kill"
+        if inputs.loop is not None and inputs.loop.exits_zero:
+            said = f'; its log says: "{quote(inputs.log_finding.said)}"' if inputs.log_finding else ""
+            return f"{exits_zero_text(inputs.loop)}: an exit 0 is not the non-zero exit of CRASH_APP_ERROR{said}"
         return "the signals that could be read do not identify a cause"
     top = _most_telling(verdict.deciding)
     detail = quote(top.signal.detail)  # whole: the cause (a 429, a missing bucket) is often at the end
-    label = _PULL_LABELS.get(top.signal.pull_kind) if top.signal.pull_kind else None
+    label = PULL_LABELS.get(top.signal.pull_kind) if top.signal.pull_kind else None
     trigger = f"{verdict.rule.trigger} ({label})" if label else verdict.rule.trigger
+    if (probe := killing_probe(verdict.deciding)) is not None:
+        trigger = f"the kubelet killed the container after its {probe[0]} probe failed"
+        top = next((o for o in verdict.deciding if o.signal.probe == probe[0] and o.signal.note is None), top)
     text = f"{trigger}: {detail} (source: {top.source})"
     if verdict.category == "OOM_KILLED" and inputs.memory.limit_bytes:
         # Each figure names its own read: the limit is configuration, the peak a measurement.
@@ -211,7 +233,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
     spec = inputs.spec.spec if inputs.spec else None
     policy = next((_POLICY_NAMES[k] for k in _POLICY_NAMES if k in kinds), None)
     mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
-    log_line = quote(inputs.log_finding.text) if inputs.log_finding else None
+    log_line = quote(inputs.log_finding.said) if inputs.log_finding else None
     gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
     # The eviction whose message carries the kubelet's measurement, else one that names what ran out.
     evictions = [o for o in (*verdict.deciding, *inputs.observations) if o.kind is SignalKind.EVICTED]
@@ -231,7 +253,10 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         policy=policy,
         log_line=log_line,
         gpu_oom=gpu_oom and verdict.category == "CRASH_APP_ERROR",
-        liveness=SignalKind.LIVENESS_KILL in kinds,
+        probe=probe_kill(verdict.deciding, inputs.pod) if verdict.category == "CRASH_APP_ERROR" else None,
+        readiness=readiness_line(inputs.observations),
+        stuck=verdict.category == "NODE_FAILURE" and inputs.workload.phase == "Pending",
+        sandbox=next((o.signal.note for o in verdict.deciding if o.kind is SignalKind.SANDBOX_FAILED), None),
         recurring_count=count,
         lookback=inputs.request.lookback,
         mount_resource=quote(mount, 120) if mount else None,
@@ -244,6 +269,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         evicted_resource=quote(evicted.signal.resource, 60) if evicted and evicted.signal.resource else None,
         gaps=tuple(m.what for m in inputs.missing),
         namespace=inputs.workload.namespace,
+        exits_zero=inputs.loop is not None and inputs.loop.exits_zero,
     )
     return recommendations(ctx)
 
@@ -295,7 +321,9 @@ def build_report(inputs: ReportInputs) -> Report:
         outcome="diagnosed",
         category=verdict.category,  # type: ignore[arg-type]
         workload=inputs.workload,
-        evidence=_ordered_evidence(inputs.evidence, _telling_first(verdict.deciding), inputs.observations),
+        evidence=_ordered_evidence(
+            as_history(inputs.evidence, inputs.superseded), _telling_first(verdict.deciding), inputs.observations
+        ),
         missing=ordered_missing(inputs.missing),
         memory=memory,
         recurrence=Recurrence(
@@ -314,6 +342,7 @@ def build_report(inputs: ReportInputs) -> Report:
         notes=notes,
         history=_timeline(inputs.history),
         termination_order=[entry_of(e) for e in inputs.order.entries],
+        superseded=history_items(inputs.superseded, inputs.failed_at, inputs.now),
         generated_at=inputs.now,
         lookback_start=inputs.cutoff,
     )
@@ -332,6 +361,8 @@ def routed_report(
     now: datetime,
     cutoff: datetime,
     findings: list[Finding] | None = None,
+    superseded: Supersession = NOTHING,
+    failed_at: datetime | None = None,
 ) -> Report:
     findings = findings or []
     lead, resubmit = recommend_infra.leading(findings, None)
@@ -340,7 +371,9 @@ def routed_report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
         workload=workload,
-        evidence=merge_evidence(sorted(evidence, key=lambda e: _source_rank(e.source)), (), SOURCE_ORDER),
+        evidence=merge_evidence(
+            sorted(as_history(evidence, superseded), key=lambda e: _source_rank(e.source)), (), SOURCE_ORDER
+        ),
         missing=ordered_missing(missing),
         memory=None,
         recurrence=Recurrence(count=0, lookback=lookback, recurring=False),
@@ -349,6 +382,7 @@ def routed_report(
         reason=reason,
         next_action=next_action,
         notes=sorted(set(notes)),
+        superseded=history_items(superseded, failed_at, now),
         generated_at=now,
         lookback_start=cutoff,
     )

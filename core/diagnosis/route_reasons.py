@@ -10,12 +10,23 @@ the next action says the wait will not end by itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.runai import Workload, WorkloadEvent
 
 STATUS = "get_workload_status"
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The workload is routed out: the report's outcome, why, and what to do next."""
+
+    outcome: str
+    reason: str
+    next_action: str
+
 _REFUSED = frozenset({SignalKind.ADMISSION_DENIED, SignalKind.CONTROL_PLANE})
 
 

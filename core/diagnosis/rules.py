@@ -12,7 +12,8 @@ trigger is present decides. Where the seed is silent we placed a row and say why
    Placed above the app's exit because the app's error is the consequence, not the cause.
 6. a non-zero main-container exit without a system signal (including exit 128 start errors and a GPU
    out-of-memory in the log, which the application raised itself) -> CRASH_APP_ERROR
-7. a liveness-probe kill (SIGKILL from the kubelet because the app stopped answering) -> CRASH_APP_ERROR:
+7. a liveness- or startup-probe kill (SIGKILL from the kubelet: the app stopped answering, or had not started
+   in the time the startup probe allows) -> CRASH_APP_ERROR:
    one of the explanations the seed requires before a 137 may be classified
 8. eviction, node lost / NotReady, drain, a non-preemption DisruptionTarget -> NODE_FAILURE
 9. idle timeout, maximum duration (or activeDeadlineSeconds), manual stop -> SCHEDULING_POLICY_TERMINATED
@@ -63,7 +64,7 @@ RULES: tuple[Rule, ...] = (
         "the kernel OOM-killed a process of the container's memory cgroup (node event OOMKilling)",
     ),
     _row("app-exit", "CRASH_APP_ERROR", "non-zero main-container exit without a system signal", _main_container),
-    _row("liveness-kill", "CRASH_APP_ERROR", "the kubelet killed the container after its liveness probe failed"),
+    _row("liveness-kill", "CRASH_APP_ERROR", "the kubelet killed the container: its liveness or startup probe failed"),
     _row("node-failure", "NODE_FAILURE", "node NotReady, lost, drained or evicting: not preemption"),
     _row("policy", "SCHEDULING_POLICY_TERMINATED", "idle timeout, maximum duration or manual stop"),
 )

@@ -20,6 +20,7 @@ from pydantic_core import SchemaValidator
 
 from core.models import safe_json
 from core.models.base import FAST_VALIDATION, ApiModel, NeedsTolerantPath, parse_timestamp, timestamp_validator
+from core.models.json_keys import decode_unique
 from core.models.report import ReportModel
 
 T = TypeVar("T", bound=ApiModel)
@@ -107,11 +108,13 @@ def prepare_all() -> None:
 
 
 # -- pages decoded and validated in one pass ------------------------------------------------------------------
-# ``json.loads`` then ``validate_python`` builds every object of a page twice (dicts, then models). pydantic can
-# validate the bytes directly (``validate_json``), building the models only. That path is taken only when its
-# answer is the one the two-step path would give: any item or envelope it refuses, any integer literal too long
-# for Python, and any free-form value (an ``Any`` field or an unknown key) nested deep enough that the two-step
-# path would have cut it (``safe_json.MAX_DEPTH``), makes the caller take the two-step path for the whole body.
+# The tolerant two-step path validates each item with Python hooks. A clean page is instead decoded by jiter and
+# validated by one compiled page validator, with no hook per object (pydantic's own ``validate_json`` would
+# skip the decode, but it keeps one of a key's two values silently; jiter finds them). That path is taken only
+# when its answer is the one the two-step path would give: any item or envelope it refuses, any integer literal
+# too long for Python, a key given twice, and any free-form value (an ``Any`` field or an unknown key) nested
+# deep enough that the two-step path would have cut it (``safe_json.MAX_DEPTH``), makes the caller take the
+# two-step path for the whole body.
 
 # Below this size a body is read the two-step way: building a model's one-pass validator (a few ms, once per
 # model) would cost more than one pass saves on a few items, and a single diagnosis reads mostly small bodies.
@@ -227,9 +230,14 @@ def validate_json(raw: bytes, key: str | None, model: type[Any]) -> Any:
         safe_json.check_counts(raw)
     except safe_json.TooManyValues:
         return None
+    # jiter reads the body with its duplicate-key check on (pydantic's validate_json keeps one of the two values
+    # silently); a body with a key given twice is read the two-step way, which names it.
+    unique, decoded = decode_unique(raw)
+    if not unique:
+        return None
     token = FAST_VALIDATION.set(True)
     try:
-        return validator.validate_json(raw)
+        return validator.validate_python(decoded)
     except ValueError:  # ValidationError, and anything else pydantic refuses
         return None
     finally:

@@ -23,7 +23,7 @@ from pydantic.alias_generators import to_camel
 from core.models import fast
 from core.models.base import ApiModel
 from core.models.gc_pause import gc_paused
-from core.models.pages import Page, parse_next, parse_page_bytes
+from core.models.pages import Page, clean_page, parse_page_bytes
 from core.models.runai import HistoryMeta, HistoryRecord, HistorySpec, InvolvedObject, PhaseUpdate, WorkloadEvent
 
 # The wire names and lax validation of `ApiModel`; unknown keys ignored.
@@ -76,9 +76,7 @@ def parse_history_bytes(
         with gc_paused():
             found = fast.validate_page_json(raw, "records", CompactRecord)
     if found is not None:
-        items, raw_next = found
-        if max_items is None or len(items) <= max_items:
-            return Page(items=items, next=parse_next(raw_next, "'records' page"))
+        return clean_page(found[0], found[1], "records", max_items)
     # one_pass_from is past any body here: the compact one-pass read above was the one worth trying.
     page = parse_page_bytes(raw, "records", HistoryRecord, max_items=max_items, one_pass_from=len(raw) + 1)
     with gc_paused():

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from core.models import fast, safe_json
 from core.models.base import ApiModel, preview
 from core.models.gc_pause import gc_paused
+from core.models.json_keys import DuplicateKey
 from core.models.safe_json import json_type
 
 T = TypeVar("T", bound=ApiModel)
@@ -139,7 +140,9 @@ def _drop_bad_fields(data: dict[str, Any], exc: ValidationError) -> tuple[list[s
         if parent is None or current is _DROPPED:
             continue
         dotted = "".join(parts)
-        if not (current is None and isinstance(parent, list)):  # a null list item: nothing to read, no problem
+        if isinstance(current, DuplicateKey):  # said as what it is, not as a wrong type
+            messages.setdefault(dotted, f"{dotted}: {current.what}")
+        elif not (current is None and isinstance(parent, list)):  # a null list item: nothing to read, no problem
             messages.setdefault(dotted, f"{dotted}: {error['msg']}, got {preview(current)}; value dropped")
         changed = True
         if isinstance(parent, list):
@@ -197,9 +200,7 @@ def parse_page_bytes(
         with gc_paused():
             found = fast.validate_page_json(raw, key, model)
     if found is not None:
-        items, raw_next = found
-        if max_items is None or len(items) <= max_items:
-            return Page(items=items, next=parse_next(raw_next, f"'{key}' page"))
+        return clean_page(found[0], found[1], key, max_items)
     return parse_page(parse_json(raw, "body"), key, model, max_items=max_items)
 
 
@@ -228,14 +229,27 @@ def _parse_items(
             if obj is not None:
                 items.append(obj)
     if cut:
-        problems.append(
-            ItemProblem(
-                max_items or 0,
-                f"{key}: the server sent {max_items + cut} items where at most {max_items} were asked for; "
-                f"the {cut} past the first {max_items} were not read",
-            )
-        )
+        problems.append(cut_problem(key, max_items or 0, cut))
     return Page(items=items, next=next_offset, problems=problems, cut=cut)
+
+
+def cut_problem(key: str, max_items: int, cut: int) -> ItemProblem:
+    """What a page that held `cut` items more than the `max_items` asked for says about them."""
+    return ItemProblem(
+        max_items,
+        f"{key}: the server sent {max_items + cut} items where at most {max_items} were asked for; "
+        f"the {cut} past the first {max_items} were not read",
+    )
+
+
+def clean_page(items: list[T], raw_next: Any, key: str, max_items: int | None) -> Page[T]:
+    """The page a one-pass read of clean items gives: as the two-step read would, items past `max_items` cut
+    and said (every item was clean, so the first `max_items` are exactly what the tolerant read keeps)."""
+    next_offset = parse_next(raw_next, f"'{key}' page")
+    if max_items is None or len(items) <= max_items:
+        return Page(items=items, next=next_offset)
+    cut = len(items) - max_items
+    return Page(items=items[:max_items], next=next_offset, problems=[cut_problem(key, max_items, cut)], cut=cut)
 
 
 def parse_object_bytes(raw: bytes, model: type[T], what: str, *, one_pass_from: int = fast.ONE_PASS_FROM) -> T:

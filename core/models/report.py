@@ -119,6 +119,11 @@ class MissingItem(ReportModel):
     source: str | None = None
 
 
+# The words a missing CPU-memory peak's reason holds when samples were read but none can be true (below zero,
+# more than any machine holds): the memory section then says so rather than "no samples".
+NOT_MEASUREMENTS = "not measurements"
+
+
 class PodMemory(ReportModel):
     """One pod's measured memory against its own limit (added key `memory.pods[]`)."""
 
@@ -238,6 +243,25 @@ class Finding(ReportModel):
     other_pods_note: str | None = None
 
 
+class SupersededSignal(ReportModel):
+    """A failure signal a later event took back (added key `superseded`): history, not the cause. One per kind
+    of signal and pod (a preemption: per workload), however many times it was seen."""
+
+    what: str  # "image pull error", "preemption", "init container failure", ...
+    count: int = 1  # how many times it was seen (distinct times)
+    first_at: datetime | None = None
+    last_at: datetime | None = None
+    resolved_at: datetime | None = None  # the mark that took the last of them back
+    resolved_by: str  # "image pulled", "the workload ran again (phase Running)", ...
+    resolved_source: str
+    ran_seconds: int | None = None  # how long the run that followed lasted, up to the failure (or until now)
+    pod: str | None = None
+    node: str | None = None
+    evidence: str  # the newest citation of it
+    source: Source
+    text: str  # the whole of it in one sentence
+
+
 class Report(ReportModel):
     schema_: str = Field(default=SCHEMA, alias="schema")
     outcome: Outcome
@@ -256,6 +280,7 @@ class Report(ReportModel):
     notes: list[str] = Field(default_factory=list)
     history: list[HistoryEntry] = Field(default_factory=list)
     termination_order: list[PodTerminationEntry] = Field(default_factory=list)
+    superseded: list[SupersededSignal] = Field(default_factory=list)
     generated_at: datetime | None = None
     lookback_start: datetime | None = None
 

@@ -11,7 +11,8 @@ whole page because one field is hostile, and the outcome must not depend on the 
 
 A marker is not a value any model field accepts, so the tolerant parser in ``pages`` drops the field and
 reports it (``phaseMessage: Input should be a valid string, got <list nested deeper than 64 levels>``) while the
-rest of the body is kept.
+rest of the body is kept. A key an object gives twice with different values is such a marker too
+(``json_keys.DuplicateKey``): jiter reads a clean body first, and finds the keys given twice.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import re
 import sys
 from json.decoder import scanstring  # the C string scanner: no recursion, same escapes as json.loads
 from typing import Any
+
+from core.models.json_keys import add_pair, decode_unique, object_pairs
 
 # Deep enough for any real Run:ai or Kubernetes object (managedFields and embedded manifests stay under ~20).
 MAX_DEPTH = 64
@@ -81,14 +84,18 @@ def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Decode ``raw`` like ``json.loads`` (so errors are ``JSONDecodeError``/``UnicodeDecodeError``), with the
     limits above applied; ``TooManyValues`` when the body is made of far more values than a real answer."""
     check_counts(raw)
+    unique, value = decode_unique(raw)
+    if unique:
+        return prune(value, max_depth)
+    # A key given twice, or a body jiter does not read as json.loads does: the standard decoder decides.
     try:
         try:
-            value = json.loads(raw)
+            value = json.loads(raw, object_pairs_hook=object_pairs)
         except ValueError as exc:
             if isinstance(exc, json.JSONDecodeError) or "digits" not in str(exc):
                 raise
             # Only now the slower hook: an integer literal too long to convert is in the body.
-            value = json.loads(raw, parse_int=_parse_int)
+            value = json.loads(raw, parse_int=_parse_int, object_pairs_hook=object_pairs)
     except RecursionError:
         text = raw if isinstance(raw, str) else raw.decode(json.detect_encoding(raw), "surrogatepass")
         return _IterativeDecoder(text, max_depth).decode()
@@ -257,7 +264,7 @@ class _IterativeDecoder:
                 if isinstance(parent, list):
                     parent.append(value)
                 else:
-                    parent[keys[-1]] = value
+                    add_pair(parent, keys[-1], value)
                 pos = self.ws(pos)
                 mark = text[pos : pos + 1]
                 if mark == ",":

@@ -42,6 +42,7 @@ _CONTEXT_SIGNALS = frozenset(
         "log",
         "revision",
         "cluster-mismatch",
+        "superseded",  # a signal a later event took back: history, said on the report's history lines
     }
 )
 _MEMORY_SIGNALS = frozenset({"memory-config", "memory-peak", "memory-peak-earlier", "no-samples"})
@@ -103,8 +104,11 @@ def tier_of(item: EvidenceItem, report: Report) -> str:
 
 def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
     tiers = [(tier_of(item, report), item) for item in report.evidence]
-    # Stable: the report's order inside a tier, but a phase message (Run:ai's summary) after the signals.
-    return sorted(tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal == "phase"))
+    # Stable: the report's order inside a tier, but the rank a collective timeout waited for first (it says
+    # where to look) and a phase message (Run:ai's summary) after the signals.
+    return sorted(
+        tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal != "hung-rank", pair[1].signal == "phase")
+    )
 
 
 def _line(item: EvidenceItem, tier: str) -> EvidenceLine:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import Finding, PodTerminationEntry, Report
+from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
 from core.report.evidence_view import EvidenceView, name_range, number_runs
 from core.safety.untrusted import clean
 from core.words import plural
@@ -98,6 +98,8 @@ def memory_lines(report: Report) -> list[str]:
         )
         if m.limit_bytes:
             lines.append(f"peak / limit: {m.peak_bytes / m.limit_bytes:.1%}")
+    elif any(g.what == "CPU-memory peak" and NOT_MEASUREMENTS in g.why for g in report.missing):
+        lines.append("no measured peak: no sample read could be a measurement (see Missing evidence)")
     elif m.windows:
         lines.append("no measured peak: the metrics series had no samples for the queried window")
     elif any(g.source == "get_workload_metrics" for g in report.missing):
@@ -295,13 +297,24 @@ def missing_items(report: Report, verbose: bool) -> list[tuple[str, str]]:
     return [("; ".join(names), why) for why, names in whats.items()]
 
 
+def resolved_line(report: Report) -> str | None:
+    """The signals a later event took back, on one line: history, not the cause."""
+    if not report.superseded:
+        return None
+    label = "Resolved earlier, not the cause" if report.outcome == "diagnosed" else "Resolved earlier"
+    return f"{label} (times UTC): " + "; ".join(safe(item.text) for item in report.superseded)
+
+
 def history_lines(report: Report, verbose: bool) -> list[str]:
-    """`History: ...`, and the other submissions of the name: on a line of their own in full, in the short view
-    after the history on its line, and only when one failed or stopped or they could not be counted."""
+    """`History: ...`, what a later event took back, and the other submissions of the name: on a line of their
+    own in full, in the short view after the history on its line, and only when one failed or stopped or they
+    could not be counted."""
     history = recurrence_line(report)
+    resolved = resolved_line(report)
+    taken = [resolved] if resolved else []
     others = others_line(report)
     if others is None:
-        return [history]
+        return [history, *taken]
     if verbose:
-        return [history, others]
-    return [f"{history}; {others[:1].lower()}{others[1:]}"] if shows_others(report) else [history]
+        return [history, *taken, others]
+    return [f"{history}; {others[:1].lower()}{others[1:]}", *taken] if shows_others(report) else [history, *taken]

@@ -1,7 +1,7 @@
 """Reading and validating case bundles (`runai-triage/case@1`, see docs/case-format.md).
 
 Validation walks the document in a fixed order (format, capturedAt, clusters, projects, workloads entry by
-entry, kubernetes, faults) and stops at the first problem, so the same broken file always gives the same
+entry, kubernetes, faults, nodes) and stops at the first problem, so the same broken file always gives the same
 message. Objects are kept as raw dicts: the simulator serves them back exactly as written.
 """
 
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.models.gc_pause import gc_paused
+from core.models.json_keys import decode_unique, first_duplicate, object_pairs
 from core.models.safe_json import json_type
 from core.sim.fault_kinds import PARAMS, check_fault_kind
 from core.sim.faults import Fault, parse_match
@@ -91,6 +92,8 @@ class CaseBundle:
     faults: list[Fault]
     raw: dict[str, Any]
     _by_id: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    # Run:ai's nodes (`GET /api/v1/clusters/{clusterUuid}/nodes` as returned): the top-level `nodes` list.
+    nodes: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self._by_id:
@@ -126,7 +129,9 @@ def load_bundle(path: str | Path) -> CaseBundle:
         raise BundleError(f"not UTF-8 text (bad byte at offset {exc.start})", file=name) from None
     try:
         with gc_paused():  # a bundle is one large acyclic document: nothing for the collector to find in it
-            data = json.loads(text)
+            data = _decode(raw, text, name)
+    except BundleError:
+        raise
     except json.JSONDecodeError as exc:
         raise BundleError(
             f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", file=name
@@ -138,6 +143,26 @@ def load_bundle(path: str | Path) -> CaseBundle:
         why = "an integer literal longer than 4,300 digits" if "digits" in str(exc) else str(exc)
         raise BundleError(f"not usable JSON: {why}", file=name) from None
     return parse_bundle(data, source=name)
+
+
+def _decode(raw: bytes, text: str, name: str) -> Any:
+    """The bundle's JSON: by jiter when no object gives a key twice (the common case, and the faster reader),
+    else by json.loads; a key given twice with different values is refused, naming where (which value was
+    meant cannot be told, and the simulator would serve one of them silently)."""
+    unique, data = decode_unique(raw.removeprefix(b"\xef\xbb\xbf"))
+    if unique:
+        return data
+    data = json.loads(text, object_pairs_hook=object_pairs)
+    found = first_duplicate(data)
+    if found is not None:
+        path, duplicate = found
+        raise BundleError(
+            f"{duplicate.given}: a bundle must give each key once",
+            path=path,
+            file=name,
+            hint="keep the value you mean and delete the other",
+        )
+    return data
 
 
 # The demo tenant inflates to under 6 MiB; a bundle past this is a mistake or a bomb, not a case.
@@ -253,6 +278,9 @@ class _Validator:
             seen[wid] = i
         kubernetes = self.kubernetes(root["kubernetes"], "kubernetes") if "kubernetes" in root else None
         faults = self.faults(root.get("faults"), "faults")
+        nodes = self.optional_objects(root, "nodes", "nodes")
+        for i, item in enumerate(nodes):
+            self.text(item, "name", f"nodes[{i}]")
         return CaseBundle(
             source=self.source,
             captured_at=captured_at,
@@ -262,6 +290,7 @@ class _Validator:
             kubernetes=kubernetes,
             faults=faults,
             raw=root,
+            nodes=nodes,
         )
 
     # -- workload entries ------------------------------------------------------------------------------------

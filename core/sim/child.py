@@ -72,9 +72,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.sim.live.settings import LiveSettings
 
         live = LiveSettings(args.seed, args.speed, args.epoch)
-        plane: ControlPlane = LiveControlPlane(bundle, live, audited=audit_requested())
+        plane: ControlPlane = LiveControlPlane(bundle, live, audited=audit_requested(), log_limit=0)
     else:
-        plane = ControlPlane(bundle, audited=audit_requested())
+        plane = ControlPlane(bundle, audited=audit_requested(), log_limit=0)  # nobody here reads what was asked
     server = LoopbackServer(plane)
     url = server.start()
     has_kube = plane.has_kubernetes

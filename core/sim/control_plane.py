@@ -7,12 +7,11 @@ handler only computes the answer; waiting (latency, hangs) is left to the transp
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
-from urllib.parse import parse_qsl
 
 from core.sim import audit
 from core.sim.bundle import CaseBundle, show
@@ -23,19 +22,25 @@ from core.sim.exchange import (
     SimRequest,
     SimResponse,
     api_error,
-    json_response,
     kube_status,
 )
 from core.sim.faults import Fault, apply_fault, match_template
+from core.sim.fleet_routes import FLEET_ROUTES
 from core.sim.kube_routes import KUBE_ROUTES
 from core.sim.runai_routes import RUNAI_ROUTES
-from core.sim.tokens import TokenIssuer
+from core.sim.tokens import TokenIssuer, oauth2_error, token_answer
 
 TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
+# Requests a plane remembers by default (`requests`): enough for any test's look at what was asked.
+LOG_LIMIT = 100_000
 _KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/api/v1/pods", "/apis", "/version")
+# Paths both APIs have: Run:ai's tenant-wide node list and Kubernetes' node list. On a real tenant they are two
+# hosts; this one server tells them apart by the token the request carries.
+SHARED_PATHS = frozenset({"/api/v1/nodes"})
 
 
 def is_kube_path(path: str) -> bool:
+    """Whether `path` is the Kubernetes API's (for a path both have, `SHARED_PATHS`: the token decides)."""
     return path in ("/api", "/api/v1") or path.startswith(_KUBE_PREFIXES)
 
 
@@ -89,20 +94,23 @@ class ControlPlane:
         token_versions: frozenset[str] = frozenset({"v1", "v2"}),
         clock: Callable[[], float] = time.time,
         audited: bool = True,
+        log_limit: int = LOG_LIMIT,
+        log_sink: Callable[[RecordedRequest], None] | None = None,
     ) -> None:
         self.bundle = bundle
         self.latency_ms = latency_ms
         self.token_versions = frozenset(token_versions)
         self._tokens = TokenIssuer(token_ttl_s, clock)
         self._lock = threading.Lock()
-        self._log: list[RecordedRequest] = []
+        # The most recent requests, for tests and tools that ask what was asked; older ones go (a simulator that
+        # runs for days must not grow with its requests). `log_sink` is handed every request as it is answered.
+        self._log: deque[RecordedRequest] = deque(maxlen=max(0, log_limit))
+        self._sink = log_sink
         self._faults: list[Fault] = [f.fresh() for f in bundle.faults]
-        self._runai_routes: list[Route] = RUNAI_ROUTES
+        self._runai_routes: list[Route] = [*FLEET_ROUTES, *RUNAI_ROUTES]
         self._kube_routes: list[Route] = KUBE_ROUTES
         self.kube_token = "sim-kube-" + secrets.token_hex(16)
         self._audited = audited
-        if audited:
-            audit.register(self._log)
 
     # -- public API ------------------------------------------------------------------------------------------
     @property
@@ -111,7 +119,7 @@ class ControlPlane:
             return list(self._log)
 
     def clear_requests(self) -> None:
-        """Forget this instance's request log (the audit registry holds the same list, so it forgets too)."""
+        """Forget this instance's recent requests (the audit has counted them already)."""
         with self._lock:
             self._log.clear()
 
@@ -139,10 +147,13 @@ class ControlPlane:
                 request.path,
                 tuple(request.query),
                 0 if response.drop_connection else response.status,
+                kube=self._is_kube(request),
             )
             self._log.append(recorded)
-            if self._audited:
-                audit.record(recorded)
+        if self._audited:
+            audit.record(recorded)
+        if self._sink is not None:
+            self._sink(recorded)
         response.delay_s += max(self.latency_ms, 0.0) / 1000.0
         return response
 
@@ -158,12 +169,13 @@ class ControlPlane:
             if fault is not None and not fault.from_route:
                 return _fault_response(fault, kube=False)
             if method != "POST":
-                answer = api_error(405, f"method {method} not allowed on {path}", {"Allow": "POST"})
+                allow = {"Allow": "POST"}
+                answer = oauth2_error(405, "invalid_request", f"method {method} not allowed on {path}", allow)
             else:
                 answer = self._token(version, request)
             return _reshaped(answer, fault, kube=False)
 
-        kube = is_kube_path(path)
+        kube = self._is_kube(request)
         token = _bearer(request.headers)
         if kube:
             if token != self.kube_token:
@@ -203,6 +215,12 @@ class ControlPlane:
             return kube_status(404, "NotFound", "the server could not find the requested resource")
         return api_error(404, f"no such endpoint: {path}")
 
+    def _is_kube(self, request: SimRequest) -> bool:
+        path = request.path if request.path == "/" else request.path.rstrip("/")
+        if path in SHARED_PATHS:
+            return _bearer(request.headers) == self.kube_token
+        return is_kube_path(path)
+
     def _take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:
             if fault.remaining > 0 and fault.matches(method, path):
@@ -211,52 +229,13 @@ class ControlPlane:
         return None
 
     def _token(self, version: str, request: SimRequest) -> SimResponse:
-        try:
-            text = request.body.decode("utf-8")
-        except UnicodeDecodeError:
-            return api_error(400, "token request body is not UTF-8 text")
-        if version == "v2":
-            try:
-                form = dict(parse_qsl(text, keep_blank_values=True, strict_parsing=True))
-            except ValueError:
-                return api_error(
-                    400, "token request body is not form-encoded (grant_type=client_credentials&...)"
-                )
-            grant, client_id, secret = (
-                form.get("grant_type"),
-                form.get("client_id"),
-                form.get("client_secret"),
-            )
-            grant_key, id_key, secret_key = "grant_type", "client_id", "client_secret"
-        else:
-            try:
-                data = json.loads(text)
-            except ValueError:
-                return api_error(400, "token request body is not JSON")
-            if not isinstance(data, dict):
-                return api_error(400, "token request body must be a JSON object")
-            grant, client_id, secret = data.get("grantType"), data.get("clientID"), data.get("clientSecret")
-            grant_key, id_key, secret_key = "grantType", "clientID", "clientSecret"
-        if grant is None:
-            return api_error(400, f"missing {grant_key}")
-        if grant != "client_credentials":
-            return api_error(
-                400, f"unsupported {grant_key} '{show(grant)}'; this server accepts client_credentials"
-            )
-        if not isinstance(client_id, str) or not client_id or not isinstance(secret, str) or not secret:
-            return api_error(401, f"invalid client credentials: {id_key} and {secret_key} are required")
-        token = self._tokens.issue(client_id)
-        expires_in = self._tokens.expires_in
-        if version == "v2":
-            return json_response(
-                200, {"access_token": token, "token_type": "Bearer", "expires_in": expires_in}
-            )
-        return json_response(200, {"accessToken": token, "expiresIn": expires_in})
+        return token_answer(version, request.body, self._tokens)
 
 
 # The records a transport hands over and gets back live in core.sim.exchange; named here too, beside the plane
 # that answers them.
 __all__ = [
+    "SHARED_PATHS",
     "TOKEN_PATHS",
     "ControlPlane",
     "RecordedRequest",

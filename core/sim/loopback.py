@@ -1,6 +1,7 @@
 """A real HTTP/1.1 server on loopback in front of a ControlPlane, for clients that need a socket (the
 kubernetes client, `serve`, end-to-end tests). Delays are slept in the handler thread; a dropped connection
-is an RST."""
+is an RST. Each request's head has a deadline, an idle connection is closed, and the threads serving
+connections are capped (core.sim.connections)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,18 @@ import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from core.sim.connections import (
+    HEAD_DEADLINE_S,
+    IDLE_S,
+    MAX_THREADS,
+    SLOT_WAIT_S,
+    Deadlines,
+    cut_reading,
+    refuse_busy,
+)
 from core.sim.control_plane import ControlPlane, SimRequest, SimResponse
 from core.sim.fault_kinds import Shape
 
@@ -29,10 +40,37 @@ class _Server(ThreadingHTTPServer):
     block_on_close = False  # stop() must not wait for a handler sleeping through an injected hang
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], plane: ControlPlane, stopping: threading.Event) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        plane: ControlPlane,
+        stopping: threading.Event,
+        limits: tuple[float, float, int] = (HEAD_DEADLINE_S, IDLE_S, MAX_THREADS),
+    ) -> None:
         self.plane = plane
         self.stopping = stopping
+        self.head_deadline_s, self.idle_s, max_threads = limits
+        self.slots = threading.BoundedSemaphore(max_threads)
+        self.deadlines = Deadlines(stopping)
         super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        # A connection beyond the cap waits briefly for a thread, then is told to come back (503, Retry-After).
+        if not self.slots.acquire(timeout=SLOT_WAIT_S):
+            refuse_busy(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
     def handle_error(self, request: object, client_address: object) -> None:
         # Clients hanging up mid-answer are normal in fault tests; stay quiet.
@@ -49,6 +87,49 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         return
 
+    # -- deadlines: the request (line, headers, body) within HEAD_DEADLINE_S, nothing at all for IDLE_S ----------
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle_s)  # also bounds a write to a client that never reads
+        self._late = False
+        self._served = 0
+
+    def handle_one_request(self) -> None:
+        # The first request's deadline runs from the connection's start; a later one's from its first byte.
+        if self._served and not self._next_request_begins():
+            self.close_connection = True
+            return
+        self._served += 1
+        self.server.deadlines.arm(id(self), self.server.head_deadline_s, self._cut)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.deadlines.disarm(id(self))
+
+    def _next_request_begins(self) -> bool:
+        try:
+            return bool(self.rfile.peek(1))  # returns what is buffered, or waits up to IDLE_S for a byte
+        except OSError:  # the idle time passed, or the client went away
+            return False
+
+    def _cut(self) -> None:
+        self._late = True
+        cut_reading(self.connection)
+
+    def parse_request(self) -> bool:
+        if not self._late and super().parse_request() and not self._late:
+            return True
+        if self._late:
+            self._too_late()
+        return False
+
+    def _too_late(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError, ValueError):
+            self.send_error(
+                408, "Request Timeout", f"the request did not arrive within {self.server.head_deadline_s:g} s"
+            )
+
     def _serve(self) -> None:
         try:
             length = int(self.headers.get("Content-Length") or 0)
@@ -59,6 +140,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         body = self.rfile.read(length) if length else b""
+        self.server.deadlines.disarm(id(self))  # the request is in: what follows is the answer, faults included
+        if self._late or len(body) < length:
+            self._too_late()
+            return
         parts = urlsplit(self.path)
         query = tuple(parse_qsl(parts.query, keep_blank_values=True))
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -155,10 +240,20 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class LoopbackServer:
-    def __init__(self, control_plane: ControlPlane, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        control_plane: ControlPlane,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        head_deadline_s: float = HEAD_DEADLINE_S,
+        idle_s: float = IDLE_S,
+        max_threads: int = MAX_THREADS,
+    ) -> None:
         self.control_plane = control_plane
         self.host = host
         self._requested_port = port
+        self._limits = (head_deadline_s, idle_s, max_threads)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
@@ -176,7 +271,7 @@ class LoopbackServer:
     def start(self) -> str:
         if self._server is None:
             self._stopping.clear()
-            self._server = _Server((self.host, self._requested_port), self.control_plane, self._stopping)
+            self._server = _Server((self.host, self._requested_port), self.control_plane, self._stopping, self._limits)
             self._thread = threading.Thread(
                 target=self._server.serve_forever,
                 kwargs={"poll_interval": 0.05},
@@ -191,6 +286,7 @@ class LoopbackServer:
         if server is None:
             return
         self._stopping.set()  # wakes handlers sleeping through a delay
+        server.deadlines.stop()
         server.shutdown()
         server.server_close()
         if thread is not None:

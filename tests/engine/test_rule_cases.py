@@ -638,10 +638,12 @@ def case_conflict_pull_and_mount() -> Case:
 
 
 def case_conflict_init_and_app_exit() -> Case:
+    # Both current: the main container's exit, then its sandbox re-made and the init container failing on the
+    # re-run (after the main container had started: nothing later took the init failure back).
     s = failed_app_exit("r-c-init-app", "init-app", code=1)
     s.kube_pods[0]["spec"]["initContainers"] = [{"name": "prep", "image": "busybox:1.36", "resources": {}}]
     s.kube_pods[0]["status"]["initContainerStatuses"] = [
-        cstatus("prep", "busybox:1.36", terminated("Error", 3, 86, 85.5))
+        cstatus("prep", "busybox:1.36", terminated("Error", 3, 30.6, 30.5))
     ]
     return [s], _req(s), {"outcome": "diagnosed", "category": "INIT_FAILED"}
 

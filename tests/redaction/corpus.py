@@ -9,52 +9,18 @@ that must never be shown.
 from __future__ import annotations
 
 import base64
-import random
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
 
-_ALNUM = string.ascii_letters + string.digits
-_LOWER_ALNUM = string.ascii_lowercase + string.digits
-_HEX = "0123456789abcdef"
-_B64 = _ALNUM + "+/"
-_URLSAFE = _ALNUM + "-_"
+from tests.redaction.corpus_gen import ALNUM as _ALNUM
+from tests.redaction.corpus_gen import URLSAFE as _URLSAFE
+from tests.redaction.corpus_gen import Credential
+from tests.redaction.corpus_gen import Gen as _Gen
+from tests.redaction.corpus_gen import jwt as _jwt
+from tests.redaction.corpus_gen import url_secret as _url_secret
+from tests.redaction.corpus_more import more
 
-
-@dataclass(frozen=True)
-class Credential:
-    kind: str
-    text: str  # how it appears: the credential with the context it usually comes with
-    secret: str  # what must never be shown (the whole credential, or the secret part of the text)
-
-
-class _Gen:
-    """Random strings from one seed per credential kind, so each value is stable and unique."""
-
-    def __init__(self, kind: str) -> None:
-        self.rng = random.Random(f"runai-triage-redaction-corpus/{kind}")
-
-    def of(self, alphabet: str, n: int) -> str:
-        return "".join(self.rng.choice(alphabet) for _ in range(n))
-
-    def alnum(self, n: int) -> str:
-        # Real tokens of this length always mix cases and digits; insist on it so no value is a plain word.
-        while True:
-            value = self.of(_ALNUM, n)
-            if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
-                return value
-
-    def hex(self, n: int) -> str:
-        return self.of(_HEX, n)
-
-    def digits(self, n: int) -> str:
-        return self.of(string.digits, n)
-
-    def b64(self, n: int) -> str:
-        return self.of(_B64, n)
-
-    def password(self, n: int = 14) -> str:
-        return self.alnum(n - 2) + self.of("!#%*+", 1) + self.of(string.digits, 1)
+__all__ = ["CREDENTIALS", "FALSE_POSITIVES", "MORE_KINDS", "Credential"]
 
 
 def _build() -> list[Credential]:
@@ -211,6 +177,9 @@ def _build() -> list[Credential]:
     block = "    env:\n    - name: HF_TOKEN\n      value: {}\n    - name: EPOCHS\n      value: '3'"
     add("env-pair-block-yaml", same(block, lambda g: g.password(18)))
     add("env-pair-block-yaml-quoted", same('  - name: "DB_PASSWORD"\n    value: "{}"\n', _pw))
+    before = len(out)
+    more(add, same)
+    MORE_KINDS.extend(c.kind for c in out[before:])
     return out
 
 
@@ -220,10 +189,6 @@ def _pw(g: _Gen) -> str:
 
 def _uuid(g: _Gen) -> str:
     return f"{g.hex(8)}-{g.hex(4)}-4{g.hex(3)}-a{g.hex(3)}-{g.hex(12)}"
-
-
-def _url_secret(g: _Gen, prefix: str, secret: str) -> tuple[str, str]:
-    return f"request {prefix}{secret} answered 403", secret
 
 
 def _slack_webhook(g: _Gen) -> tuple[str, str]:
@@ -267,13 +232,6 @@ def _azure_storage(g: _Gen) -> tuple[str, str]:
     return text, key
 
 
-def _jwt(g: _Gen) -> tuple[str, str]:
-    header = base64.urlsafe_b64encode(b'{"alg":"RS256","typ":"JWT"}').decode().rstrip("=")
-    claims = base64.urlsafe_b64encode(f'{{"sub":"system:serviceaccount:ns:{g.hex(6)}"}}'.encode()).decode()
-    token = f"{header}.{claims.rstrip('=')}.{g.of(_URLSAFE, 86)}"
-    return f"service account token {token}", token
-
-
 def _pem(g: _Gen, label: str, *, headless: bool, prefix: str = "") -> tuple[str, str]:
     lines = [g.b64(64) for _ in range(6)] + [g.b64(28) + "=="]
     body = "\n".join(lines)
@@ -283,6 +241,8 @@ def _pem(g: _Gen, label: str, *, headless: bool, prefix: str = "") -> tuple[str,
     return f"loading key\n-----BEGIN {label}-----\n{body}\n-----END {label}-----\nok", body
 
 
+# The kinds `_more` adds: webhooks on any host, wrapped tokens, Secrets printed whole, tokens as URL users.
+MORE_KINDS: list[str] = []
 CREDENTIALS: list[Credential] = _build()
 
 # Text that looks a little like a credential and must come out exactly as it went in.
@@ -330,4 +290,22 @@ FALSE_POSITIVES: list[str] = [
     "private network 10.0.0.0/8",
     "x-request-id: 5f1e0c2a-7b7d-4f0e-9b1a-3c2d1e0f9a8b",
     "epoch 3 accuracy 0.913 AKIA is not enough",
+    # Object names Kubernetes' own wording quotes: names, with digits and random suffixes, never credentials.
+    'MountVolume.SetUp failed for volume "ngc" : secret "ngc-key-2" not found',
+    "Error: couldn't find key HF_TOKEN in Secret runai-nlp/hf-token-v2",
+    "Error: couldn't find key AWS_SECRET_ACCESS_KEY_PROD_2024 in Secret runai-nlp/aws-creds-2024",
+    'secrets "ngc-registry-key-2024" not found',
+    "couldn't find key config.yaml in ConfigMap runai-nlp/train-cfg-3",
+    'persistentvolumeclaim "ds-imagenet-2024-v3" not found',
+    'Error: configmap "train-cfg-0a9b8c7d6e5f4a3b2c1d" not found',
+    'MountVolume.SetUp failed for volume "kube-api-access-x7k2p" : object "runai-nlp"/"kube-root-ca.crt" not '
+    "registered",
+    'serviceaccount "trainer-sa-2" not found',
+    # Webhook pages and settings, a user name that is a name.
+    "see https://docs.mattermost.com/developer/webhooks-incoming.html",
+    "GET https://api.github.com/repos/acme/x/hooks/12345 returned 404",
+    "https://example.com/webhooks/getting-started",
+    "ssh://git@github.com/acme/x.git",
+    "git clone https://alice@bitbucket.org/acme/x.git",
+    "pip install git+https://gitlab-ci-token@gitlab.example.com/acme/pkg.git",
 ]

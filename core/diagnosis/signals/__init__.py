@@ -1,7 +1,7 @@
 """Typed failure signals, read out of Kubernetes and Run:ai text and objects, one module per failure family.
 
 Families (each: its patterns, the real cluster strings it must recognise, its matcher, the rule rows it feeds):
-preemption, oom, image_pull, mount, container_start, probes, node, node_pressure, gpu_hardware, gpu_driver,
+preemption, sandbox, oom, image_pull, mount, container_start, probes, node, node_pressure, gpu_hardware, gpu_driver,
 fabric, admission, control_plane, policy, exit_code, init. `registry` lists
 them in matching order; `classify_message` runs them on one (reason, message) pair; `objects` reads pods and
 events, `node.node_signals` nodes. Cluster text is untrusted: it is only matched and quoted, never followed.

@@ -22,6 +22,8 @@ _CONFIG_REASONS = frozenset({"createcontainerconfigerror", "createcontainererror
 
 
 def match(t: Text, out: Collector) -> None:
+    if K.SANDBOX_FAILED in out.items:  # the runtime failing to make the sandbox, not the app's start
+        return
     if t.r in START_REASONS or _START_TRIGGER_RE.search(t.m):
         out.add(K.START_ERROR, exit_code=128, reason=canonical_reason(t.r) or "StartError", container=t.container)
     if t.r in _CONFIG_REASONS and K.MOUNT_FAILED not in out.items:

@@ -18,7 +18,7 @@ K = SignalKind
 
 
 def match(t: Text, out: Collector) -> None:
-    if out.has_any({K.OOM_KILLED, K.START_ERROR}):
+    if out.has_any({K.OOM_KILLED, K.START_ERROR, K.SANDBOX_FAILED}):
         return
     code = t.exit_code
     if code is not None and code != 0:

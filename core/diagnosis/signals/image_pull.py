@@ -78,6 +78,16 @@ _KIND_PATTERNS: tuple[tuple[ImagePullKind, re.Pattern[str]], ...] = (
         ),
     ),
 )
+# A few words for each kind, where a report names it.
+PULL_LABELS = {
+    P.NOT_FOUND: "image or tag not found",
+    P.AUTHORIZATION: "registry refused access",
+    P.NETWORK: "registry unreachable",
+    P.TLS: "registry certificate not trusted",
+    P.RATE_LIMIT: "registry rate limit",
+    P.INVALID_NAME: "invalid image reference",
+    P.NEVER_PULL: "pull policy Never",
+}
 _AMBIGUOUS_RE = rx(r"pull access denied|repository does not exist|may require authorization")
 _NOTES: dict[ImagePullKind, str] = {
     P.AUTHORIZATION: "the registry refused the credentials (or none were sent)",
@@ -100,6 +110,8 @@ def image_pull_kind(message: str) -> tuple[ImagePullKind, bool]:
 
 
 def match(t: Text, out: Collector) -> None:
+    if K.SANDBOX_FAILED in out.items:  # the node's own pause image: the sandbox family's
+        return
     if not (t.r in _REASONS or _TRIGGER_RE.search(t.m)):
         return
     pull_kind, ambiguous = image_pull_kind(f"{t.r} {t.m}")

@@ -26,10 +26,14 @@ class SignalKind(StrEnum):
     EXIT_137_UNEXPLAINED = "SIGKILLED"
     SIGTERMED = "SIGTERMED"
     LIVENESS_KILL = "LIVENESS_KILL"
+    # A readiness probe failing: the pod is taken out of service, never restarted. Corroborates only.
+    READINESS_FAILED = "READINESS_FAILED"
     EVICTED = "EVICTED"
     NODE_LOST = "NODE_LOST"
     NODE_NOT_READY = "NODE_NOT_READY"
     NODE_DRAIN = "NODE_DRAIN"
+    # The node's runtime could not create the pod's sandbox (FailedCreatePodSandBox): a start failure of the node.
+    SANDBOX_FAILED = "SANDBOX_FAILED"
     NODE_PRESSURE = "NODE_PRESSURE"
     DISRUPTION_TARGET = "DISRUPTION_TARGET"
     PREEMPTED = "PREEMPTED"
@@ -86,6 +90,8 @@ class Signal:
     count: int | None = None
     # Who stopped the workload, for MANUAL_STOP.
     actor: str | None = None
+    # The probe that failed (`startup`, `liveness`, `readiness`), for a probe's kill or failure.
+    probe: str | None = None
 
 
 # The seed's "strongest direct signal" order; preemption first because it routes the case elsewhere.
@@ -105,6 +111,7 @@ _RANK: tuple[SignalKind, ...] = (
     SignalKind.NODE_LOST,
     SignalKind.NODE_NOT_READY,
     SignalKind.NODE_DRAIN,
+    SignalKind.SANDBOX_FAILED,
     SignalKind.DISRUPTION_TARGET,
     SignalKind.DEADLINE_EXCEEDED,
     SignalKind.POLICY_IDLE_TIMEOUT,
@@ -115,6 +122,7 @@ _RANK: tuple[SignalKind, ...] = (
     SignalKind.SIGKILLED,
     SignalKind.NODE_PRESSURE,
     SignalKind.CONTAINER_ERROR,
+    SignalKind.READINESS_FAILED,
     SignalKind.GPU_HARDWARE,
     SignalKind.GPU_DRIVER,
     SignalKind.NETWORK_FABRIC,

@@ -29,12 +29,14 @@ from core.diagnosis.signals import (
     policy,
     preemption,
     probes,
+    sandbox,
 )
 from core.diagnosis.signals.family import Family
 from core.diagnosis.signals.model import SignalKind
 
 FAMILIES: tuple[Family, ...] = (
     preemption.FAMILY,
+    sandbox.FAMILY,
     oom.FAMILY,
     image_pull.FAMILY,
     mount.FAMILY,

@@ -192,6 +192,7 @@ _CANONICAL_REASONS: dict[str, str] = {
         "Completed", "ImageInspectError", "ErrImageInspect", "OOMKilling", "SystemOOM", "Evict", "Preempted",
         "Preempting", "PreemptionByScheduler", "PreemptionByKubeScheduler", "TerminationByKubelet",
         "EvictionByEvictionAPI", "DeletionByTaintManager", "DeletionByPodGC", "TaintManagerEviction",
+        "FailedCreatePodSandBox",
     )
 }  # fmt: skip
 

@@ -17,7 +17,7 @@ from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
-from core.diagnosis.memory import LIMIT, SeriesSummary, step_of, usage_summary
+from core.diagnosis.memory import LIMIT, PLAUSIBLE_MEMORY, SeriesSummary, dropped_why, step_of, usage_summary
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.progress import MemoryTrend
 from core.diagnosis.report_builder import ReportInputs, build_report, routed_report
@@ -29,6 +29,7 @@ from core.diagnosis.steps.inspect import PodsRead, SpecRead
 from core.diagnosis.steps.kubernetes import Tier2Found
 from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries, SeveralRead
 from core.diagnosis.steps.resolve import STATUS, Route
+from core.diagnosis.supersede import NOTHING, Supersession, standing
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
@@ -59,6 +60,7 @@ class Gathered:
     cluster: tuple[Observation, ...] = ()  # the Run:ai cluster's status, when it is disconnected or stale
     node_pods: tuple[str, NodePods | Missing] | None = None  # pods listed on a node with a node-level finding
     loop: CrashLoop | None = None  # a crash loop, dated from its last crash
+    superseded: Supersession = NOTHING  # the signals a later event took back: history, not the cause
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,11 +108,13 @@ def conclude(g: Gathered, req: DiagnosisRequest, cutoff: datetime) -> Conclusion
     if g.several:
         return _conclude_several(g, req, cutoff, verdict, found)
     memory = config.memory_setting(g.workload, g.pods.pods, g.spec.spec)
-    for problem in memory.problems:
+    for problem in (*memory.problems, *config.count_problems(g.workload, g.pods.pods, g.spec.spec)):
         found.missing(problem.what, problem.why, STATUS)
-    usage = usage_summary(g.metrics.responses)
+    most = PLAUSIBLE_MEMORY * max(1, len(g.pods.pods))  # the workload's series sums its pods'
+    usage = usage_summary(g.metrics.responses, most=most)
     if g.metrics.queried:
-        _memory_evidence(g.metrics, usage, memory, usage_summary(g.metrics.responses, LIMIT).peak, found)
+        limit_metric = usage_summary(g.metrics.responses, LIMIT, most).peak
+        _memory_evidence(g.metrics, usage, memory, limit_metric, found, most)
         # A failed read is not an empty series: no chart says "no samples" for it.
         if g.metrics.responses and not (usage.peak is None and g.metrics.partly_failed):
             found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak))
@@ -185,14 +189,12 @@ def _conclude_several(
     memory = settings.get(chosen or "") or config.memory_setting(
         g.workload, g.pods.pods, g.spec.spec, pod=chosen, role=role
     )
-    for problem in memory.problems:
+    for problem in (*memory.problems, *config.count_problems(g.workload, g.pods.pods, g.spec.spec)):
         found.missing(problem.what, problem.why, STATUS)
     usage = summaries.get(chosen or "", SeriesSummary([], None, None))
     series = next((s for s in g.pod_metrics.series if s.pod == chosen), None)
     if series is not None and series.responses:  # a failed read is not an empty series
-        found.show(
-            MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak, pod=chosen)
-        )
+        found.show(MemoryTrend(tuple(usage.samples), memory.request_bytes, memory.limit_bytes, usage.peak, pod=chosen))
     _lookback_notes(g, req, cutoff, found)
     failed_at = diagnosed_at(g)
     occurrences = _recurrence(g, verdict, failed_at, cutoff, req.moment())
@@ -220,6 +222,10 @@ def _pod_memory_evidence(
     role = f" ({series.role})" if series.role else ""
     if not series.responses:
         found.missing(f"CPU-memory peak of pod {series.pod}", f"its own metrics{span} could not be read", METRICS)
+    elif summary.dropped and summary.peak is None:
+        found.missing(
+            f"CPU-memory peak of pod {series.pod}", dropped_why(summary, PLAUSIBLE_MEMORY, whole=True), METRICS
+        )
     elif summary.peak is None or summary.peak_at is None:
         found.evidence(f"No CPU-memory samples were recorded for pod {series.pod}{role}{span}", METRICS, "no-samples")
         found.missing(
@@ -236,6 +242,9 @@ def _pod_memory_evidence(
         if setting.limit_bytes:
             text += f", {summary.peak / setting.limit_bytes:.1%} of its {format_bytes(setting.limit_bytes)} limit"
         found.evidence(text + f"; {len(summary.samples)} samples of the pod's own series{span}", METRICS, "memory-peak")
+        if summary.dropped:
+            why = dropped_why(summary, PLAUSIBLE_MEMORY, whole=False)
+            found.missing(f"some CPU-memory samples of pod {series.pod}", why, METRICS)
 
 
 def failed_place(g: Gathered) -> tuple[str | None, str | None]:
@@ -292,17 +301,23 @@ def _infra(
 
 
 def _memory_evidence(
-    metrics: MetricsRead, usage: SeriesSummary, memory: config.MemorySetting, limit_metric: int | None, found: Collect
+    metrics: MetricsRead,
+    usage: SeriesSummary,
+    memory: config.MemorySetting,
+    limit_metric: int | None,
+    found: Collect,
+    most: int,
 ) -> None:
     win = metrics.windows[0] if metrics.windows else None
     span = f" ({win.start.isoformat()} to {win.end.isoformat()})" if win else ""
     if not metrics.responses:
         found.missing("CPU-memory peak", f"the failed run's metrics{span} could not be read", METRICS)
+    elif usage.dropped and usage.peak is None:
+        found.missing("CPU-memory peak", dropped_why(usage, most, whole=True) + span, METRICS)
     elif (usage.peak is None or usage.peak_at is None) and metrics.partly_failed:
         found.missing(
             "CPU-memory peak",
-            f"part of the failed run's metrics{span} could not be read, and the part that answered held no "
-            "samples",
+            f"part of the failed run's metrics{span} could not be read, and the part that answered held no samples",
             METRICS,
         )
     elif usage.peak is None or usage.peak_at is None:
@@ -313,6 +328,8 @@ def _memory_evidence(
         if memory.limit_bytes:
             text += f", {usage.peak / memory.limit_bytes:.1%} of the {format_bytes(memory.limit_bytes)} limit"
         found.evidence(text + f"; {len(usage.samples)} samples{span}", METRICS, "memory-peak")
+        if usage.dropped:
+            found.missing("some CPU-memory samples", dropped_why(usage, most, whole=False) + span, METRICS)
     if limit_metric is not None and memory.limit_bytes is not None and limit_metric != memory.limit_bytes:
         found.note(
             f"the metrics' CPU_MEMORY_LIMIT_BYTES ({format_bytes(limit_metric)}) differs from the configured "
@@ -334,8 +351,10 @@ def _recurrence(
         for occ in analysis.occurrences:
             if not in_window(occ, cutoff):
                 continue
-            category = verdict.category if occ is current else classify(occ.observations).category
-            if occ is not current and is_preempted(occ.observations):
+            # An earlier run's own signals, less what a later event in it took back (a preemption it resumed after).
+            kept = occ.observations if occ is current else standing(occ)
+            category = verdict.category if occ is current else classify(kept).category
+            if occ is not current and is_preempted(kept):
                 continue
             if category == verdict.category and occ.at is not None:
                 times.append(occ.at)
@@ -388,11 +407,17 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             memory_pod=c.memory_pod,
             other_submissions=g.others,
             findings=list(c.infra),
+            superseded=g.superseded,
+            pod=g.k8s_pod,
+            failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
+            loop=g.loop,
         )
     )
 
 
-def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) -> Report:
+def routed(
+    route: Route, basis: Basis, findings: list[Finding] | None = None, superseded: Supersession = NOTHING
+) -> Report:
     """The report of a workload routed out: no category, the reason and where to go next."""
     return routed_report(
         outcome=route.outcome,
@@ -406,4 +431,8 @@ def routed(route: Route, basis: Basis, findings: list[Finding] | None = None) ->
         now=basis.now,
         cutoff=basis.cutoff,
         findings=findings or [],
+        superseded=superseded,
+        failed_at=basis.workload.phase_updated_at
+        if (basis.workload.phase or "") in ENDING_PHASES
+        else None,
     )

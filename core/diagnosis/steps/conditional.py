@@ -15,12 +15,13 @@ from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
-from core.diagnosis.memory import MAX_SAMPLES, MEMORY_TYPES, RunWindow, plan_queries, usage_summary
+from core.diagnosis.memory import MAX_SAMPLES, MEMORY_TYPES, PLAUSIBLE_MEMORY, RunWindow, plan_queries, usage_summary
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.rules import classify
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.history import NODE_KINDS, HistoryRead
+from core.diagnosis.supersede import standing
 from core.models.kube import K8sPod
 from core.models.runai import MetricsResponse, RunaiPod, Workload
 
@@ -38,9 +39,7 @@ def failure_time(current: Occurrence | None, w: Workload) -> datetime | None:
     return w.phase_updated_at
 
 
-def episode_window(
-    current: Occurrence | None, w: Workload, now: datetime
-) -> tuple[datetime | None, datetime | None]:
+def episode_window(current: Occurrence | None, w: Workload, now: datetime) -> tuple[datetime | None, datetime | None]:
     """The failure's window, running up to now while the workload has not ended (its pods end up to now). A
     still-open episode is known from its first record in the lookback, and a back-off event trails the crash it
     reports by up to the kubelet's longest back-off: the window opens that much earlier."""
@@ -119,7 +118,7 @@ def earlier_oom_runs(
     for occ in reversed(analysis.occurrences):
         if occ is current or not in_window(occ, cutoff):
             continue
-        if classify(occ.observations).category == "OOM_KILLED":
+        if classify(standing(occ)).category == "OOM_KILLED":
             out.append(occ)
             if len(out) == MAX_EARLIER_RUNS:
                 break
@@ -159,11 +158,14 @@ async def metrics_for(
     if not gate[0]:
         return NOT_READ
     windows = run_windows(w, history, pods, k8s_pod, span[0], span[1])
-    return await read_metrics(reader, t1, w.id or "", windows, gate[1])
+    return await read_metrics(reader, t1, w.id or "", windows, gate[1], PLAUSIBLE_MEMORY * max(1, len(pods)))
 
 
-async def read_metrics(reader: Reader, t1: Tier1, wid: str, windows: Sequence[RunWindow], why: str) -> MetricsRead:
-    """The seed's `get_workload_metrics` over each run window, its queries read together."""
+async def read_metrics(
+    reader: Reader, t1: Tier1, wid: str, windows: Sequence[RunWindow], why: str, most: int = PLAUSIBLE_MEMORY
+) -> MetricsRead:
+    """The seed's `get_workload_metrics` over each run window, its queries read together (`most`: the largest
+    sample that can be a measurement of the workload's series, see `usage_summary`)."""
     found = Collect()
     if not windows:
         found.missing(
@@ -190,7 +192,7 @@ async def read_metrics(reader: Reader, t1: Tier1, wid: str, windows: Sequence[Ru
         found.missing(what, failures[0].missing.why, METRICS)
     responses = tuple(a for win, a in answers if win.current and isinstance(a, MetricsResponse))
     earlier = tuple(
-        (win, usage_summary(a for w2, a in answers if w2 is win and isinstance(a, MetricsResponse)).peak)
+        (win, usage_summary((a for w2, a in answers if w2 is win and isinstance(a, MetricsResponse)), most=most).peak)
         for win in windows[1:]
         # An earlier run none of whose reads answered has no peak to compare, not a peak of "no samples".
         if any(w2 is win and isinstance(a, MetricsResponse) for w2, a in answers)

@@ -21,6 +21,7 @@ from core.diagnosis.history import (
     Occurrence,
     analyse_stamped,
 )
+from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import HistoryFound
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
@@ -34,6 +35,10 @@ from core.words import plural
 
 HISTORY = SOURCE
 MAX_HISTORY_PAGES = 200  # 100,000 records: far beyond any real lookback, and a bound on a broken `next`
+# Records a history read takes, counted as the server sent them (a page may hold far more than the PAGE_LIMIT
+# asked for; what is past the limit is not kept, but it was received and decoded). A count, never a time: where
+# an endless history stops is the same on a fast machine and a busy one, so the report is too.
+MAX_HISTORY_RECORDS = MAX_HISTORY_PAGES * PAGE_LIMIT
 # How far before its phase change the diagnosed failure's own records are read when it lies before the
 # lookback cutoff and the workload's creation time is unknown.
 FAILURE_LOOKBEHIND = timedelta(days=7)
@@ -46,6 +51,7 @@ NODE_KINDS = frozenset(
         SignalKind.NODE_DRAIN,
         SignalKind.DISRUPTION_TARGET,
         SignalKind.NODE_PRESSURE,
+        SignalKind.SANDBOX_FAILED,
     }
 )
 
@@ -58,6 +64,7 @@ class HistoryRead:
     findings: Findings
     # Every record back to the lookback was read: a recurrence count from less is a lower bound only.
     whole: bool
+    marks: tuple[Mark, ...] = ()  # the current occurrence's signs of progress (a move to Running, a pull, a start)
 
 
 def _in_zone_of(moment: datetime, stamps: Sequence[datetime | None]) -> datetime:
@@ -110,6 +117,8 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     newest: datetime | None = None
     oldest: datetime | None = None
     whole = True
+    received = 0  # records the server sent, kept or not
+    oversized = 0  # the largest page the server sent past the limit asked for (0: none)
 
     def fetch(off: int, number: int) -> Awaitable[Page[CompactRecord] | ReadFailure]:
         return reader.tier1(
@@ -125,7 +134,10 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
                 break
             pages += 1
             records += page.items
-            problems += len(page.problems)
+            received += len(page.items) + page.cut
+            if page.cut:
+                oversized = max(oversized, len(page.items) + page.cut)
+            problems += len(page.problems) - (1 if page.cut else 0)  # a cut page is said once, below
             page_stamps = [r.timestamp for r in page.items]
             record_stamps += page_stamps
             stamps = [at for at in page_stamps if at is not None]
@@ -142,11 +154,22 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
                     "the rest of the history", f"the history endpoint's next={page.next} did not advance", HISTORY
                 )
                 break
+            if received >= MAX_HISTORY_RECORDS:
+                whole = False
+                found.missing(
+                    "older history",
+                    f"stopped after {plural(received, 'record')} in {plural(pages, 'page')}: a history read takes at "
+                    f"most {MAX_HISTORY_RECORDS:,} records, and the server's `next` still went on",
+                    HISTORY,
+                )
+                break
             if order == "desc" and stamps:
                 newest = max(stamps) if newest is None else max(newest, *stamps)
                 oldest = min(stamps) if oldest is None else min(oldest, *stamps)
                 wanted = pages_to_floor(newest, oldest, len(records), horizon, page.next - offset)
-                ahead.ask(page.next, page.next - offset, pages + 1, wanted, MAX_HISTORY_PAGES)
+                # Never ask ahead for pages past the record cap, at the rate this page was sent.
+                left = -(-(MAX_HISTORY_RECORDS - received) // max(1, len(page.items) + page.cut))
+                ahead.ask(page.next, page.next - offset, pages + 1, wanted, min(MAX_HISTORY_PAGES, pages + left))
             offset = page.next
         else:
             whole = False
@@ -161,9 +184,16 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
         )
         if not records:
             return HistoryRead(None, None, (), found.done(), whole=False)
-    whole = whole and failure is None and not problems
+    whole = whole and failure is None and not problems and not oversized
     if problems:
         found.missing("some history records", f"{plural(problems, 'record')} could not be read", HISTORY)
+    if oversized:
+        found.missing(
+            "some history records",
+            f"the server sent pages of up to {oversized:,} records where {PAGE_LIMIT} were asked for; only the "
+            f"first {PAGE_LIMIT} of each were read",
+            HISTORY,
+        )
     # Compared in the records' own zone object: across two zone objects (pydantic's UTC, the clock's) each
     # comparison costs ten times one within, and a long history makes tens of thousands.
     since = _in_zone_of(floor, record_stamps)
@@ -178,4 +208,5 @@ async def read_history(reader: Reader, t1: Tier1, w: Workload, cutoff: datetime)
     found.observed(
         o for o in observations if o.kind in FAILING_KINDS or o.kind in NODE_KINDS or o.kind is SignalKind.PREEMPTED
     )
-    return HistoryRead(analysis, current, observations, found.done(), whole=whole)
+    marks = tuple(current.marks) if current is not None else ()
+    return HistoryRead(analysis, current, observations, found.done(), whole=whole, marks=marks)

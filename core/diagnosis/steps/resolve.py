@@ -11,21 +11,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
 from core.diagnosis.request import DiagnosisRequest
-from core.diagnosis.route_reasons import pending_route
-from core.diagnosis.rules import is_preempted
+from core.diagnosis.route_reasons import Route, pending_route
 from core.diagnosis.signals import SignalKind
 from core.diagnosis.steps.cluster import check_cluster, same_cluster
+from core.diagnosis.steps.preempted import after_resume, failed_after_preemption, preemption_route, status_marks
 from core.diagnosis.steps.submissions import LIST, PAGE_LIMIT, Submissions, list_submissions
+from core.diagnosis.supersede import NOTHING, Supersession, supersede
 from core.models.pages import Page
 from core.models.report import WorkloadRef
 from core.models.runai import SEED_EXTRA_PHASES, WORKLOAD_PHASES, Cluster, Workload, WorkloadEvent
@@ -34,7 +35,7 @@ from core.sources.namespace import NamespaceChoice
 from core.words import plural
 
 STATUS = "get_workload_status"
-__all__ = ["LIST", "PAGE_LIMIT", "STATUS"]
+__all__ = ["LIST", "PAGE_LIMIT", "STATUS", "Route", "preemption_route"]
 ACTIVE_CONFIRM_BATCH = 4
 # "Recent" events are those around the last phase change; older ones describe earlier runs.
 RECENT_BEFORE_PHASE_CHANGE = timedelta(minutes=10)
@@ -54,6 +55,11 @@ START_FAILURE_KINDS = frozenset(
         SignalKind.APP_EXIT,
         SignalKind.CRASH_LOOP,
         SignalKind.EVICTED,
+        # The node under a bound pod: its runtime could not make the sandbox, it went NotReady or was lost.
+        SignalKind.SANDBOX_FAILED,
+        SignalKind.NODE_NOT_READY,
+        SignalKind.NODE_LOST,
+        SignalKind.DISRUPTION_TARGET,
     }
 )
 # What confirms a Running workload's failure: a crash loop or repeated container crashes.
@@ -69,15 +75,6 @@ CRASH_KINDS = frozenset(
 )
 
 Events = Page[WorkloadEvent] | ReadFailure | None
-
-
-@dataclass(frozen=True, slots=True)
-class Route:
-    """The workload is routed out: the report's outcome, why, and what to do next."""
-
-    outcome: str
-    reason: str
-    next_action: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,17 +97,25 @@ class StatusCheck:
     observations: tuple[Observation, ...]
     route: Route | None
     findings: Findings
+    marks: tuple[Mark, ...] = ()  # what the status shows done (a container started, the workload running)
+    superseded: Supersession = NOTHING  # the status signals a later event took back
 
 
 # -- reading -----------------------------------------------------------------------------------------------
 async def read_status(reader: Reader, t1: Tier1, workload_id: str) -> tuple[Workload | ReadFailure, Events]:
-    """The seed's `get_workload_status`: the workload (which everything depends on) and its events, together."""
-    return await asyncio.gather(
+    """The seed's `get_workload_status`: the workload (which everything depends on) and its events, together.
+
+    An object without a readable id of its own (absent, or given twice) is the one answered at the id asked
+    for: the rest of the diagnosis reads by that id (its problem is still named)."""
+    workload, events = await asyncio.gather(
         reader.tier1(1, STATUS, "workload status", lambda: t1.get_workload(workload_id), essential=True),
         reader.tier1(
             1, STATUS, "workload events", lambda: t1.get_events(workload_id, limit=PAGE_LIMIT, sort_order="desc")
         ),
     )
+    if isinstance(workload, Workload) and not workload.id and workload_id:
+        workload.id = workload_id
+    return workload, events
 
 
 async def resolve_on_cluster(
@@ -297,7 +302,8 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
                 "createdAt, involvedObject)",
                 STATUS,
             )
-    absent = workload.missing_required()
+    unread = {problem.split(":", 1)[0] for problem in workload.parse_problems()}  # named below, as unreadable
+    absent = [key for key in workload.missing_required() if key not in unread]
     if absent:
         found.missing(
             "workload fields " + ", ".join(absent),
@@ -307,8 +313,10 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
     for problem in workload.parse_problems()[:5]:
         found.missing("a workload field", f"could not be read: {quote(problem, 200)}", STATUS)
 
-    def done(observations: list[Observation], route: Route | None) -> StatusCheck:
-        return StatusCheck(kept, failed, tuple(observations), route, found.done())
+    def done(
+        observations: list[Observation], route: Route | None, marks: tuple[Mark, ...] = (), sup: Supersession = NOTHING
+    ) -> StatusCheck:
+        return StatusCheck(kept, failed, tuple(observations), route, found.done(), marks, sup)
 
     if not same_cluster(workload.cluster_id, req.cluster_id):
         shown = quote(workload.cluster_id, 80) if workload.cluster_id else "(absent)"
@@ -323,10 +331,24 @@ def check_status(workload: Workload, events: Events, req: DiagnosisRequest, cuto
         )
         return done([], route)
     observations = _status_observations(workload, kept, cutoff, found)
-    route = preemption_route(observations, "a recent event says the workload was preempted", found)
+    # A preemption the workload ran again after, a pull error the image was pulled after: history, not the
+    # failure being asked about (core/diagnosis/supersede.py).
+    marks = status_marks(workload, kept)
+    end = workload.phase_updated_at if (workload.phase or "") in ENDING_PHASES else None
+    sup = supersede(observations, marks, end)
+    standing = list(sup.kept)
+    route = None
+    if failed_after_preemption(standing):
+        found.note(
+            "a failure is recorded after the last preemption: whether the workload ran again in between is read "
+            "from its history before it is routed out as a preemption"
+        )
+    else:
+        route = preemption_route(standing, "a recent event says the workload was preempted", found)
     if route is None:
-        route = _phase_rule(workload, observations, failed, found, kept)
-    return done(observations, route)
+        route = _phase_rule(workload, standing, failed, found, kept)
+        route = after_resume(route, sup)
+    return done(observations, route, marks, sup)
 
 
 def _status_observations(
@@ -353,31 +375,6 @@ def _status_observations(
             found.evidence(f"Pending scheduling message: {quote(text)}", STATUS, "scheduling")
     found.observed(obs)
     return obs
-
-
-_PREEMPTED_BY = re.compile(r"preempted by (?:higher priority )?workload ([\w./-]*\w)", re.IGNORECASE)
-
-
-def preemption_route(observations: list[Observation], reason: str, found: Collect) -> Route | None:
-    """A preemption signal means this is the wrong skill: cite it and route to preemption diagnosis."""
-    hits = is_preempted(observations)
-    if not hits:
-        return None
-    found.observed(hits, "preempted")
-    # Say who took the resources only when an event read names them (KAI: "preempted by ... workload ns/pg").
-    taker = next((m.group(1) for o in hits if (m := _PREEMPTED_BY.search(o.text))), None)
-    who = (
-        f"The events read name the workload that took the resources: {quote(taker, 120)}."
-        if taker
-        else "The events read do not name what took the resources (a reclaim, a consolidation, or a condition "
-        "alone); the scheduler's events on the workload's PodGroup, or an administrator, can say."
-    )
-    return Route(
-        "preempted",
-        reason,
-        "Diagnose it as a preemption, not a failure: the scheduler stopped it to free resources for other "
-        f"work. {who} Ask an administrator about the project's quota and priority if it keeps happening.",
-    )
 
 
 def _phase_rule(

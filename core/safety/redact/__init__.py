@@ -4,12 +4,16 @@ and by their own shape anywhere.
 - names.py: env variables, flags, KEY=VALUE, JSON/YAML fields and mid-line `name: value` whose name holds a
   sensitive word (`API_KEY`, `clientSecret`, `client-key-data`), with the length kept where it helps tell
   "set but wrong" from "empty"; credential-ish names (`signature`) only with a key-like value (entropy.py);
-- context.py: Authorization headers, URL passwords, `mysql -p<pw>`, netrc, `wandb login <key>`, a 40-character
-  AWS secret key next to `aws`, a vendor's key next to the vendor's name;
+- context.py: Authorization headers, URL passwords and tokens as URL users, an incoming webhook's path on any host,
+  `mysql -p<pw>`, netrc, `wandb login <key>`, a 40-character AWS secret key next to `aws`, a vendor's key next to
+  the vendor's name;
 - providers.py: provider token formats (GitHub, GitLab, Slack, Stripe, SendGrid, npm, PyPI, Hugging Face,
   NVIDIA, OpenAI, Anthropic, GCP, AWS, Azure, Databricks, Twilio, Mailgun, ...), learnt from gitleaks and
   detect-secrets;
-- pem.py: PEM private keys, also with the BEGIN or the END line cut off.
+- pem.py: PEM private keys, also with the BEGIN or the END line cut off;
+- secret_data.py: a Kubernetes Secret printed whole (its `data` and `stringData` values);
+- wrapped.py: the rest of a token a log wrapped onto the next line;
+- kube_wording.py: what is kept: the object names Kubernetes' own messages quote (`secret "ngc-key-2" not found`).
 
 Every replacement starts with `<redacted` (or is `<empty>`), and every rule leaves such a value alone, so
 running redact() on its own output changes nothing. scan.py runs the rules only where their literals occur.

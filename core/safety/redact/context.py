@@ -54,7 +54,43 @@ def _sub_bare_bearer(match: re.Match[str]) -> str:
 def _sub_url_userinfo(match: re.Match[str]) -> str:
     if already_redacted(match["password"]):
         return match[0]
-    return f"{match['scheme']}{match['user']}:{REDACTED}@"
+    # `https://<token>:x-oauth-basic@github.com`: the token is the user name, the password a fixed word.
+    user = REDACTED if looks_random(match["user"]) else match["user"]
+    return f"{match['scheme']}{user}:{REDACTED}@"
+
+
+# A token as the user name with no password (`https://<40 hex>@github.com/org/repo.git`, git's own way of
+# passing an OAuth token): only a user name that looks like a key goes, `ssh://git@host` and `alice@` stay.
+_URL_USER_TOKEN = LazyPattern(
+    r"(?<![A-Za-z0-9+.-])(?P<scheme>[A-Za-z][A-Za-z0-9+.-]{0,31}://)(?P<user>[^\s:/?#@<>\"']{16,256})@"
+)
+
+
+def _sub_url_user_token(match: re.Match[str]) -> str:
+    user = match["user"]
+    if already_redacted(user) or not looks_random(user):
+        return match[0]
+    return f"{match['scheme']}{REDACTED}@"
+
+
+# -- incoming webhooks on any host -------------------------------------------------------------------------
+# Whoever holds an incoming webhook's URL can post to the channel: the part after `/hooks/` is the secret
+# (Mattermost `/hooks/<26 characters>`, Rocket.Chat `/hooks/<id>/<token>`, Zapier `/hooks/catch/<n>/<id>`,
+# Webex `/webhooks/incoming/<id>`, any self-hosted chat). Only the scheme, host and path up to that segment are
+# kept. A path whose rest is a number or words (`/repos/o/r/hooks/12`, `/webhooks/getting-started`) names a
+# page or a hook's settings, not a secret.
+_WEBHOOK_PATH = LazyPattern(
+    r"(?i)(?P<prefix>\b[a-z][a-z0-9+.-]{0,15}://[^\s/?#\"'<>]{1,253}(?:/[^\s/?#\"'<>]{1,128}){0,6}?"
+    r"/(?:web)?hooks?/)(?P<secret>[^\s?#\"'<>(),;]{1,1024})"
+)
+
+
+def _hook_secret(rest: str) -> bool:
+    segments = [s for s in rest.split("/") if s]
+    return any(
+        (len(s) >= 16 or (len(s) >= 6 and any(c.isdigit() for c in s))) and any(c.isalpha() for c in s)
+        for s in segments
+    )
 
 
 # -- AWS secret access key ---------------------------------------------------------------------------------
@@ -149,6 +185,14 @@ CONTEXT_RULES: tuple[Rule, ...] = (
     Rule("authorization-header", ("authorization",), _AUTH_HEADER, _sub_auth_header, "RFC 9110; gl:curl-auth-header"),
     Rule("bearer", ("bearer",), _BARE_BEARER, _sub_bare_bearer, "RFC 6750"),
     Rule("url-userinfo", ("://",), _URL_USERINFO, _sub_url_userinfo, "RFC 3986; ds:basic_auth"),
+    Rule("url-user-token", ("://",), _URL_USER_TOKEN, _sub_url_user_token, "RFC 3986; git's token-as-user URLs"),
+    Rule(
+        "webhook-path",
+        ("/hook", "/webhook"),
+        _WEBHOOK_PATH,
+        hide_group("secret", _hook_secret),
+        "Mattermost, Rocket.Chat, Zapier, Webex incoming webhooks (vendor docs)",
+    ),
     Rule("netrc-machine", ("password",), _NETRC_MACHINE, hide_group("secret"), "netrc(5)"),
     Rule("netrc-login", ("password",), _NETRC_LOGIN, hide_group("secret", credential_like), "netrc(5)"),
     Rule("netrc-line", ("password",), _NETRC_LINE, hide_group("secret", credential_like), "netrc(5)"),

@@ -29,6 +29,8 @@ _SENSITIVE_WORDS = frozenset(
         # Run-together spellings seen in real configs (docker's `identitytoken`, `apikey`, ...).
         "APIKEY", "ACCESSKEY", "SECRETKEY", "PRIVATEKEY", "AUTHTOKEN", "ACCESSTOKEN", "REFRESHTOKEN",
         "IDTOKEN", "IDENTITYTOKEN", "REGISTRYTOKEN", "CLIENTSECRET", "APITOKEN", "BEARERTOKEN",
+        # A Secret's registry credentials (`.dockerconfigjson: <base64>` decodes to a registry password).
+        "DOCKERCONFIGJSON", "DOCKERCFG",
     }
 )  # fmt: skip
 # One run-together word ending in one of these holds a credential too (PGPASSWORD, MYSQLPASSWD, GHTOKEN).
@@ -103,7 +105,8 @@ def _hide_structured(name: str, value: str, *, field: bool) -> bool:
     return is_loose_name(name) and looks_random(value)
 
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_.-]{0,127}+"
+# A leading dot for a Secret's own keys (`.dockerconfigjson`).
+_NAME = r"\.?[A-Za-z_][A-Za-z0-9_.-]{0,127}+"
 _DQ_VALUE = r'"(?:[^"\\\n]|\\.)*+"'
 _SQ_VALUE = r"'[^'\n]*+'"
 
@@ -253,7 +256,7 @@ def _sub_near_name(match: re.Match[str]) -> str:
 # Every sensitive or loose word contains one of these, so a text without any of them has no named secret.
 _NAME_KEYWORDS = (
     "secret", "token", "pass", "pwd", "key", "cred", "auth", "cookie", "session", "dsn", "connection",
-    "certificate", "sig", "access", "private", "hmac", "otp",
+    "certificate", "sig", "access", "private", "hmac", "otp", "dockercfg", "dockerconfigjson",
 )  # fmt: skip
 
 

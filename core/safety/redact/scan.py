@@ -1,12 +1,17 @@
 """redact(): run every rule, but only where one of its literals occurs, so a long log costs little more than a scan.
 
 How a text is handled:
-1. PEM private keys first (they span lines): whole blocks, cut-off heads and cut-off tails.
+0. Object names that Kubernetes' own wording quotes (`secret "ngc-key-2" not found`) are set aside, so no rule
+   takes a name for a key (kube_wording.py); they are put back at the end.
+1. PEM private keys first (they span lines): whole blocks, cut-off heads and cut-off tails; then a Kubernetes
+   Secret printed whole (its `data` values, secret_data.py).
 2. One search for any rule's literal (`token`, `ghp_`, `://`, `hooks.slack.com`, ...), through a regex shaped
    as a trie of all literals, which is several times faster than an alternation or one `in` per literal.
 3. Around each hit, a block of whole lines (a few KB) gets the rules whose literals it contains, in order:
    names first (they know a value's full extent), then contexts, then provider formats.
 4. The few formats without a literal of their own (Twilio ids) run once over the whole text.
+5. The rest of a credential a log wrapped onto the next line is hidden with it (wrapped.py: a token whose two
+   halves make a provider's shape before the rules, the line after a redacted token after them).
 Lines between hits are copied untouched. Every pattern is linear, so the whole is linear in the text.
 """
 
@@ -17,9 +22,12 @@ import re
 
 from core.safety.redact.base import Rule
 from core.safety.redact.context import CONTEXT_RULES
+from core.safety.redact.kube_wording import put_back, set_aside
 from core.safety.redact.names import NAME_RULES
 from core.safety.redact.pem import redact_pem
 from core.safety.redact.providers import PROVIDER_RULES, TWILIO
+from core.safety.redact.secret_data import redact_secret_data
+from core.safety.redact.wrapped import hide_wrapped, join_wrapped
 
 RULES: tuple[Rule, ...] = (*NAME_RULES, *CONTEXT_RULES, *PROVIDER_RULES)
 _WHOLE_TEXT_RULES: tuple[Rule, ...] = (TWILIO,)
@@ -82,11 +90,23 @@ def _apply(block: str, lowered: str) -> str:
     return block
 
 
+def _provider_shaped(value: str) -> bool:
+    """Whether a provider's token format (a `dapi...`, an `AKIA...`) would hide `value`."""
+    lowered = value.lower()
+    return any(rule.apply(value, lowered) != value for rule in (*PROVIDER_RULES, *_WHOLE_TEXT_RULES))
+
+
 def redact(text: str) -> str:
     """Replace every credential found in `text` by name, context or shape; everything else is kept as is."""
     if not text:
         return text
-    text = redact_pem(text)
+    text, names = set_aside(text, _provider_shaped)
+    text = join_wrapped(redact_secret_data(redact_pem(text)), _provider_shaped)
+    text = _redact_rules(text)
+    return put_back(hide_wrapped(text), names)
+
+
+def _redact_rules(text: str) -> str:
     lowered = _lowered(text)
     out: list[str] = []
     pos = 0  # end of the text already copied to out

@@ -1,0 +1,140 @@
+"""Issue 31, point 3: a collective timeout points at the rank that hung, and at its node.
+
+In a 65-pod PyTorchJob one worker's GPU fell off the bus (Xid 79, the node problem detector's node event and
+condition) and the rank on it hung; ten minutes later another worker's NCCL watchdog fired and it exited 1 first,
+the other 63 followed within a minute, and the operator deleted the hung worker at clean-up. In a 4-pod job a
+rank's GPU stopped answering its driver (Xid 119, a GSP RPC timeout): the others timed out in Gloo and exited 1,
+and the hung rank, deaf to SIGTERM, was killed after the grace period (exit 137). The look-alike: the same
+timeouts, the hung rank's node clean, so there is no finding, only the rank named.
+"""
+
+from __future__ import annotations
+
+from core.sim.demo.kit import Json, PodPlan, Story, condition, cstatus, node, running, terminated
+from tests.engine.ff_node_cases import NCCL_VICTIM, XID79
+from tests.engine.test_multipod_cases import S
+
+Case = tuple[list[Story], Json, Json]
+XID119 = (
+    "NVRM: Xid (PCI:0000:b1:00): 119, pid=3311, name=python, Timeout after 6s of waiting for RPC response from "
+    "GPU1 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20803118 0x8)."
+)
+GLOO = (
+    "[rank0]: Traceback (most recent call last):\n"
+    '[rank0]:   File "/workspace/train.py", line 188, in <module>\n'
+    "[rank0]:     dist.all_reduce(metrics, group=cpu_group)\n"
+    "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting "
+    "1800000ms for recv operation to complete\n"
+)
+
+
+def _req(s: Story) -> Json:
+    return {"cluster_id": s.cluster, "workload_id": s.id}
+
+
+def _job(key: str, name: str, pods: int, phase_at: float, **kw: object) -> Story:
+    s = Story(key, name, "research", "Failed", phase_at=phase_at, created=600, kind="Distributed", gpu=8,
+              requested_pods=pods, mem=("512Gi", "512Gi"), restart_policy="Never",
+              command=f"torchrun --nnodes {pods} --nproc-per-node 8 train.py",
+              extra_spec={"distributedFramework": "PyTorch", "numWorkers": pods - 1}, **kw)  # type: ignore[arg-type]  # fmt: skip
+    s.add_phase(s.created, "Pending")
+    s.add_phase(590, "Running")
+    return s
+
+
+def _exited(s: Story, role: str, index: int, node_name: str, end: float, log: str | None, message: str = "") -> PodPlan:
+    """A rank that timed out itself and exited 1 (the operator's ExitedWithCode event names it)."""
+    plan = s.add_pod(node=node_name, created=598, k8s_phase="Error", updated=end, role=role, index=index,
+                     completed=end)  # fmt: skip
+    s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 590, end, message or None))],
+                   phase="Failed")  # fmt: skip
+    s.add_event(end - S, "ExitedWithCode", f"Pod: {s.ns}.{plan.name} exited with code 1", type_="Normal",
+                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+    if log is not None:
+        s.add_log(plan.name, log)
+    return plan
+
+
+def _failed_job_event(s: Story, at: float) -> None:
+    s.add_event(at, "PyTorchJobFailed", f"PyTorchJob {s.ns}/{s.name} is failed because 1 Worker replica(s) failed.",
+                type_="Normal", source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+
+
+def case_nccl_timeout_65_pods_xid79() -> Case:
+    """65 pods (master-0, worker-0..63) on gpu-h-00..64; worker-41's GPU on gpu-h-42 fell off the bus at 11:46;
+    worker-7 timed out first at 11:56:00, the others from 11:56:12 to 11:56:49 (the collectives they waited in
+    started a little later); worker-41 deleted at clean-up at 11:57."""
+    s = _job("ff-rank-01", "mixtral-pt", 65, phase_at=3.5)
+    first = _exited(s, "worker", 7, "gpu-h-08", 4.0, NCCL_VICTIM.format(r=67, clock="11:56:00.004"))
+    others = [("master", 0)] + [("worker", i) for i in range(64) if i not in (7, 41)]
+    for k, (role, index) in enumerate(others):
+        node_name = f"gpu-h-{0 if role == 'master' else index + 1:02d}"
+        _exited(s, role, index, node_name, 4.0 - (12 + k * 0.6) * S, None)
+    hung = s.add_pod(node="gpu-h-42", created=598, k8s_phase="Running", updated=590, role="worker", index=41,
+                     deleted=3)  # fmt: skip
+    _failed_job_event(s, 3.6)
+    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.add_phase(3.5, "Failed", s.phase_message)
+    s.add_kube_event(3.1, "Killing", "Stopping container main", pod=hung.name, type_="Normal", host="gpu-h-42")
+    s.nodes += [node("gpu-h-08"), node("gpu-h-42", extra_conditions=[
+        condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]  # fmt: skip
+    s.add_node_event(14, "gpu-h-42", "NvidiaXID79Error", XID79, component="kernel-monitor")
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
+        "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-h-42 did not time out itself"],
+        "findings": [{"kind": "gpu-hardware", "node": "gpu-h-42", "owner": "administrator", "explains": True}],
+        "recommendations": ["gpu-h-42", "cordon"], "noRecommendations": ["Fix the code"],
+        "paths": [r"^/api/v1/nodes/gpu-h-42$"], "queries": [["/pods", "deleted=true"]],
+    }  # fmt: skip
+
+
+def case_gloo_timeout_killed_rank_xid119() -> Case:
+    """4 pods; worker-2's GPU on gpu-f-03 stopped answering (Xid 119) at 11:10 and its rank hung in the driver;
+    the others timed out in Gloo 30 min later and exited 1; worker-2, deaf to SIGTERM, was SIGKILLed."""
+    s = _job("ff-rank-02", "bloom-ft", 4, phase_at=19.5)
+    first = _exited(s, "master", 0, "gpu-f-01", 20.0, GLOO, GLOO.splitlines()[-1])
+    _exited(s, "worker", 0, "gpu-f-02", 20.0 - 13 * S, None, GLOO.replace("rank0", "rank8").splitlines()[-1])
+    _exited(s, "worker", 1, "gpu-f-04", 20.0 - 15 * S, None, GLOO.replace("rank0", "rank16").splitlines()[-1])
+    hung = s.add_pod(node="gpu-f-03", created=598, k8s_phase="Error", updated=19.0, role="worker", index=2,
+                     completed=19.0)  # fmt: skip
+    s.add_kube_pod(hung, [cstatus("main", s.image, terminated("Error", 137, 590, 19.0))], phase="Failed")
+    s.add_kube_event(19.5, "Killing", "Stopping container main", pod=hung.name, type_="Normal", host="gpu-f-03")
+    _failed_job_event(s, 19.6)
+    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.add_phase(19.5, "Failed", s.phase_message)
+    s.nodes += [node("gpu-f-01"), node("gpu-f-03")]
+    s.add_node_event(50, "gpu-f-03", "NvidiaXID119Error", XID119, component="kernel-monitor")
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
+        "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-f-03", "SIGKILL (exit 137)"],
+        "findings": [{"kind": "gpu-hardware", "node": "gpu-f-03", "explains": True}],
+        "recommendations": ["gpu-f-03"], "paths": [r"^/api/v1/nodes/gpu-f-03$"],
+    }  # fmt: skip
+
+
+def case_nccl_timeout_hung_rank_node_clean() -> Case:
+    """The look-alike: the same NCCL timeouts and a rank deleted at clean-up, but its node shows nothing: the
+    report names the rank it waited for and raises no finding."""
+    s = _job("ff-rank-03", "qwen-dpo", 4, phase_at=9.5)
+    first = _exited(s, "worker", 1, "gpu-g-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
+    _exited(s, "master", 0, "gpu-g-01", 10.0 - 14 * S, None)
+    _exited(s, "worker", 0, "gpu-g-02", 10.0 - 16 * S, None)
+    hung = s.add_pod(node="gpu-g-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
+                     deleted=9)  # fmt: skip
+    s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
+    _failed_job_event(s, 9.6)
+    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.add_phase(9.5, "Failed", s.phase_message)
+    s.nodes += [node("gpu-g-03"), node("gpu-g-04")]
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
+        "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-g-04"],
+        "noText": ["gpu-hardware", "Not the workload's fault"], "paths": [r"^/api/v1/nodes/gpu-g-04$"],
+    }  # fmt: skip
+
+
+CASES = {
+    "rank-nccl-timeout-65-pods-xid79": case_nccl_timeout_65_pods_xid79,
+    "rank-gloo-timeout-killed-rank-xid119": case_gloo_timeout_killed_rank_xid119,
+    "rank-nccl-timeout-hung-rank-node-clean": case_nccl_timeout_hung_rank_node_clean,
+}
