@@ -220,6 +220,9 @@ class Deliveries:
         record, grouping = courier.record, self.grouping
         book = record.book
         workload = entry.workload.id or key
+        if book.posted_at(workload) == when:  # this very failure went out (its record was forgotten since)
+            record.mark(key, when)
+            return True
         if book.repeat(workload, when, grouping.cooldown_s):
             record.mark(key, when)
             self.repeated += 1
@@ -233,8 +236,10 @@ class Deliveries:
             do = report.recommendations[0] if report is not None and report.recommendations else None
             command = self.storm_command(cause, entry) if self.storm_command is not None else self.command(entry)
             project = clean(entry.workload.project_name or "no project", one_line=True, max_len=80)
+            alone = chat_text(entry, record.dialect or "markdown", self.command(entry), key, repeats)
             book.gather(cause.key, storm_facts(cause, why, sources, do, command),
-                        Member(key, when, name, project, entry.label, repeats), grouping.window_s)
+                        Member(key, when, name, project, entry.label, repeats, alone), grouping.window_s,
+                        self.wall())
             book.posting(workload, when)
             return True
         text = chat_text(entry, record.dialect or "markdown", self.command(entry), key, repeats)
@@ -248,11 +253,11 @@ class Deliveries:
         now = self.wall()
         for courier in self.couriers:
             book = courier.record.book
-            for release in book.due(now, self.grouping.window_s, everything=everything):
+            for release in book.due(now, self.grouping, everything=everything):
                 if not courier.add(_storm_pending(release, courier.record.dialect or "markdown")):
                     break  # the outbox is at its bound: what was gathered stays, for a later flush
                 book.released(release, now)
-                self.storm_posts += 1
+                self.storm_posts += not (release.first and len(release.members) == 1)
         self.save()
 
     def gathered(self) -> int:
@@ -331,15 +336,19 @@ class Deliveries:
 
 
 def _storm_pending(release: Release, dialect: str) -> Pending:
-    """A storm's post as an outbox item: the key of its first failure, covering the others it lists."""
+    """A storm's post as an outbox item: the key of its first failure, covering the others it lists. A storm of
+    one failure (so far) is that failure's own post."""
     storm, members = release.storm, release.members
+    if release.first and len(members) == 1 and members[0].alone:
+        only = members[0]
+        return Pending(only.key, only.when, only.alone, only.name, time.time())
     projects = {*storm.projects, *(m.project for m in members)}
     post = StormPost(storm.facts, tuple(members), release.first, storm.posts, storm.posted + len(members),
                      len(projects), storm.first_at, members[0].key)
     subject = clean(storm.facts.get("subject") or "a cause", one_line=True, max_len=80)
     name = f"the {'storm' if release.first else 'storm follow-up'} of {subject} ({len(members)} failures)"
     return Pending(members[0].key, members[0].when, storm_text(post, dialect), name, time.time(),
-                   covers=tuple(m.key for m in members[1:]))
+                   covers=tuple((m.key, m.when) for m in members[1:]))
 
 
 def _duration(seconds: float) -> str:

@@ -49,13 +49,13 @@ class Pending:
     name: str
     queued_at: float
     attempts: int = 0
-    covers: tuple[str, ...] = ()
+    covers: tuple[tuple[str, float], ...] = ()  # (key, when its failure happened) of each other failure listed
 
     def to_json(self) -> dict[str, Any]:
         out = {"key": self.key, "when": self.when, "text": self.text, "name": self.name,
                "queuedAt": self.queued_at, "attempts": self.attempts}
         if self.covers:
-            out["covers"] = list(self.covers)
+            out["covers"] = [[k, when] for k, when in self.covers]
         return out
 
     @classmethod
@@ -68,7 +68,9 @@ class Pending:
             return None
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (when, queued, attempts)):
             return None
-        covers = tuple(k for k in item.get("covers") or [] if isinstance(k, str) and 0 < len(k) <= 200)
+        covers = tuple((c[0], float(c[1])) for c in item.get("covers") or []
+                       if isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and 0 < len(c[0]) <= 200
+                       and isinstance(c[1], int | float) and not isinstance(c[1], bool))
         return cls(key, float(when), text[:MAX_TEXT], name[:200], float(queued), int(attempts),  # type: ignore[arg-type]
                    covers[:MAX_OUTBOX])
 
@@ -111,7 +113,7 @@ class Record:
             return False
         self.outbox.append(item)
         self._queued.add(item.key)
-        self._queued.update(item.covers)
+        self._queued.update(k for k, _ in item.covers)
         return True
 
     def head(self) -> Pending | None:
@@ -122,10 +124,10 @@ class Record:
         it for good)."""
         item = self.outbox.popleft()
         self._queued.discard(item.key)
-        self._queued.difference_update(item.covers)
+        self._queued.difference_update(k for k, _ in item.covers)
         if delivered:
-            for key in (item.key, *item.covers):
-                self.mark(key, item.when)
+            for key, when in ((item.key, item.when), *item.covers):
+                self.mark(key, when)
         return item
 
     def to_json(self) -> dict[str, Any]:

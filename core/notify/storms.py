@@ -3,9 +3,10 @@ counted. Plain data, kept in the destination's record (core.notify.ledger) and s
 restarted watch goes on with the storms it had.
 
 - A storm is the failures of one cause (an opaque key the caller derives from each diagnosis) whose phase
-  changes are less than `window_s` apart, one after the other. Its first post goes out at the end of the sweep
-  that handed its first failure over, and lists every failure of it handed over by then; what joins it later is
-  gathered and goes out as one follow-up, no sooner than `window_s` after the storm's last post. A failure
+  changes are less than `window_s` apart, one after the other. Its first post goes out once its first failure
+  has waited `first_wait` (a minute, a fifth of the window when that is shorter: what else the cause takes down
+  in that minute is in the same post), and lists every failure of it handed over by then; what joins it later
+  is gathered and goes out as one follow-up, no sooner than `window_s` after the storm's last post. A failure
   more than `window_s` after the storm's last one starts a new storm of the same cause.
 - A cool-down: a workload that fails again less than `cooldown_s` after the failure of it last posted (or
   gathered) is counted, not posted; the count goes with its next post.
@@ -25,6 +26,7 @@ from typing import Any
 MAX_STORMS = 2_000
 MAX_RECENT = 20_000
 MAX_FACTS = 2_000  # characters of each piece of what a storm post says of its cause
+MAX_ALONE = 16_000  # a failure's own post, kept while it is gathered (a chat post is far shorter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,11 @@ class Grouping:
     def off(self) -> bool:
         return self.window_s <= 0 and self.cooldown_s <= 0
 
+    @property
+    def first_wait(self) -> float:
+        """How long a storm's first failure waits for others before its first post."""
+        return min(60.0, self.window_s / 5)
+
 
 @dataclass(slots=True)
 class Member:
@@ -49,20 +56,21 @@ class Member:
     project: str
     label: str
     repeats: int = 0  # earlier failures of the workload counted in its cool-down
+    alone: str = ""  # its post were it alone: what goes out when the storm is this failure and no other
 
     def to_json(self) -> list[Any]:
-        return [self.key, self.when, self.name, self.project, self.label, self.repeats]
+        return [self.key, self.when, self.name, self.project, self.label, self.repeats, self.alone]
 
     @classmethod
     def from_json(cls, raw: object) -> Member | None:
-        if not (isinstance(raw, list) and len(raw) == 6):
+        if not (isinstance(raw, list) and len(raw) == 7):
             return None
-        key, when, name, project, label, repeats = raw
+        key, when, name, project, label, repeats, alone = raw
         if not (isinstance(key, str) and 0 < len(key) <= 200 and _number(when) and isinstance(repeats, int)):
             return None
-        if not all(isinstance(v, str) for v in (name, project, label)):
+        if not all(isinstance(v, str) for v in (name, project, label, alone)):
             return None
-        return cls(key, float(when), name[:200], project[:200], label[:80], max(0, repeats))
+        return cls(key, float(when), name[:200], project[:200], label[:80], max(0, repeats), alone[:MAX_ALONE])
 
 
 @dataclass(slots=True)
@@ -74,12 +82,13 @@ class Storm:
     posted: int = 0  # failures posted so far
     posts: int = 0  # posts made (the first, then follow-ups)
     last_post: float | None = None  # wall clock
+    opened: float | None = None  # wall clock: when its first failure was gathered
     gathered: list[Member] = field(default_factory=list)
     projects: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"cause": self.cause, "facts": self.facts, "firstAt": self.first_at, "lastAt": self.last_at,
-                "posted": self.posted, "posts": self.posts, "lastPost": self.last_post,
+                "posted": self.posted, "posts": self.posts, "lastPost": self.last_post, "opened": self.opened,
                 "gathered": [m.to_json() for m in self.gathered], "projects": self.projects}
 
     @classmethod
@@ -91,9 +100,9 @@ class Storm:
                 and _number(first) and _number(last)):
             return None
         kept = {k: v[:MAX_FACTS] for k, v in facts.items() if isinstance(k, str) and isinstance(v, str)}
-        last_post = raw.get("lastPost")
+        last_post, opened = raw.get("lastPost"), raw.get("opened")
         storm = cls(cause, kept, float(first), float(last), _count(raw.get("posted")), _count(raw.get("posts")),
-                    float(last_post) if _number(last_post) else None)
+                    float(last_post) if _number(last_post) else None, float(opened) if _number(opened) else None)
         storm.gathered = [m for m in map(Member.from_json, raw.get("gathered") or []) if m is not None]
         storm.projects = [p[:200] for p in raw.get("projects") or [] if isinstance(p, str)][:500]
         return storm
@@ -124,10 +133,15 @@ class StormBook:
         """Whether this failure of `workload` falls in the cool-down of its last posted one (then it is
         counted); otherwise it becomes the one the cool-down runs from."""
         last = self.recent.get(workload)
-        if last is not None and cooldown_s > 0 and 0 <= when - last[0] < cooldown_s:
+        if last is not None and cooldown_s > 0 and 0 < when - last[0] < cooldown_s:
             last[1] += 1
             return True
         return False
+
+    def posted_at(self, workload: str) -> float | None:
+        """When the workload's last posted failure happened, while its cool-down is remembered."""
+        last = self.recent.get(workload)
+        return last[0] if last is not None else None
 
     def counted(self, workload: str) -> int:
         """The workload's failures the cool-down counted since its last post."""
@@ -141,11 +155,12 @@ class StormBook:
         while len(self.recent) > MAX_RECENT:
             self.recent.popitem(last=False)
 
-    def gather(self, cause: str, facts: dict[str, str], member: Member, window_s: float) -> Storm:
-        """Add a failure to its cause's storm (a new one when there is none within the window)."""
+    def gather(self, cause: str, facts: dict[str, str], member: Member, window_s: float, now: float) -> Storm:
+        """Add a failure to its cause's storm (a new one, opened `now` on the wall clock, when there is none
+        within the window)."""
         storm = self.storms.get(cause)
         if storm is None or not (storm.first_at - window_s <= member.when <= storm.last_at + window_s):
-            storm = Storm(cause, {k: v[:MAX_FACTS] for k, v in facts.items()}, member.when, member.when)
+            storm = Storm(cause, {k: v[:MAX_FACTS] for k, v in facts.items()}, member.when, member.when, opened=now)
             self._replace(cause, storm)
         storm.last_at = max(storm.last_at, member.when)
         storm.gathered.append(member)
@@ -164,14 +179,19 @@ class StormBook:
             self.storms.popitem(last=False)
 
     # -- what is due ----------------------------------------------------------------------------------------
-    def due(self, now: float, window_s: float, *, everything: bool = False) -> list[Release]:
-        """The posts due at `now` (wall clock): a storm's first post at once, a follow-up a window after the
-        storm's last post; with `everything`, all that is gathered (the end of a `--once` run)."""
+    def due(self, now: float, grouping: Grouping, *, everything: bool = False) -> list[Release]:
+        """The posts due at `now` (wall clock): a storm's first post once its first failure waited
+        `first_wait`, a follow-up a window after the storm's last post; with `everything`, all that is gathered
+        (the end of a `--once` run). A clock that went back is taken as the wait being over."""
         out = []
         for storm in self.storms.values():
             if not storm.gathered:
                 continue
-            ready = everything or storm.last_post is None or not 0 <= now - storm.last_post < window_s
+            if storm.last_post is None:
+                since, wait = storm.opened, grouping.first_wait
+            else:
+                since, wait = storm.last_post, grouping.window_s
+            ready = everything or since is None or not 0 <= now - since < wait
             if ready:
                 out.append(Release(storm, sorted(storm.gathered, key=lambda m: m.when), storm.posts == 0))
         return out
