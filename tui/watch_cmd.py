@@ -71,9 +71,9 @@ def add_watch_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
             TENANT_NOTE,
             "Storms: failures that share a cause (the same node with an infrastructure finding or a node failure,\n"
             "the same infrastructure finding, the same image that cannot be pulled) less than --group-window\n"
-            "apart are one storm: one post names the cause and lists the workloads, at the end of the sweep that\n"
-            "found the first; what joins later goes into one follow-up a window after the storm's last post. With\n"
-            "the defaults (5m), a node whose workloads all fail and are diagnosed within ten minutes of the first\n"
+            "apart are one storm: one post names the cause and lists the workloads, a minute after the first was\n"
+            "diagnosed; what joins later goes into one follow-up a window after the storm's last post. With the\n"
+            "defaults (5m), a node whose workloads all fail and are diagnosed within eleven minutes of the first\n"
             "gives at most three posts, however many workloads (the list is cut, saying how many more, past\n"
             "about 30 names). A workload that fails again within --cooldown (30m) of its last post is counted,\n"
             "not posted; the count goes with its next post. Stdout still prints every report.",
@@ -117,7 +117,7 @@ def add_watch_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
     parser.add_argument(
         "--group-window", default=DEFAULT_GROUP_WINDOW, metavar="DURATION",
         help=f"failures with a shared cause less than this apart are one storm, posted once with follow-ups at "
-        f"most this often (30s, 5m, 1h; 0: one post per failure; default {DEFAULT_GROUP_WINDOW})",
+        f"most this often (30s, 5m, 1h; 0: no storms, each failure its own post; default {DEFAULT_GROUP_WINDOW})",
     )
     parser.add_argument(
         "--cooldown", default=DEFAULT_COOLDOWN, metavar="DURATION",

@@ -5,7 +5,9 @@ core.triage.chat_render) and the delivery records, outboxes and couriers (core.n
 its own record in the ledger, so what one has (stdout, or one chat) is never taken for what another has; a
 failure a destination already has is said and skipped for it alone. Stdout is written at once; a post is put
 in its webhook's outbox (kept in the state file) and posted by that webhook's courier, so printing never waits
-for a chat.
+for a chat. A failure whose report shows a cause others can share (core.triage.storm_cause) is gathered into its
+storm (core.notify.storms) and goes out in the storm's post (core.triage.chat_storm) when `flush` finds it due;
+a workload failing again within the cool-down is counted instead of posted. Stdout is never grouped.
 """
 
 from __future__ import annotations
@@ -251,6 +253,7 @@ class Deliveries:
     def flush(self, *, everything: bool = False) -> None:
         """Put in each outbox the storm posts due now (all that is gathered, with `everything`)."""
         now = self.wall()
+        changed = False
         for courier in self.couriers:
             book = courier.record.book
             for release in book.due(now, self.grouping, everything=everything):
@@ -258,7 +261,9 @@ class Deliveries:
                     break  # the outbox is at its bound: what was gathered stays, for a later flush
                 book.released(release, now)
                 self.storm_posts += not (release.first and len(release.members) == 1)
-        self.save()
+                changed = True
+        if changed:
+            self.save()
 
     def gathered(self) -> int:
         """Failures gathered into a storm's next post, over every webhook of this run."""

@@ -37,10 +37,6 @@ class Grouping:
     cooldown_s: float = 1800.0
 
     @property
-    def off(self) -> bool:
-        return self.window_s <= 0 and self.cooldown_s <= 0
-
-    @property
     def first_wait(self) -> float:
         """How long a storm's first failure waits for others before its first post."""
         return min(60.0, self.window_s / 5)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.models.report import Finding, Report
+from core.models.report import Report
 from core.safety.untrusted import clean
 
 # The order in which a node's findings name its cause: the hardware before what follows from it.
@@ -109,10 +109,6 @@ def summary(finding_text: str) -> str:
     """What a finding says, without the cluster's words it quotes after it (`<what>: "<quoted>"`)."""
     what, sep, quoted = finding_text.rpartition(': "')
     return what if sep and what and quoted.endswith('"') else finding_text
-
-
-def finding_of(report: Report, node: str) -> Finding | None:
-    return next((f for f in report.findings if f.explains and f.node and _fold(f.node) == _fold(node)), None)
 
 
 def _fold(text: str) -> str:

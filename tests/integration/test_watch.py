@@ -276,6 +276,8 @@ def test_ctrl_c_ends_a_watch_with_a_summary_line(tmp_path: Path) -> None:
         (("--demo", "--cluster-id", "demo-east", "--refresh", "0.2"), "every 1 to 3600 seconds"),
         (("--case", "x.json", "--live", "--cluster-id", "c"), "only the demo tenant moves"),
         (("--demo", "--cluster-id", "demo-east", "--max-per-minute", "0"), "--max-per-minute 0"),
+        (("--demo", "--cluster-id", "demo-east", "--group-window", "5"), "give 0 or a whole number and a unit"),
+        (("--demo", "--cluster-id", "demo-east", "--cooldown", "30d"), "--cooldown 30d: at most 168 hours"),
     ],
 )
 def test_bad_options_are_usage_errors(args: tuple[str, ...], said: str) -> None:
