@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -226,9 +227,23 @@ def progress_bar(prog: str, err: TextIO, width: int = 24) -> Callable[[int, int]
 
 
 def write_out(out: TextIO, text: str) -> None:
+    """Write `text` whole. To a file descriptor it goes with os.write until every byte is out: a signal (Ctrl-C,
+    SIGTERM) that meets a full pipe interrupts a blocking write part-way, and the buffered text layer can then
+    drop the rest of what it held (seen with `watch` piped to a slow reader), while a partial os.write simply
+    says how much went."""
     tolerant(out)
     try:
-        out.write(text)
-        out.flush()
+        fd = out.fileno() if os.name == "posix" else None
+    except (AttributeError, OSError, ValueError):  # a StringIO, pytest's capture: no descriptor
+        fd = None
+    try:
+        if fd is None:
+            out.write(text)
+            out.flush()
+            return
+        out.flush()  # whatever the text layer still holds goes first
+        view = memoryview(text.encode(getattr(out, "encoding", None) or "utf-8", "backslashreplace"))
+        while view:
+            view = view[os.write(fd, view):]
     except BrokenPipeError:
         pass  # the reader (`| head`) went away; the result was produced, and nothing is left to say

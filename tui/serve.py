@@ -159,7 +159,8 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
     token = control_plane.issue_token()
     print(f"Serving {bundle.source} ({plural(len(bundle.workloads), 'workload')}) at {url}", file=out)
     if args.live:
-        print(f"Live: its clock starts at {bundle.captured_at.isoformat()} and moves with yours; workloads are "
+        start = control_plane.bundle.captured_at.isoformat()
+        print(f"Live: on your clock from {start} (the demo's stories shifted to end then); workloads are "
               f"submitted, crash and fail on the schedule of seed {args.seed if args.seed is not None else 1}",
               file=out)
     print("Authenticate with either of:", file=out)

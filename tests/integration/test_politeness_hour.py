@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -37,7 +38,8 @@ from core.triage.watch import WatchRequest
 from tests.integration.test_watch import Stepper
 from tests.integration.webhook_receiver import Receiver
 from tui.start import StartOptions
-from tui.watch_cmd import WatchRun
+from tui.watch_delivery import PostTarget
+from tui.watch_run import WatchRun
 
 HOUR = 3600.0
 INTERVALS = int(HOUR // DEFAULT_INTERVAL_S)  # 720
@@ -133,9 +135,12 @@ async def test_watch_over_an_hour(demo_bundle: CaseBundle, tmp_path: Path) -> No
     clock = SteppedClock(demo_bundle.captured_at)
     tenant = live(demo_bundle, clock)
     with Receiver() as receiver:
-        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl", receiver.url,
-                       tmp_path / "s.json", out=io.StringIO(), err=io.StringIO(),
-                       sleep=Stepper(clock, demo_bundle.captured_at, HOUR), opener=lambda: tenant)
+        stepper = Stepper(clock, demo_bundle.captured_at, HOUR)
+        out = io.StringIO()
+        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl",
+                       (PostTarget.of(receiver.url, None),), tmp_path / "s.json", out=out,
+                       err=io.StringIO(), sleep=stepper, opener=lambda: tenant, post_clock=stepper.seconds)
+        stepper.run = run
         assert await run.run() == 0
         posted = len(receiver.texts())
     counted = kinds(plane(tenant).requests)
@@ -143,6 +148,10 @@ async def test_watch_over_an_hour(demo_bundle: CaseBundle, tmp_path: Path) -> No
     sweeps, delivered = run.watcher.counts.sweeps, run.watcher.counts.delivered
     assert INTERVALS <= sweeps <= INTERVALS + 1 and counted["list"] == sweeps  # one list request per sweep
     assert delivered == posted > 50
+    # The cluster goes on reporting for the whole hour: no report says it stopped (issue 32, point 9).
+    reports = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(reports) == delivered
+    assert not [f for r in reports for f in r.get("findings") or [] if f["kind"] == "control-plane"]
     assert counted["workload"] == run.watcher.counts.diagnosed  # each diagnosis once
     # Besides: the reads of each diagnosis, and the events reads of fresh Pending/Running rows.
     assert counted["other"] <= DIAGNOSIS_READS * delivered + 2 * sweeps
