@@ -30,6 +30,7 @@ from core.diagnosis.steps.kubernetes import Tier2Found
 from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries, SeveralRead
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.diagnosis.supersede import NOTHING, Supersession, standing
+from core.models.advice import Action, Do, Said, said
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
@@ -73,7 +74,7 @@ class Basis:
     workload: WorkloadRef
     evidence: list[EvidenceItem]
     missing: list[MissingItem]
-    notes: list[str]
+    notes: list[str | Said]
 
 
 def gathered_several(
@@ -144,8 +145,12 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
     failed_at = diagnosed_at(g)
     if failed_at is not None and failed_at < cutoff:
         found.note(
-            f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it is "
-            "not in the recurrence count; widen --lookback to count it"
+            said(
+                f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it "
+                "is not in the recurrence count; ",
+                Do(Action.WIDEN_LOOKBACK),
+                " to count it",
+            )
         )
     now = req.moment()
     if failed_at is not None and failed_at > now + CLOCK_SLACK:

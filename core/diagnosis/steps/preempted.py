@@ -68,8 +68,11 @@ def after_resume(route: Route | None, sup: Supersession) -> Route | None:
         route.outcome,
         f"{route.reason}; its preemption at {last.obs.at.isoformat()} was followed by a resume "
         f"({last.mark.what}, {last.mark.at.isoformat()}): history, not a failure",
-        f"{route.next_action} The run that preemption ended is not a failure: diagnose it as a preemption "
-        "(the scheduler stopped it to free resources) if that is the run you mean.",
+        route.next_action
+        + (
+            " The run that preemption ended is not a failure: diagnose it as a preemption (the scheduler stopped "
+            "it to free resources) if that is the run you mean."
+        ),
     )
 
 
