@@ -24,8 +24,8 @@ from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.kube import ContainerStatus, K8sEvent, K8sPod
 from core.models.report import MissingItem
+from core.plural import plural
 from core.sources.kube_types import EVENTS_TTL, LogExcerpt
-from core.words import plural
 
 EVENTS = "kubectl get events"
 DESCRIBE_POD = "kubectl describe pod"

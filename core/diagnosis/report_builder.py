@@ -13,7 +13,7 @@ from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
 from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
-from core.diagnosis.history import HistoryAnalysis
+from core.diagnosis.history_analysis import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.probe_kill import killing_probe, probe_kill, readiness_line

@@ -17,7 +17,7 @@ from core.diagnosis.signals import SignalKind
 from core.diagnosis.signals.image_pull import PULL_LABELS
 from core.diagnosis.supersede import Resolved, Supersession
 from core.models.report import SupersededSignal
-from core.words import duration, plural
+from core.plural import duration, plural
 
 K = SignalKind
 _WHAT = {

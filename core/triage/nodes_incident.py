@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.plural import plural
 from core.report.markdown import md_code, md_escape, md_evidence
 from core.report.parts import other_pods
 from core.triage.nodes import NodesResult
 from core.triage.nodes_render import iso, line, scope_words, short_time
 from core.triage.nodes_rows import NODE_FAILURE_KEY, NodeFailure, NodeRow, summary
-from core.words import plural
 
 # Per shared cause: the work on the node itself, after it is cordoned and drained.
 _REPAIR: dict[str, str] = {

@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from core.models.report import Finding
+from core.plural import plural
 from core.report.markdown import md_code, md_escape
 from core.report.parts import safe_tree
 from core.safety.untrusted import clean
 from core.triage.nodes import SCHEMA, NodesResult
 from core.triage.nodes_rows import NodeFailure, NodeRow
 from core.triage.verdicts import count_line
-from core.words import plural
 
 MARK = "⚑"
 

@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 
 from core.diagnosis.engine import run_to_report
-from core.diagnosis.history import analyse_history
+from core.diagnosis.history_analysis import analyse_history
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import classify
 from core.models.pages import parse_page

@@ -18,9 +18,9 @@ import pytest_asyncio
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import IN_CASE_BUNDLE, DiagnosisRequest
 from core.models.report import Report
+from core.plural import duration
 from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
-from core.words import duration
 from tests.integration.test_record import _cli
 from tests.paths import CASES
 

@@ -15,12 +15,12 @@ from core.sim.control_plane import ControlPlane
 from core.sim.loopback import LoopbackServer
 from core.sources.kube import KubeSource
 from core.sources.kube_config import KubeConnection, bounded_retry
+from core.sources.kube_core_v1 import CoreReads
 from core.sources.kube_guard import ReadOnlyViolation, guard_api_client, is_guarded, read_only_api_client
-from core.sources.kube_reads import CoreReads
 
 SOURCES = pathlib.Path(__file__).resolve().parents[2] / "core" / "sources"
 KUBE_SOURCE = SOURCES / "kube.py"
-KUBE_READS = SOURCES / "kube_reads.py"
+KUBE_READS = SOURCES / "kube_core_v1.py"
 # The classes whose instance the source sends its reads through: the generated one, or ours that sends the same.
 API_CLASSES = {"CoreV1Api", "CoreReads"}
 ALLOWED = {

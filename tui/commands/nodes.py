@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from core.diagnosis.request import UsageError
+from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
@@ -30,7 +31,6 @@ from core.triage.nodes import DEFAULT_MAX_FAILURES, DEFAULT_SINCE, MAX_FAILURES,
 from core.triage.nodes_render import NODES_RENDERERS
 from core.triage.nodes_rows import Threshold
 from core.triage.nodes_window import read_each_workload
-from core.words import plural
 from tui.headless import (
     TENANT_NOTE,
     add_now_argument,

@@ -22,12 +22,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.models.runai import Workload
+from core.plural import plural
 from core.safety.untrusted import clean
 from core.triage.batch import Politeness
 from core.triage.nodes import NodesResult
 from core.triage.nodes_render import cause_line, rate_text
 from core.triage.nodes_rows import NodeFailure, NodeRow
-from core.words import plural
 from tui.clock import Clock
 from tui.messages import WorkloadChosen
 from tui.screens.detail import DetailScreen

@@ -25,7 +25,7 @@ from typing import Any
 from core.diagnosis.signals.family import Family, example
 from core.diagnosis.signals.model import Signal, SignalKind
 from core.diagnosis.signals.text import Collector, Text, as_text, for_matching, rx
-from core.words import duration
+from core.plural import duration
 
 K = SignalKind
 

@@ -14,7 +14,7 @@ from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
 from core.diagnosis.crash_loop import CrashLoop, last_crash_at
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES, in_window
+from core.diagnosis.history_analysis import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.memory import LIMIT, PLAUSIBLE_MEMORY, SeriesSummary, dropped_why, step_of, usage_summary

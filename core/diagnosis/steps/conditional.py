@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
+from core.diagnosis.history_analysis import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
 from core.diagnosis.memory import MAX_SAMPLES, MEMORY_TYPES, PLAUSIBLE_MEMORY, RunWindow, plan_queries, usage_summary
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader, ReadFailure, Tier1

@@ -34,8 +34,8 @@ from core.diagnosis.steps.kubernetes import PodDescribed, Tier2Found, describe_p
 from core.models.kube import K8sPod
 from core.models.report import MissingItem
 from core.models.runai import MetricsResponse, RunaiPod, Workload
+from core.plural import plural
 from core.sources.namespace import NamespaceChoice
-from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource

@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 
 from core.diagnosis.findings import Collect
-from core.diagnosis.history import FAILING_KINDS
+from core.diagnosis.history_analysis import FAILING_KINDS
 from core.diagnosis.marks import Mark, event_mark, workload_marks
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.route_reasons import Route

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
@@ -31,9 +31,9 @@ from core.models.advice import Action, Do, said
 from core.models.pages import Page
 from core.models.report import WorkloadRef
 from core.models.runai import SEED_EXTRA_PHASES, WORKLOAD_PHASES, Cluster, Workload, WorkloadEvent
+from core.plural import plural
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
-from core.words import plural
 
 STATUS = "get_workload_status"
 __all__ = ["LIST", "PAGE_LIMIT", "STATUS", "Route", "preemption_route"]

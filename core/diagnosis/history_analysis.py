@@ -21,7 +21,7 @@ from core.models.gc_pause import gc_paused
 from core.models.history_compact import CompactRecord, CompactSpec
 from core.models.report import HistoryEntry
 from core.models.runai import HistoryRecord, HistorySpec
-from core.words import plural
+from core.plural import plural
 
 SOURCE = "get_workload_history"
 # The client reads a workload's history compact; a record as the API models parse it is analysed alike.

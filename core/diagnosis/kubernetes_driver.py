@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import cascade, crash_loop, infra, same_node
 from core.diagnosis.findings import Collect, Findings, Journal
-from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.kube_evidence import DESCRIBE_POD, EVENTS
 from core.diagnosis.marks import Mark, events_marks, pod_marks
 from core.diagnosis.observations import Observation
