@@ -66,10 +66,6 @@ class _Resettable(Protocol):
     def reset(self) -> None: ...
 
 
-class _Resettable(Protocol):
-    def reset(self) -> None: ...
-
-
 class PaneFilling(Screen[None]):
     report: Report | None
     tenant: Tenant
