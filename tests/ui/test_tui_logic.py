@@ -206,6 +206,16 @@ def test_advice_says_what_to_press(sentence: Said, app_words: str, gone: str) ->
     assert said_in_app == app_words and gone not in said_in_app  # ... the app's the key
 
 
+def test_advice_read_back_from_json_is_still_data() -> None:
+    sentence = said("Nothing failed. If a different run failed, ", Do(Action.GIVE_WORKLOAD_ID, "its"), ".")
+    data = _report(sentence).to_json_dict()
+    assert data["actions"][0]["keys"] == ["give_workload_id"] and data["recommendations"] == [sentence.text]
+    again = Report.model_validate(data)
+    assert for_the_app(again, sentence.text) == (
+        "Nothing failed. If a different run failed, choose that run in the picker (esc, then enter on its row)."
+    )
+
+
 def test_advice_leaves_other_text_alone() -> None:
     text = "Fix the code behind the failing log line: \"KeyError: 'labels'\"; widen --lookback to count it."
     # Words that only read like an action are not one: the report holds its actions as data.
