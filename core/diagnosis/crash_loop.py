@@ -157,7 +157,7 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
         ended.exit_code if ended is not None else None,
         quote(ended.reason, 40) if ended is not None and ended.reason else None,
         quote(policy, 20) if policy else None,
-    )  # fmt: skip
+    )
 
 
 def newest_of(loop: CrashLoop | None, failed_at: datetime | None) -> datetime | None:

@@ -229,7 +229,7 @@ def _analyse(
         else:
             obj = event.involved_object
             mark = event_mark(event.reason, event.message, event.created_at, SOURCE, obj.kind if obj else None,
-                              obj.name if obj else None)  # fmt: skip
+                              obj.name if obj else None)
             if mark is not None:
                 target.marks.append(mark)
         timeline.append(TimelineEntry(at, "event", line, failing, target.index if (failing or late) else None))

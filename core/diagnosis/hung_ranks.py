@@ -38,7 +38,7 @@ TIMEOUT_SIGNS = frozenset({"NCCL watchdog timeout"})
 _PEER_SIGNS = frozenset(
     {"NCCL watchdog timeout", "NCCL communicator aborted", "connection reset by peer", "connection closed by peer",
      "rendezvous closed", "ChildFailedError", "MPI daemon lost", "Horovod peer exited"}
-)  # fmt: skip
+)
 # The bound on the reads one diagnosis makes for this: hung ranks' nodes (events and the node), then other nodes'
 # events.
 MAX_HUNG = 2

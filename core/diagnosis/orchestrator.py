@@ -238,7 +238,7 @@ class Orchestrator:
             read = await multipod.evidence_of_several(
                 self.reader, self.t1, w, pods.pods, standing, dataclasses.replace(found, observations=()), window,
                 self.now,
-            )  # fmt: skip
+            )
             take(read.ordered.findings)
             take(read.pod_metrics.findings)
             gathered = classify.gathered_several(w, spec, pods, history, found, read, self.t2 is not None)

@@ -104,7 +104,7 @@ def probe_kill(deciding: Sequence[Observation], pod: K8sPod | None) -> ProbeKill
     return ProbeKill(
         probe, container, values["failureThreshold"], values["periodSeconds"], values["initialDelaySeconds"],
         _ran(pod, container),
-    )  # fmt: skip
+    )
 
 
 def readiness_line(observations: Sequence[Observation]) -> str | None:

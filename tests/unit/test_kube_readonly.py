@@ -112,7 +112,7 @@ def test_the_reads_module_offers_the_five_reads_and_serialises_only_get() -> Non
     serialised = [
         n for n in ast.walk(tree)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "param_serialize"
-    ]  # fmt: skip
+    ]
     assert len(serialised) == 1
     method = {kw.arg: kw.value for kw in serialised[0].keywords}["method"]
     assert isinstance(method, ast.Constant) and method.value == "GET"

@@ -80,7 +80,7 @@ class Basis:
 def gathered_several(
     w: Workload, spec: SpecRead, pods: PodsRead, history: HistoryRead, found: Tier2Found, read: SeveralRead,
     tier2_available: bool,
-) -> Gathered:  # fmt: skip
+) -> Gathered:
     """What Step 5 classifies for a workload of several pods: the evidence of the pod that failed first (and of
     the workload), the pod Kubernetes described for it, the order the pods ended in and their own memory."""
     first = read.ordered.order.first
@@ -88,7 +88,7 @@ def gathered_several(
     return Gathered(
         w, read.cause, spec, pods, history, NOT_READ, k8s_first, found.log, tier2_available, several=True,
         order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods, loop=found.loop,
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,7 +153,7 @@ def run_windows(
 async def metrics_for(
     reader: Reader, t1: Tier1, w: Workload, history: HistoryRead, pods: Sequence[RunaiPod], k8s_pod: K8sPod | None,
     span: tuple[datetime, datetime], gate: tuple[bool, str],
-) -> MetricsRead:  # fmt: skip
+) -> MetricsRead:
     """The workload's metrics over each of its runs in the lookback (`span`), when the gate calls for them."""
     if not gate[0]:
         return NOT_READ

@@ -42,7 +42,7 @@ def failed_after_preemption(observations: list[Observation]) -> bool:
         return False
     last = max(preempted)
     return any(o.kind in _AFTER_PREEMPTION and o.at is not None and o.at > last + _PREEMPTION_SLACK
-               for o in observations)  # fmt: skip
+               for o in observations)
 
 
 def status_marks(w: Workload, events: tuple[WorkloadEvent, ...]) -> tuple[Mark, ...]:
@@ -51,7 +51,7 @@ def status_marks(w: Workload, events: tuple[WorkloadEvent, ...]) -> tuple[Mark, 
     for event in events:
         obj = event.involved_object
         mark = event_mark(event.reason, event.message, event.created_at, STATUS, obj.kind if obj else None,
-                          obj.name if obj else None)  # fmt: skip
+                          obj.name if obj else None)
         if mark is not None:
             found.append(mark)
     return tuple(found)
