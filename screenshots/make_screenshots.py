@@ -119,7 +119,7 @@ async def nodes_view(pilot: Pilot[Any]) -> None:
     await picker_loaded(pilot)
     await pilot.press("N")
     await _until(pilot, lambda: isinstance(pilot.app.screen, NodesScreen) and pilot.app.screen.settled,
-                 "the Nodes view")  # fmt: skip
+                 "the Nodes view")
     await pilot.pause()
 
 
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) > 1 or (args and args[0].startswith("-")):
         print("usage: python3 screenshots/make_screenshots.py [OUTPUT_DIR]  (screenshots: replace the committed "
-              "ones)", file=sys.stderr)  # fmt: skip
+              "ones)", file=sys.stderr)
         return 2
     out_dir = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="runai-triage-screenshots-"))
     if not out_dir.is_dir():

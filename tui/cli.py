@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 _SHARED_OPTIONS = (
     "demo", "case", "base_url", "kubeconfig", "kube_context", "no_kube", "cluster_id", "workload_id", "name",
     "project", "live", "seed", "refresh",
-)  # fmt: skip
+)
 _SOURCES = ("demo", "case", "base_url")
 
 

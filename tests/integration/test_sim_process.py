@@ -76,7 +76,7 @@ def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
             "time.sleep(120)\n",
         ],
         stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     try:
         assert parent.stdout is not None
         child = int(parent.stdout.readline())

@@ -88,7 +88,7 @@ async def test_a_bad_case_file_gets_the_same_problem_screen_as_in_process(tmp_pa
         shown = await problem_shown(pilot)
         assert (shown.title, shown.detail, shown.hints) == (
             in_process.value.title, in_process.value.detail, in_process.value.hints,
-        )  # fmt: skip
+        )
         assert shown.hints == BUNDLE_HINTS and str(case) in shown.detail and "not valid JSON" in shown.detail
 
 

@@ -139,6 +139,6 @@ def test_data_that_is_not_a_secrets_stays(text: str) -> None:
         ("https://4b825dc642cb6eb9a060e54bf8d69288fbee4904:x-oauth-basic@github.com/o/r.git",
          "https://<redacted>:<redacted>@github.com/o/r.git"),
     ],
-)  # fmt: skip
+)
 def test_webhooks_and_url_users_keep_only_their_public_prefix(text: str, expected: str) -> None:
     assert redact(text) == expected

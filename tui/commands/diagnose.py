@@ -62,7 +62,7 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
         "--verbose", action="store_true",
         help="text and Markdown: every line (all the evidence, the memory figures, each pod in order, the notes) "
         "instead of the short report; JSON always holds everything",
-    )  # fmt: skip
+    )
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

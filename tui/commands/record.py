@@ -21,11 +21,11 @@ from typing import TextIO
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
 from core.models.report import Report
+from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.report.render import RENDERERS
 from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
-from core.words import plural
 from tui.commands.diagnose import add_diagnose_arguments, request_from_args
 from tui.commands.headless import (
     TENANT_NOTE,

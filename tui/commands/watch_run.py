@@ -31,12 +31,12 @@ from core.diagnosis.engine import DiagnosisFailed
 from core.notify.ledger import LedgerUnreadable, destination_id
 from core.notify.state_file import StateFile, StateProblem
 from core.notify.webhook import DEADLINE_S, WebhookPoster
+from core.plural import plural
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.scan import ScanEntry
 from core.triage.scan_scope import scope_of
 from core.triage.watch import Watcher, WatchRequest
-from core.words import plural
 from tui.commands.headless import advice, explain_start_problem, say, tier2_for
 from tui.commands.start import StartOptions, StartProblem, open_tenant
 from tui.commands.watch_delivery import (

@@ -23,9 +23,9 @@ from core.models.pages import Page
 from core.models.report import MissingItem
 from core.models.runai import RunaiPod, Workload, WorkloadEvent
 from core.models.runai_spec import WorkloadSpecDoc
+from core.plural import plural
 from core.sources.namespace import NamespaceChoice, resolve_namespace
 from core.sources.runai import filter_item
-from core.words import plural
 
 SPEC = config.SPEC
 PODS = config.PODS

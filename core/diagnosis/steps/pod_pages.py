@@ -38,7 +38,11 @@ async def read_pod_pages(
     pages = 1
     while offset is not None and pages < MAX_POD_PAGES:
         at = offset
-        page = await reader.tier1(2, source, f"{what} from {at}", lambda at=at: read(at))
+
+        def this_page(at: int = at) -> Awaitable[Page[RunaiPod]]:
+            return read(at)
+
+        page = await reader.tier1(2, source, f"{what} from {at}", this_page)
         if isinstance(page, ReadFailure):
             gap = page.missing.model_copy(update={"what": f"{what} past the first {len(items)}"})
             return replace(first, items=items, next=at, problems=problems), gap
