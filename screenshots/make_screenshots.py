@@ -33,13 +33,13 @@ from core.sim.bundle import CaseBundle
 from core.sim.demo import demo_expectations, load_demo_bundle
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
 from tui.screens.help import HelpScreen
 from tui.screens.nodes import NodesScreen
 from tui.screens.picker import PickerScreen
-from tui.start import OpenedTenant, StartOptions
 from tui.widgets.page_indicator import PageIndicator
 
 SIZE = (140, 42)

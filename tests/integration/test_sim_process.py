@@ -19,7 +19,7 @@ from core.sim.process import SimProcess, SimProcessFailed
 from core.tenant import NO_KUBE_SECTION, open_served_tenant
 from tests.paths import CASES
 from tests.processes import DEADLINE_S, gone, wait_gone
-from tui.start import StartProblem, served_problem
+from tui.commands.start import StartProblem, served_problem
 
 OOM_CASE = CASES / "example-oom.json"  # has a kubernetes section
 IMAGE_PULL_CASE = CASES / "example-image-pull.json"  # has none

@@ -21,11 +21,11 @@ from tests.integration.test_nodes_bundles import bundle as small_nodes_bundle
 from tests.ui.conftest import settle
 from tests.ui.test_snapshots_nodes import nodes_app, on_nodes
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant
 from tui.screens import nodes as nodes_screen
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.node_workloads import NodeWorkloadsScreen
 from tui.screens.nodes import NodesScreen
-from tui.start import OpenedTenant
 from tui.widgets.nodes_table import NodesTable
 from tui.widgets.notice import Notice
 from tui.widgets.workload_table import WorkloadTable

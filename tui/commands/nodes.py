@@ -31,7 +31,7 @@ from core.triage.nodes import DEFAULT_MAX_FAILURES, DEFAULT_SINCE, MAX_FAILURES,
 from core.triage.nodes_render import NODES_RENDERERS
 from core.triage.nodes_rows import Threshold
 from core.triage.nodes_window import read_each_workload
-from tui.headless import (
+from tui.commands.headless import (
     TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
@@ -47,14 +47,14 @@ from tui.headless import (
     usage_failed,
     write_out,
 )
-from tui.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions, open_tenant
 
 PROG = "runai-triage nodes"
 CROSSED_EXIT = 4
 STALE_EXIT = 3
 
 
-def add_nodes_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "nodes",

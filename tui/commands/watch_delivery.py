@@ -32,8 +32,8 @@ from core.triage.chat_render import chat_text
 from core.triage.scan import ScanEntry
 from core.triage.scan_render import entry_jsonl, entry_lines
 from core.triage.watch import SLACK, failure_key
-from tui.headless import say, write_out
-from tui.start import StartOptions
+from tui.commands.headless import say, write_out
+from tui.commands.start import StartOptions
 
 STATE_VERSIONS = (1, 2)
 SHOWN_SKIPPED = 5
