@@ -23,6 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing_extensions import TypeIs
+
 MAX_STORMS = 2_000
 MAX_RECENT = 20_000
 MAX_FACTS = 2_000  # characters of each piece of what a storm post says of its cause
@@ -92,8 +94,9 @@ class Storm:
         if not isinstance(raw, dict):
             return None
         cause, facts, first, last = raw.get("cause"), raw.get("facts"), raw.get("firstAt"), raw.get("lastAt")
-        if not (isinstance(cause, str) and 0 < len(cause) <= 1000 and isinstance(facts, dict)
-                and _number(first) and _number(last)):
+        if not (isinstance(cause, str) and 0 < len(cause) <= 1000 and isinstance(facts, dict)):
+            return None
+        if not _number(first) or not _number(last):
             return None
         kept = {k: v[:MAX_FACTS] for k, v in facts.items() if isinstance(k, str) and isinstance(v, str)}
         last_post, opened = raw.get("lastPost"), raw.get("opened")
@@ -241,9 +244,9 @@ class StormBook:
         return book
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeIs[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
 def _count(value: object) -> int:
-    return int(value) if _number(value) and 0 <= value < 1e9 else 0  # type: ignore[operator]
+    return int(value) if _number(value) and 0 <= value < 1e9 else 0

@@ -72,7 +72,7 @@ class OnePostTransport(httpx.AsyncBaseTransport):
         wanted = self._url
         same = (request.url.scheme, request.url.host, request.url.port, request.url.raw_path) == (
             wanted.scheme, wanted.host, wanted.port, wanted.raw_path
-        )  # fmt: skip
+        )
         if request.method != "POST" or not same:
             raise WebhookRefused(f"{request.method} to {where(str(request.url))}: only the one POST to the webhook")
         return await self._inner.handle_async_request(request)

@@ -14,9 +14,9 @@ from typing import Any
 
 from core.models.quantity import format_bytes
 from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
+from core.plural import plural
 from core.report.evidence_view import EvidenceView, name_range, number_runs
 from core.safety.untrusted import clean
-from core.words import plural
 
 # What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
 NEXT_STEP: dict[str, str] = {

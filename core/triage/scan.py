@@ -219,7 +219,7 @@ async def scan(
     request = dataclasses.replace(request, cluster_id=scope.cluster_id)
     start, end = request.window(now)
     result = ScanResult(request, start, end, cluster=scope.cluster, cluster_unread=scope.cluster_unread,
-                        notes=scope.notes)  # fmt: skip
+                        notes=scope.notes)
     rows = await _list(tier1, request, result)
     if not rows and (request.project or request.name_prefix):
         result.matched = await filters_match(tier1, request.cluster_id, request.project, request.name_prefix)

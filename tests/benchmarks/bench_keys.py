@@ -114,7 +114,7 @@ def main() -> None:
         {"turn": lambda: time_typing(FieldInTurn, args.chars),
          "arrival": lambda: time_typing(FieldOnArrival, args.chars)},
         args.reps,
-    )  # fmt: skip
+    )
     print_ratio("in turn", typing["turn"], "on arrival", typing["arrival"], None)
 
     print(f"{args.rows} presses of j at once on the picker ({args.reps} rounds):")

@@ -9,7 +9,7 @@ Run: `.venv/bin/python -m tests.benchmarks.bench_live [--reps N] [--days N] [--p
    re-render of the same table (`show_workloads` of the same rows, painted). Twice: when nothing moved (the rows
    are updated in place) and when the rows came back in another order (the table is drawn again, the cursor kept
    on its workload). Target: at most 2x the plain re-render.
-2. A watch (the whole `watch` command in-process, tui.watch_run) over a simulated week of the live demo tenant,
+2. A watch (the whole `watch` command in-process, tui.commands.watch_run) over a simulated week of the live demo tenant,
    a poll every 30 s of its time (20,160 polls): the tenant runs in a process of its own
    (tests/benchmarks/live_child.py) on a clock the benchmark moves through a shared 8-byte file, so nothing it
    allocates (a week of moving workloads) is in this process, and tracemalloc traces this process whole: its
@@ -44,9 +44,9 @@ from core.triage.watch import WatchRequest
 from tests.benchmarks.harness import ServedCase, print_ratio
 from tests.benchmarks.live_child import MappedClock, make_clock_file
 from tui.app import TriageApp
+from tui.commands.start import StartOptions
+from tui.commands.watch_run import WatchRun
 from tui.screens.picker import PickerScreen
-from tui.start import StartOptions
-from tui.watch_run import WatchRun
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (140, 60)

@@ -27,7 +27,7 @@ from core.sim.process import SimProcess
 from core.sources.errors import ApiError
 from core.sources.runai import filter_item
 from core.tenant import Tenant, open_bundle_tenant, open_served_tenant
-from tui.start import StartOptions, UsageError, options_from_args
+from tui.commands.start import StartOptions, UsageError, options_from_args
 
 EAST = DEMO_CLUSTERS[0]["uuid"]
 
@@ -148,7 +148,7 @@ def test_the_demo_stories_stay_still_beside_the_moving_workloads(demo_bundle: Ca
 def test_a_recorded_case_cannot_be_made_live() -> None:
     import argparse
 
-    from tui.app_args import add_tui_arguments
+    from tui.commands.app_args import add_tui_arguments
 
     parser = argparse.ArgumentParser()
     add_tui_arguments(parser)

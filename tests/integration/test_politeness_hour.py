@@ -4,7 +4,7 @@ live demo simulator on a stepped clock, against the worst cases the README gives
 Each view's interval is driven through the functions its screen or command calls every interval: the picker's
 page read, change tracker and verdict choice (core.triage.changes, core.triage.verdicts.to_diagnose) with the
 background diagnoses (core.triage.batch); a follower's fingerprint and its re-diagnosis on a change
-(core.triage.follow); and `watch` whole (tui.watch_cmd.WatchRun). How the screens pace and pause those calls is
+(core.triage.follow); and `watch` whole (tui.commands.watch.WatchRun). How the screens pace and pause those calls is
 tested with the app itself (tests/ui/test_picker_refresh.py, tests/ui/test_follow.py)."""
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ from core.triage.verdicts import VerdictCache, to_diagnose, verdict_key
 from core.triage.watch import WatchRequest
 from tests.integration.test_watch import Stepper
 from tests.integration.webhook_receiver import Receiver
-from tui.start import StartOptions
-from tui.watch_delivery import PostTarget
-from tui.watch_run import WatchRun
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
 
 HOUR = 3600.0
 INTERVALS = int(HOUR // DEFAULT_INTERVAL_S)  # 720

@@ -39,9 +39,9 @@ from core.sources.errors import ReadOnlyViolation
 from core.tenant import Tenant, open_bundle_tenant
 from core.triage.watch import WatchRequest, failure_key
 from tests.integration.webhook_receiver import Receiver, refused_port
-from tui.start import StartOptions
-from tui.watch_delivery import PostTarget
-from tui.watch_run import WatchRun
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
 
 ROOT = Path(__file__).resolve().parents[2]
 EAST = DEMO_CLUSTERS[0]["uuid"]

@@ -27,9 +27,9 @@ from core.tenant import Tenant, open_bundle_tenant
 from core.triage.watch import WatchRequest
 from tests.integration.test_watch import EACH, EACH_ARGS, INTERVAL, Stepper, live_tenant, news, run_cli, stable_key
 from tests.integration.webhook_receiver import Receiver, refused_port
-from tui.start import StartOptions
-from tui.watch_delivery import PostTarget
-from tui.watch_run import UNDELIVERED, WatchRun
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import UNDELIVERED, WatchRun
 
 
 @pytest.fixture(scope="module")

@@ -26,9 +26,9 @@ from core.triage.chat_render import SLACK_LIMIT
 from core.triage.watch import WatchRequest
 from tests.integration.test_watch import INTERVAL, Stepper, stable_key
 from tests.integration.webhook_receiver import Receiver
-from tui.start import StartOptions
-from tui.watch_delivery import PostTarget
-from tui.watch_run import WatchRun
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
 
 SETTINGS = LiveSettings(seed=1, loss_victims=29, loss_at_s=120.0)
 

@@ -23,10 +23,10 @@ from core.triage.attention import SIGNAL_PHASES, checked
 from core.triage.batch import Verdict, verdict_label
 from core.triage.verdicts import VerdictCache, page_line, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
+from tui.commands.start import StartOptions
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.picker_verdicts import GROUP, START_DELAY_S
-from tui.start import StartOptions
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable

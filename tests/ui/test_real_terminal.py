@@ -65,7 +65,7 @@ class Tmux:
         self.run(
             "new-session", "-d", "-s", self.session, "-x", str(self.width), "-y", str(self.height),
             "-c", str(REPO), shlex.join(command),
-        )  # fmt: skip
+        )
         found = self.run("display-message", "-p", "-t", self.session, "#{socket_path}").stdout.strip()
         self.socket_path = Path(found) if found else None
 
@@ -265,7 +265,7 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
     tmux = Tmux(tmp_path, 80, 24)
     try:
         tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", first["clusterId"],
-                    "--workload-id", first["workloadId"]])  # fmt: skip
+                    "--workload-id", first["workloadId"]])
         screen = wait_for(tmux, lambda s: banner_line(s) is not None, "the first verdict")
         heading = evidence_lines(screen)[0]
         assert heading.lstrip().startswith("Evidence"), heading  # the tab's first line: at its top
@@ -326,7 +326,7 @@ def test_demo_in_tmux_at_80_columns_gives_the_words_room(tmp_path: Path) -> None
         tmux = Tmux(tmp_path, 80, 24)
         try:
             tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", case["clusterId"],
-                        "--workload-id", case["workloadId"]])  # fmt: skip
+                        "--workload-id", case["workloadId"]])
             screen = wait_for(tmux, lambda s: banner_line(s) is not None, f"the verdict of {key}")
             if check is None:
                 banner = screen.splitlines()[1:5]

@@ -112,7 +112,7 @@ def test_name_ranges_keep_their_zeros_and_list_what_does_not_range() -> None:
 def test_context_past_about_eight_lines_is_counted_never_dropped() -> None:
     decisive = [item(f"Container c{n}; Error (exit 1)", DESCRIBE, "APP_EXIT", decisive=True) for n in range(3)]
     context = [item(f"Phase: Running since 2026-11-30T0{n}:00:00+00:00", "list_workloads", "selection")
-               for n in range(9)]  # fmt: skip
+               for n in range(9)]
     r = report([*decisive, *context])
     view = short_view(r)
     assert len(view.shown) == SHORT_LINES and view.more == 3 + 9 - SHORT_LINES

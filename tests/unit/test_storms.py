@@ -3,7 +3,7 @@
 follow-up, which a cool-down counts; the storm posts' text (Slack under its limit, whatever the names); and the
 storm book across a restart (the state file's JSON).
 
-The deliveries are tui.watch_delivery's own, with a webhook whose courier never runs: what a storm puts in the
+The deliveries are tui.commands.watch_delivery's own, with a webhook whose courier never runs: what a storm puts in the
 outbox is read from the outbox itself.
 """
 
@@ -28,7 +28,7 @@ from core.triage.scan import ScanEntry
 from core.triage.storm_cause import cause_of, failed_node, pulled_image
 from tests.integration.webhook_receiver import refused_port
 from tests.unit.test_chat_dialects import HOSTILE, REPORTS, entry_of
-from tui.watch_delivery import Deliveries, PostTarget
+from tui.commands.watch_delivery import Deliveries, PostTarget
 
 BY_CASE = dict(REPORTS)
 STORM = [r for case, r in REPORTS if case.startswith("demo/storm-") and case != "demo/storm-node-oom"]
@@ -301,7 +301,7 @@ def test_a_member_round_trips() -> None:
 
 def test_the_defaults_are_the_ones_the_readme_and_help_give() -> None:
     from tui.cli import build_parser
-    from tui.watch_cmd import DEFAULT_COOLDOWN, DEFAULT_GROUP_WINDOW, duration
+    from tui.commands.watch import DEFAULT_COOLDOWN, DEFAULT_GROUP_WINDOW, duration
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     help_text = " ".join(build_parser()._subparsers._group_actions[0].choices["watch"].format_help().split())  # type: ignore[union-attr]

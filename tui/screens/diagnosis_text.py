@@ -9,7 +9,7 @@ from core.diagnosis.engine import DiagnosisFailed
 from core.models.report import Report
 from core.report.render import headline
 from core.safety.untrusted import clean
-from tui.advice import for_the_app
+from tui.next_steps import for_the_app
 from tui.screens.problem import describe_error
 from tui.widgets.findings_line import findings_detail
 
@@ -18,7 +18,7 @@ def verdict_preface(report: Report) -> Text:
     """The reason and recommendations in full, below the evidence (the banner cuts them to its rows), with
     command-line advice said as what to press in the app."""
     text = Text("Reason: ", style="bold")
-    text.append(for_the_app(report.reason or "not stated"), style="not bold")
+    text.append(report.reason or "not stated", style="not bold")
     findings = findings_detail(report)
     if findings is not None:
         text.append("\n")
@@ -26,7 +26,7 @@ def verdict_preface(report: Report) -> Text:
     if report.recommendations:
         text.append("\nRecommendation", style="bold")
         for line in report.recommendations:
-            text.append(f"\n• {for_the_app(line)}", style="not bold")
+            text.append(f"\n• {for_the_app(report, line)}", style="not bold")
     return text
 
 
@@ -37,11 +37,11 @@ def verdict_detail(report: Report) -> Text:
     text.append_text(verdict_preface(report))
     if report.next_action:
         text.append("\nNext: ", style="bold")
-        text.append(for_the_app(report.next_action), style="not bold")
+        text.append(for_the_app(report, report.next_action), style="not bold")
     if report.notes:
         text.append("\nNotes", style="bold")
         for note in report.notes:
-            text.append(f"\n• {for_the_app(note)}", style="not bold")
+            text.append(f"\n• {for_the_app(report, note)}", style="not bold")
     return text
 
 

@@ -295,7 +295,7 @@ def _gpu_lost(actor: Actor, stage: int) -> Story:
     end = actor.at(2) if failed else None
     s = Story(actor.key, actor.name, actor.project, "Failed" if failed else "Running",
               phase_at=end if end is not None else ran, created=actor.ago(0), command="python pretrain.py",
-              submitted_by="priya@example.com", gpu=1, running_pods=0 if failed else 1)  # fmt: skip
+              submitted_by="priya@example.com", gpu=1, running_pods=0 if failed else 1)
     pod = s.add_pod(node=actor.node, created=actor.ago(10), k8s_phase="Error" if failed else "Running",
                     updated=end if end is not None else ran, completed=end)
     _scheduled(s, actor, pod.name)

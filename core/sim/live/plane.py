@@ -97,7 +97,8 @@ def heartbeats(clusters: list[dict[str, Any]], now: datetime) -> list[dict[str, 
     HEARTBEAT_S from when it last reported in the recording); the others as recorded."""
     out = []
     for cluster in clusters:
-        status = cluster.get("status") if isinstance(cluster.get("status"), dict) else {}
+        raw = cluster.get("status")
+        status: dict[str, Any] = raw if isinstance(raw, dict) else {}
         last = parse_instant(cluster.get("lastLiveness"))
         if status.get("state") != "Connected" or last is None or now <= last:
             out.append(cluster)

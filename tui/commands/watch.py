@@ -1,8 +1,8 @@
 """`runai-triage watch`: diagnose every workload of a cluster that newly fails or newly needs attention, as it
 happens, and print (or post) each report as it is ready. Never loads Textual.
 
-This module reads the options; tui.watch_run runs the watch (core.triage.watch sweeps, tui.watch_delivery and
-core.notify deliver), and ends with a summary line on Ctrl-C or SIGTERM. The exit status is tui.watch_run's.
+This module reads the options; watch_run runs the watch (core.triage.watch sweeps, watch_delivery and
+core.notify deliver), and ends with a summary line on Ctrl-C or SIGTERM. The exit status is watch_run's.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from core.notify.storms import Grouping
 from core.notify.webhook import check_url
 from core.triage.pacing import DEFAULT_INTERVAL_S
 from core.triage.watch import DEFAULT_MAX_PER_MINUTE, MAX_PER_MINUTE, WatchRequest
-from tui.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, start_options, usage_failed
-from tui.start import live_settings
-from tui.watch_delivery import STATE_VERSIONS, PostTarget
-from tui.watch_run import PROG, WatchRun, default_state_path
+from tui.commands.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, start_options, usage_failed
+from tui.commands.start import live_settings
+from tui.commands.watch_delivery import STATE_VERSIONS, PostTarget
+from tui.commands.watch_run import PROG, WatchRun, default_state_path
 
 FORMATS = ("text", "jsonl", "markdown")
 DEFAULT_GROUP_WINDOW = "5m"
@@ -37,10 +37,10 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MAX_GROUP_WINDOW_S = 24 * 3600
 MAX_COOLDOWN_S = 7 * 86400
 
-__all__ = ["FORMATS", "WatchRun", "add_watch_parser", "default_state_path", "run_watch"]
+__all__ = ["FORMATS", "WatchRun", "add_parser", "default_state_path", "run_watch"]
 
 
-def add_watch_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "watch",

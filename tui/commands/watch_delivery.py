@@ -37,8 +37,8 @@ from core.triage.scan import ScanEntry
 from core.triage.scan_render import entry_jsonl, entry_lines, top_line
 from core.triage.storm_cause import Cause, cause_of
 from core.triage.watch import SLACK, failure_key
-from tui.headless import say, write_out
-from tui.start import StartOptions
+from tui.commands.headless import say, write_out
+from tui.commands.start import StartOptions
 
 STATE_VERSIONS = (1, 2, 3)
 SHOWN_SKIPPED = 5

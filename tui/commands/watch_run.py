@@ -1,6 +1,6 @@
 """One `watch`, in-process: open the tenant, check the scope, take the state file, then sweep until stopped.
 
-The loop is core.triage.watch; where each failure goes is tui.watch_delivery (stdout at once, each webhook
+The loop is core.triage.watch; where each failure goes is tui.commands.watch_delivery (stdout at once, each webhook
 through its outbox and courier, every destination with its own record in the state file). Tests give it a
 clock, a sleep that steps that clock, and the couriers' clock.
 
@@ -32,16 +32,16 @@ from core.notify.ledger import LedgerUnreadable, destination_id
 from core.notify.state_file import StateFile, StateProblem
 from core.notify.storms import Grouping
 from core.notify.webhook import DEADLINE_S, WebhookPoster
+from core.plural import plural
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.scan import ScanEntry
 from core.triage.scan_scope import scope_of
 from core.triage.storm_cause import Cause
 from core.triage.watch import Watcher, WatchRequest
-from core.words import plural
-from tui.headless import advice, explain_start_problem, say, tier2_for
-from tui.start import StartOptions, StartProblem, open_tenant
-from tui.watch_delivery import (
+from tui.commands.headless import advice, explain_start_problem, say, tier2_for
+from tui.commands.start import StartOptions, StartProblem, open_tenant
+from tui.commands.watch_delivery import (
     STATE_VERSIONS,
     Deliveries,
     PostTarget,

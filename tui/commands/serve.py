@@ -10,19 +10,19 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
+from core.plural import plural
 from core.sim.bundle import BundleError, CaseBundle, load_bundle
 from core.sim.control_plane import ControlPlane, RecordedRequest
 from core.sim.fault_kinds import KINDS
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
-from core.words import plural
-from tui.headless import command_parser, epilog, say
-from tui.start import BUNDLE_HINTS
+from tui.commands.headless import command_parser, epilog, say
+from tui.commands.start import BUNDLE_HINTS
 
 PROG = "runai-triage serve"
 
 
-def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "serve",

@@ -13,7 +13,6 @@ import contextlib
 import os
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from core.diagnosis.engine import DiagnosisFailed, UnknownCluster
@@ -21,10 +20,9 @@ from core.diagnosis.request import UsageError
 from core.models.base import out_of_range
 from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
-from core.sources.kube_types import KubeSettings
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
-from tui.start import StartOptions, StartProblem
+from tui.commands.start import StartOptions, StartProblem, tenant_options
 
 T = TypeVar("T")
 
@@ -85,16 +83,8 @@ def add_now_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def start_options(args: argparse.Namespace) -> StartOptions:
-    return StartOptions(
-        mode="demo" if args.demo else "case" if args.case else "env",
-        case_path=Path(args.case).expanduser() if args.case else None,
-        base_url=args.base_url,
-        kube=KubeSettings(
-            kubeconfig=Path(args.kubeconfig).expanduser() if args.kubeconfig else None,
-            context=args.kube_context,
-            enabled=not args.no_kube,
-        ),
-    )
+    """The tenant a command's options name, by the app's own path (tui.commands.start.tenant_options)."""
+    return tenant_options(args)
 
 
 def tier2_for(options: StartOptions, tenant: Tenant) -> dict[str, Any]:
