@@ -19,7 +19,9 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA = "runai-triage/watch-state@2"
+from core.notify.storms import Grouping, StormBook
+
+SCHEMA = "runai-triage/watch-state@3"
 MAX_DONE = 20_000
 MAX_OUTBOX = 500
 MAX_TEXT = 16_000  # a post's text as kept in the outbox (a chat post is far shorter)
@@ -38,7 +40,8 @@ class LedgerUnreadable(ValueError):
 @dataclass(slots=True)
 class Pending:
     """A post waiting in an outbox: the key, when its failure happened, the text in the destination's dialect,
-    a name to show in messages, and how many times it was tried."""
+    a name to show in messages, and how many times it was tried. A storm's post also `covers` the keys of the
+    other failures it lists (delivered with it)."""
 
     key: str
     when: float
@@ -46,10 +49,14 @@ class Pending:
     name: str
     queued_at: float
     attempts: int = 0
+    covers: tuple[tuple[str, float], ...] = ()  # (key, when its failure happened) of each other failure listed
 
     def to_json(self) -> dict[str, Any]:
-        return {"key": self.key, "when": self.when, "text": self.text, "name": self.name,
-                "queuedAt": self.queued_at, "attempts": self.attempts}
+        out = {"key": self.key, "when": self.when, "text": self.text, "name": self.name,
+               "queuedAt": self.queued_at, "attempts": self.attempts}
+        if self.covers:
+            out["covers"] = [[k, when] for k, when in self.covers]
+        return out
 
     @classmethod
     def from_json(cls, item: object) -> Pending | None:
@@ -61,7 +68,11 @@ class Pending:
             return None
         if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (when, queued, attempts)):
             return None
-        return cls(key, float(when), text[:MAX_TEXT], name[:200], float(queued), int(attempts))  # type: ignore[arg-type]
+        covers = tuple((c[0], float(c[1])) for c in item.get("covers") or []
+                       if isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and 0 < len(c[0]) <= 200
+                       and isinstance(c[1], int | float) and not isinstance(c[1], bool))
+        return cls(key, float(when), text[:MAX_TEXT], name[:200], float(queued), int(attempts),  # type: ignore[arg-type]
+                   covers[:MAX_OUTBOX])
 
 
 @dataclass
@@ -73,14 +84,16 @@ class Record:
     dialect: str | None = None
     done: OrderedDict[str, float] = field(default_factory=OrderedDict)
     outbox: deque[Pending] = field(default_factory=deque)
+    book: StormBook = field(default_factory=StormBook)  # a webhook's storms and cool-downs (core.notify.storms)
     _queued: set[str] = field(default_factory=set)
 
     def delivered(self, key: str) -> bool:
         return key in self.done
 
     def has(self, key: str) -> bool:
-        """Delivered, or waiting in the outbox: either way nothing more is needed for it."""
-        return key in self.done or key in self._queued
+        """Delivered, waiting in the outbox, or gathered into a storm's next post: either way nothing more is
+        needed for it."""
+        return key in self.done or key in self._queued or self.book.holds(key)
 
     def mark(self, key: str, when: float) -> None:
         self.done[key] = when
@@ -100,6 +113,7 @@ class Record:
             return False
         self.outbox.append(item)
         self._queued.add(item.key)
+        self._queued.update(k for k, _ in item.covers)
         return True
 
     def head(self) -> Pending | None:
@@ -110,8 +124,10 @@ class Record:
         it for good)."""
         item = self.outbox.popleft()
         self._queued.discard(item.key)
+        self._queued.difference_update(k for k, _ in item.covers)
         if delivered:
-            self.mark(item.key, item.when)
+            for key, when in ((item.key, item.when), *item.covers):
+                self.mark(key, when)
         return item
 
     def to_json(self) -> dict[str, Any]:
@@ -120,6 +136,7 @@ class Record:
             "dialect": self.dialect,
             "delivered": [[k, when] for k, when in self.done.items()],
             "outbox": [p.to_json() for p in self.outbox],
+            **self.book.to_json(),
         }
 
     @classmethod
@@ -137,6 +154,7 @@ class Record:
             pending = Pending.from_json(raw)
             if pending is not None:
                 record.enqueue(pending)
+        record.book = StormBook.from_json(data)
         return record
 
 
@@ -160,15 +178,18 @@ class Ledger:
     def has_all(self, key: str, ids: list[str]) -> bool:
         return all(rid in self.records and self.records[rid].has(key) for rid in ids)
 
-    def prune(self, before: float) -> None:
-        """Forget delivered keys of failures older than `before`: no later window reaches them. Outboxes keep
-        every post, however old: it was never delivered."""
+    def prune(self, before: float, grouping: Grouping | None = None) -> None:
+        """Forget delivered keys of failures older than `before`: no later window reaches them; and the storms
+        and cool-downs that ended before it. Outboxes, and what a storm gathered, keep every post, however old:
+        it was never delivered."""
         for record in self.records.values():
             for key in [k for k, when in record.done.items() if when < before]:
                 del record.done[key]
+            if grouping is not None:
+                record.book.prune(before, grouping)
 
     def waiting(self) -> int:
-        return sum(len(r.outbox) for r in self.records.values())
+        return sum(len(r.outbox) + r.book.waiting() for r in self.records.values())
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -35,6 +35,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--speed", type=float, default=1.0, help=argparse.SUPPRESS)
     parser.add_argument("--epoch", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--loss-victims", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--loss-at", type=float, default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -72,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from core.sim.live.settings import LiveSettings
 
         live = LiveSettings(args.seed, args.speed, args.epoch)
+        if args.loss_victims is not None:  # a node loss other than the demo's own
+            live = LiveSettings(args.seed, args.speed, args.epoch, args.loss_victims, args.loss_at or 0.0)
         plane: ControlPlane = LiveControlPlane(bundle, live, audited=audit_requested(), log_limit=0)
     else:
         plane = ControlPlane(bundle, audited=audit_requested(), log_limit=0)  # nobody here reads what was asked

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from core.models.quantity import format_bytes
 from core.models.report import Report
@@ -50,9 +51,10 @@ class ChatFacts:
     do: str | None
     command: str
     key: str
+    repeats: int = 0  # earlier failures of the workload counted in the cool-down, not posted
 
 
-def facts(entry: ScanEntry, command: str, key: str) -> ChatFacts:
+def facts(entry: ScanEntry, command: str, key: str, repeats: int = 0) -> ChatFacts:
     w, report = entry.workload, entry.verdict.report
     why, sources = top_line(entry)
     return ChatFacts(
@@ -68,19 +70,26 @@ def facts(entry: ScanEntry, command: str, key: str) -> ChatFacts:
         do=_one(report.recommendations[0], 1000) if report is not None and report.recommendations else None,
         command=_one(command, 1000),
         key=key,
+        repeats=repeats,
     )
 
 
-def chat_text(entry: ScanEntry, dialect: str, command: str, key: str) -> str:
-    """The message for `dialect` (slack, mattermost, markdown)."""
-    found = facts(entry, command, key)
+def chat_text(entry: ScanEntry, dialect: str, command: str, key: str, repeats: int = 0) -> str:
+    """The message for `dialect` (slack, mattermost, markdown); `repeats`: the workload's failures the
+    cool-down counted since its last post."""
+    found = facts(entry, command, key, repeats)
     if dialect == "slack":
         return _fit(found, _slack, SLACK_LIMIT)
     return _fit(found, _markdown, MARKDOWN_LIMIT)
 
 
 def _fit(found: ChatFacts, write: Callable[[ChatFacts, dict[str, int]], str], limit: int) -> str:
-    caps = dict(CAPS)
+    return fit(found, write, limit, CAPS)
+
+
+def fit(found: Any, write: Callable[[Any, dict[str, int]], str], limit: int, start: dict[str, int]) -> str:
+    """`write(found, caps)` with its pieces' caps shrunk, the longest first, until it is under `limit`."""
+    caps = dict(start)
     text = write(found, caps)
     while len(text) >= limit:
         longest = max(caps, key=lambda k: caps[k])
@@ -95,8 +104,11 @@ def _one(text: object, max_len: int = 200) -> str:
     return clean(text, one_line=True, max_len=max_len)
 
 
-def _cut(text: str, cap: int) -> str:
+def cut(text: str, cap: int) -> str:
     return text if len(text) <= cap else text[: cap - 1].rstrip() + "…"
+
+
+_cut = cut
 
 
 def _memory(report: Report | None) -> str | None:
@@ -123,7 +135,7 @@ def _sl_code(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Dialect:
+class Dialect:
     plain: Callable[[str], str]  # words, made literal
     code: Callable[[str], str]  # an inline code span
     bold: str  # the mark around the category
@@ -131,19 +143,19 @@ class _Dialect:
     gap: tuple[str, ...]  # what stands between the head, the body and the key
 
 
-_SLACK = _Dialect(_sl, _sl_code, "*", "", ())
-_MARKDOWN = _Dialect(md_escape, md_code, "**", "- ", ("",))
+SLACK = Dialect(_sl, _sl_code, "*", "", ())
+MARKDOWN = Dialect(md_escape, md_code, "**", "- ", ("",))
 
 
 def _slack(f: ChatFacts, caps: dict[str, int]) -> str:
-    return _write(f, caps, _SLACK)
+    return _write(f, caps, SLACK)
 
 
 def _markdown(f: ChatFacts, caps: dict[str, int]) -> str:
-    return _write(f, caps, _MARKDOWN)
+    return _write(f, caps, MARKDOWN)
 
 
-def _write(f: ChatFacts, caps: dict[str, int], d: _Dialect) -> str:
+def _write(f: ChatFacts, caps: dict[str, int], d: Dialect) -> str:
     since = f" since {d.plain(f.since)}" if f.since else ""
     head = (f"{d.bold}{d.plain(f.label)}{d.bold}: {d.code(_cut(f.name, caps['name']))} in "
             f"{d.code(_cut(f.project, caps['project']))}, {d.plain(f.phase)}{since}")
@@ -155,5 +167,8 @@ def _write(f: ChatFacts, caps: dict[str, int], d: _Dialect) -> str:
         body.append(f"Infrastructure: {d.plain(_cut(f.finding, caps['finding']))}")
     if f.do:
         body.append(f"Do: {d.plain(_cut(f.do, caps['do']))}")
+    if f.repeats:
+        body.append(f"Repeats: failed {f.repeats} more {'time' if f.repeats == 1 else 'times'} since its last post, "
+                    "within the cool-down (counted, not posted)")
     body.append(f"Whole report: {d.code(_cut(f.command, caps['command']))}")
     return "\n".join([head, *d.gap, *(d.item + line for line in body), *d.gap, f"key {d.code(f.key)}"])

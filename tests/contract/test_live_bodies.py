@@ -29,3 +29,24 @@ def test_every_stage_of_every_kind_answers_what_the_sdk_accepts() -> None:
         failures += refused
     assert judged > 100
     assert not failures, _message(failures, judged)
+
+
+def test_every_stage_of_a_node_loss_answers_what_the_sdk_accepts() -> None:
+    from core.sim.live.node_loss import NodeLoss, loss_actors
+
+    bundle = load_demo_bundle()
+    loss = NodeLoss(victims=3, at_s=60.0)
+    world = LiveWorld(bundle, 1, loss=loss)
+    victims = loss_actors(1, loss)
+    moments = sorted({a.start + at + 0.5 for a in victims for at in a.stages if a.start + at + 0.5 >= 0} | {0.0})
+    judged, failures, phases = 0, [], set()
+    for seconds in moments:
+        live = world.at(bundle.captured_at + timedelta(seconds=seconds))
+        entries = [e for e in live.workloads[len(bundle.workloads):]
+                   if e["workload"].get("name") in {a.name for a in victims}]
+        phases |= {e["workload"].get("phase") for e in entries}
+        count, refused = judge(list(all_answers(live, entries)))
+        judged += count
+        failures += refused
+    assert phases == {"Running", "Failed"} and judged > 30
+    assert not failures, _message(failures, judged)

@@ -26,6 +26,7 @@ import pytest
 
 from core.models.runai import Workload
 from core.notify.ledger import Ledger
+from core.notify.storms import Grouping
 from core.notify.webhook import WebhookPoster, WebhookRefused
 from core.sim.bundle import CaseBundle
 from core.sim.demo import DEMO_CAPTURED_AT, DEMO_CLUSTERS, load_demo_bundle
@@ -46,6 +47,9 @@ ROOT = Path(__file__).resolve().parents[2]
 EAST = DEMO_CLUSTERS[0]["uuid"]
 INTERVAL = 5.0
 Key = str
+# One post per failure: the tests of delivery count posts against failures (storms: test_watch_storms).
+EACH = Grouping(0, 0)
+EACH_ARGS = ("--group-window", "0", "--cooldown", "0")
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +139,8 @@ async def watch_until(opener: Callable[[], Tenant], clock: SteppedClock, until_s
     stepper = Stepper(clock, load_demo_bundle_at(), until_s)
     run = WatchRun(WatchRequest(cluster_id="demo-east", interval_s=INTERVAL, **request),  # type: ignore[arg-type]
                    StartOptions(mode="demo"), "jsonl", (PostTarget.of(receiver.url, None),), state,
-                   out=io.StringIO(), err=err, sleep=stepper, opener=opener, post_clock=stepper.seconds)
+                   out=io.StringIO(), err=err, sleep=stepper, opener=opener, post_clock=stepper.seconds,
+                   grouping=EACH)
     stepper.run = run
     status = await run.run()
     return status, err.getvalue(), stepper
@@ -221,7 +226,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_watch_once_on_the_live_demo_posts_each_failure_once(receiver: Receiver, tmp_path: Path) -> None:
     # A live demo process is a tenant that starts when it starts (its stories shifted to end then): one run.
     live = run_cli("watch", "--demo", "--live", "--cluster-id", "demo-east", "--since", "1h", "--once", "--post",
-                   receiver.url, "--state", str(tmp_path / "live.json"), "--format", "jsonl")
+                   receiver.url, "--state", str(tmp_path / "live.json"), "--format", "jsonl", *EACH_ARGS)
     assert live.returncode == 0, live.stderr
     keys = posted_keys(receiver)
     assert len(keys) >= 5 and len(keys) == len(set(keys))
@@ -230,7 +235,7 @@ def test_watch_once_on_the_live_demo_posts_each_failure_once(receiver: Receiver,
 
 def test_watch_once_posts_each_failure_once_across_runs(receiver: Receiver, tmp_path: Path) -> None:
     args = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "1h", "--once", "--post", receiver.url,
-            "--state", str(tmp_path / "once.json"), "--format", "jsonl")
+            "--state", str(tmp_path / "once.json"), "--format", "jsonl", *EACH_ARGS)
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     keys = posted_keys(receiver)
@@ -271,6 +276,8 @@ def test_ctrl_c_ends_a_watch_with_a_summary_line(tmp_path: Path) -> None:
         (("--demo", "--cluster-id", "demo-east", "--refresh", "0.2"), "every 1 to 3600 seconds"),
         (("--case", "x.json", "--live", "--cluster-id", "c"), "only the demo tenant moves"),
         (("--demo", "--cluster-id", "demo-east", "--max-per-minute", "0"), "--max-per-minute 0"),
+        (("--demo", "--cluster-id", "demo-east", "--group-window", "5"), "give 0 or a whole number and a unit"),
+        (("--demo", "--cluster-id", "demo-east", "--cooldown", "30d"), "--cooldown 30d: at most 168 hours"),
     ],
 )
 def test_bad_options_are_usage_errors(args: tuple[str, ...], said: str) -> None:

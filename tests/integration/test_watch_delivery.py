@@ -25,7 +25,7 @@ from core.sim.demo import load_demo_bundle
 from core.sim.live.clock import SteppedClock
 from core.tenant import Tenant, open_bundle_tenant
 from core.triage.watch import WatchRequest
-from tests.integration.test_watch import INTERVAL, Stepper, live_tenant, news, run_cli, stable_key
+from tests.integration.test_watch import EACH, EACH_ARGS, INTERVAL, Stepper, live_tenant, news, run_cli, stable_key
 from tests.integration.webhook_receiver import Receiver, refused_port
 from tui.commands.start import StartOptions
 from tui.commands.watch_delivery import PostTarget
@@ -93,7 +93,7 @@ async def watch(opener: Callable[[], Tenant], clock: SteppedClock, start: dateti
     run = WatchRun(WatchRequest(cluster_id="demo-east", interval_s=INTERVAL, **request),  # type: ignore[arg-type]
                    StartOptions(mode="demo"), "jsonl", tuple(PostTarget.of(url, None) for url in posts), state,
                    out=out, err=err, sleep=stepper, opener=opener, post_clock=stepper.seconds,
-                   post_deadline_s=deadline_s)
+                   post_deadline_s=deadline_s, grouping=EACH)
     stepper.run = run if settle else None
     status = await run.run()
     return status, out.getvalue(), err.getvalue()
@@ -236,7 +236,7 @@ def test_once_exits_4_while_a_post_waits_and_the_next_run_posts_it_first(tmp_pat
     port = refused_port()
     url = f"http://127.0.0.1:{port}/hooks/T000/B000/secret-part"
     args = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--format", "jsonl",
-            "--state", str(tmp_path / "s.json"), "--post", url)
+            "--state", str(tmp_path / "s.json"), "--post", url, *EACH_ARGS)
     started = time.monotonic()
     first = run_cli(*args)
     assert first.returncode == UNDELIVERED, first.stderr

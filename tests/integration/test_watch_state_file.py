@@ -81,7 +81,7 @@ def test_an_empty_file_without_a_copy_is_a_fresh_start(tmp_path: Path) -> None:
 def test_a_file_of_a_newer_version_is_refused_untouched(delivered: tuple[Path, list[str]]) -> None:
     state, _ = delivered
     data = json.loads(state.read_text())
-    data["schema"] = "runai-triage/watch-state@3"
+    data["schema"] = f"runai-triage/watch-state@{max(STATE_VERSIONS) + 1}"
     data["somethingNew"] = [1, 2, 3]
     state.write_text(json.dumps(data))
     newer = state.read_bytes()

@@ -159,10 +159,14 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
     token = control_plane.issue_token()
     print(f"Serving {bundle.source} ({plural(len(bundle.workloads), 'workload')}) at {url}", file=out)
     if args.live:
+        from core.sim.live.node_loss import LOSS_NODE
+        from core.sim.live.settings import DEFAULT_LOSS_AT_S, DEFAULT_LOSS_VICTIMS
+
         start = control_plane.bundle.captured_at.isoformat()
         print(f"Live: on your clock from {start} (the demo's stories shifted to end then); workloads are "
-              f"submitted, crash and fail on the schedule of seed {args.seed if args.seed is not None else 1}",
-              file=out)
+              f"submitted, crash and fail on the schedule of seed {args.seed if args.seed is not None else 1}, "
+              f"and {LOSS_NODE} loses a GPU {DEFAULT_LOSS_AT_S / 60:g} minutes in, under "
+              f"{DEFAULT_LOSS_VICTIMS} workloads", file=out)
     print("Authenticate with either of:", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_BEARER_TOKEN={token}", file=out)
     print(f"  export RUNAI_BASE_URL={url} RUNAI_CLIENT_ID=any RUNAI_CLIENT_SECRET=any", file=out)

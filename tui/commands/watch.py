@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import re
 import signal
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TextIO
 from core.diagnosis.request import UsageError
 from core.notify.dialects import DIALECTS
 from core.notify.state_file import StateFile, StateProblem
+from core.notify.storms import Grouping
 from core.notify.webhook import check_url
 from core.triage.pacing import DEFAULT_INTERVAL_S
 from core.triage.watch import DEFAULT_MAX_PER_MINUTE, MAX_PER_MINUTE, WatchRequest
@@ -28,6 +30,12 @@ from tui.commands.watch_delivery import STATE_VERSIONS, PostTarget
 from tui.commands.watch_run import PROG, WatchRun, default_state_path
 
 FORMATS = ("text", "jsonl", "markdown")
+DEFAULT_GROUP_WINDOW = "5m"
+DEFAULT_COOLDOWN = "30m"
+_DURATION = re.compile(r"^(\d{1,7})([smhd])$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_GROUP_WINDOW_S = 24 * 3600
+MAX_COOLDOWN_S = 7 * 86400
 
 __all__ = ["FORMATS", "WatchRun", "add_parser", "default_state_path", "run_watch"]
 
@@ -61,6 +69,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "  4  --once left something undelivered (a post that failed): kept in the state file, and the next\n"
             "     run delivers it first",
             TENANT_NOTE,
+            "Storms: failures that share a cause (the same node with an infrastructure finding or a node failure,\n"
+            "the same infrastructure finding, the same image that cannot be pulled) less than --group-window\n"
+            "apart are one storm: one post names the cause and lists the workloads, a minute after the first was\n"
+            "diagnosed; what joins later goes into one follow-up a window after the storm's last post. With the\n"
+            "defaults (5m), a node whose workloads all fail and are diagnosed within eleven minutes of the first\n"
+            "gives at most three posts, however many workloads (the list is cut, saying how many more, past\n"
+            "about 30 names). A workload that fails again within --cooldown (30m) of its last post is counted,\n"
+            "not posted; the count goes with its next post. Stdout still prints every report.",
             "API politeness: one list request per sweep (more only when over 500 workloads changed phase in ten\n"
             "minutes), each sent once, the next sweep --refresh seconds after the last ended, twice as long after\n"
             "each failure (429, 5xx) and never before its Retry-After; an events read per Pending or Running row\n"
@@ -98,6 +114,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--post-format", choices=DIALECTS, metavar="{" + ",".join(DIALECTS) + "}",
                         help="the chat's dialect (default: from the URL's host where it says, hooks.slack.com or "
                         "a host named mattermost; else markdown)")
+    parser.add_argument(
+        "--group-window", default=DEFAULT_GROUP_WINDOW, metavar="DURATION",
+        help=f"failures with a shared cause less than this apart are one storm, posted once with follow-ups at "
+        f"most this often (30s, 5m, 1h; 0: no storms, each failure its own post; default {DEFAULT_GROUP_WINDOW})",
+    )
+    parser.add_argument(
+        "--cooldown", default=DEFAULT_COOLDOWN, metavar="DURATION",
+        help=f"a workload that fails again this soon after its last post is counted, not posted (0: post every "
+        f"failure; default {DEFAULT_COOLDOWN})",
+    )
     parser.add_argument("--state", metavar="FILE",
                         help="where the watch keeps what it delivered (default: a file per tenant, cluster and "
                         "project under the platform's state directory)")
@@ -125,13 +151,29 @@ def run_watch(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
         if args.post_format and not urls:
             raise UsageError("--post-format goes with --post")
         posts = [PostTarget.of(url, args.post_format) for url in urls]
+        grouping = Grouping(duration("--group-window", args.group_window, MAX_GROUP_WINDOW_S),
+                            duration("--cooldown", args.cooldown, MAX_COOLDOWN_S))
         state = Path(args.state).expanduser() if args.state else None
         if state is not None:  # a state file that cannot be kept is said now, before anything is read or sent
             StateFile(state, STATE_VERSIONS).prepare()
     except (UsageError, ValueError, StateProblem) as exc:
         return usage_failed(PROG, err, exc)
-    run = WatchRun(request, options, args.format, posts, state, bool(args.once), out, err)
+    run = WatchRun(request, options, args.format, posts, state, bool(args.once), out, err, grouping=grouping)
     return _run_until_stopped(run)
+
+
+def duration(flag: str, text: str, most_s: int) -> float:
+    """`0`, or a whole number and a unit s, m, h or d, up to `most_s` seconds; UsageError otherwise."""
+    value = (text or "").strip()
+    if value == "0":
+        return 0.0
+    match = _DURATION.match(value)
+    if match is None:
+        raise UsageError(f"{flag} {value[:40]!r}: give 0 or a whole number and a unit s, m, h or d (30s, 5m, 1h)")
+    seconds = int(match.group(1)) * _SECONDS[match.group(2)]
+    if seconds > most_s:
+        raise UsageError(f"{flag} {value}: at most {most_s // 3600} hours")
+    return float(seconds)
 
 
 def _run_until_stopped(run: WatchRun) -> int:

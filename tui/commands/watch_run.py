@@ -30,12 +30,14 @@ import platformdirs
 from core.diagnosis.engine import DiagnosisFailed
 from core.notify.ledger import LedgerUnreadable, destination_id
 from core.notify.state_file import StateFile, StateProblem
+from core.notify.storms import Grouping
 from core.notify.webhook import DEADLINE_S, WebhookPoster
 from core.plural import plural
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.scan import ScanEntry
 from core.triage.scan_scope import scope_of
+from core.triage.storm_cause import Cause
 from core.triage.watch import Watcher, WatchRequest
 from tui.commands.headless import advice, explain_start_problem, say, tier2_for
 from tui.commands.start import StartOptions, StartProblem, open_tenant
@@ -48,6 +50,7 @@ from tui.commands.watch_delivery import (
     diagnose_command,
     ledger_of,
     look_from,
+    storm_command,
 )
 
 PROG = "runai-triage watch"
@@ -83,6 +86,8 @@ class WatchRun:
     post_clock: Callable[[], float] = time.monotonic  # real time, seconds: the couriers' backoff and the rate
     post_deadline_s: float = DEADLINE_S
     opener: Callable[[], Tenant] | None = None  # how to open the tenant (default: what `options` describe)
+    grouping: Grouping = field(default_factory=Grouping)  # storms and cool-downs (--group-window, --cooldown)
+    wall: Callable[[], float] = time.time  # when a storm's follow-up is due (tests step it)
     watcher: Watcher | None = None
     deliveries: Deliveries | None = None
     _posters: list[WebhookPoster] = field(default_factory=list)
@@ -149,7 +154,8 @@ class WatchRun:
             return None, 1
         if loaded.note:
             say(self.err, f"{PROG}: {loaded.note}")
-        self.deliveries = Deliveries(ledger, state, self.out, self.err, self.fmt, self._command, PROG)
+        self.deliveries = Deliveries(ledger, state, self.out, self.err, self.fmt, self._command, PROG,
+                                     grouping=self.grouping, storm_command=self._storm_command, wall=self.wall)
         for target in self.posts:
             poster = WebhookPoster(target.url, target.dialect, transport=self.post_transport,
                                    deadline_s=self.post_deadline_s)
@@ -160,6 +166,9 @@ class WatchRun:
     def _command(self, entry: ScanEntry) -> str:
         return diagnose_command(self.options, self.request.cluster_id, entry.workload.id or "",
                                 self.request.lookback)
+
+    def _storm_command(self, cause: Cause, entry: ScanEntry) -> str:
+        return storm_command(self.options, self.request.cluster_id, cause, self._command(entry))
 
     def _clock(self, tenant: Tenant) -> Callable[[], datetime]:
         return self.clock or tenant.live_clock or _frozen_or_wall(tenant)
@@ -197,6 +206,7 @@ class WatchRun:
                 wait = watcher.pacer.failed(exc)
                 say(self.err, f"{PROG}: sweep failed ({clean(type(exc).__name__, max_len=60)}: "
                               f"{clean(str(exc), max_len=200)}); next try in {wait:.0f} s")
+            deliveries.flush(everything=self.once)  # storms: a first post at once, a follow-up when it is due
             if self.once:
                 await deliveries.drain_once()
                 return self._once_status()
@@ -210,7 +220,7 @@ class WatchRun:
         deliveries.ledger.look_from = watcher.window_start.isoformat()
         keep = watcher.keep_from
         if keep is not None:
-            deliveries.ledger.prune(keep.timestamp())
+            deliveries.ledger.prune(keep.timestamp(), self.grouping)
         deliveries.save()
 
     def _say_start(self, watcher: Watcher, path: Path) -> None:
@@ -267,6 +277,12 @@ class WatchRun:
             line += f", {posted} posted, {deliveries.waiting()} waiting to be posted"
             refused = sum(x.refused for x in deliveries.couriers)
             line += f", {refused} refused by a receiver" if refused else ""
+            if deliveries.storm_posts:
+                line += f", {deliveries.storm_posts} of them for storms"
+            if deliveries.gathered():
+                line += f", {deliveries.gathered()} gathered for a storm's next post"
+            if deliveries.repeated:
+                line += f", {deliveries.repeated} repeats in a cool-down counted, not posted"
         if c.deferred:
             line += f", {c.deferred} left for a later sweep"
         say(self.err, line)

@@ -12,7 +12,9 @@ The kinds, each a pattern a platform team sees every day:
 - `oom`: a training job whose memory climbs to its limit; the kubelet kills it (OOM_KILLED);
 - `image-pull`: a workspace whose image tag does not exist; Pending in ImagePullBackOff (IMAGE_PULL_FAILED);
 - `completes`: a job that starts, runs and completes (nothing to diagnose);
-- `recovers`: an inference server that crashes once and comes back (needs attention for a while).
+- `recovers`: an inference server that crashes once and comes back (needs attention for a while);
+- `gpu-lost`: a training job running on a node whose GPU falls off the bus (Xid 79): Failed with a CUDA error
+  and exit 1 minutes later, the node's GPU condition failing (core.sim.live.node_loss says which, and when).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from core.sim.demo.kit import (
     cstatus,
     error_message,
     flat,
+    lifecycle,
     node,
     oom_message,
     ramp,
@@ -86,10 +89,11 @@ class Actor:
     project: str
     node: str
     flavour: int
+    timeline: tuple[float, ...] = ()  # its own stages, for a kind whose moments are not fixed (`gpu-lost`)
 
     @property
     def stages(self) -> tuple[float, ...]:
-        return STAGES[self.kind]
+        return self.timeline or STAGES[self.kind]
 
     def stage_at(self, seconds: float) -> int | None:
         """The stage this actor is at `seconds` after the capture instant; None before it is submitted."""
@@ -281,10 +285,44 @@ def _recovers(actor: Actor, stage: int) -> Story:
     return s
 
 
+XID_LINE = "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+_CUDA_ERRORS = ("unspecified launch failure", "unknown error")
+
+
+def _gpu_lost(actor: Actor, stage: int) -> Story:
+    failed = stage == 2
+    ran = actor.ago(30)  # Running half a minute after it was submitted
+    end = actor.at(2) if failed else None
+    s = Story(actor.key, actor.name, actor.project, "Failed" if failed else "Running",
+              phase_at=end if end is not None else ran, created=actor.ago(0), command="python pretrain.py",
+              submitted_by="priya@example.com", gpu=1, running_pods=0 if failed else 1)
+    pod = s.add_pod(node=actor.node, created=actor.ago(10), k8s_phase="Error" if failed else "Running",
+                    updated=end if end is not None else ran, completed=end)
+    _scheduled(s, actor, pod.name)
+    lost = actor.at(1)
+    health = condition("AcceleratedHardwareReady", "False", lost, "NvidiaXID79Error", XID_LINE) if stage else None
+    s.nodes.append(node(actor.node, extra_conditions=[health] if health else None))
+    if end is not None:
+        s.phase_message = error_message(pod.name, 1)
+        lifecycle(s, ran, end, "Failed", s.phase_message)
+        state, phase = terminated("Error", 1, ran, end), "Failed"
+        error = _CUDA_ERRORS[actor.flavour % len(_CUDA_ERRORS)]
+        s.add_log(pod.name, f"step {actor.flavour * 7 + 100} loss 1.{actor.flavour % 97:02d}\n"
+                            f"RuntimeError: CUDA error: {error}\n"
+                            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n")
+    else:
+        s.add_phase(s.created, "Pending")
+        s.add_phase(ran, "Running")
+        state, phase = running(ran), "Running"
+    s.add_kube_pod(pod, [cstatus("main", s.image, state)], phase=phase)
+    return s
+
+
 _WRITERS = {
     "crash-loop": _crash_loop,
     "oom": _oom,
     "image-pull": _image_pull,
     "completes": _completes,
     "recovers": _recovers,
+    "gpu-lost": _gpu_lost,
 }

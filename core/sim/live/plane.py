@@ -27,6 +27,7 @@ from core.sim.bundle import CaseBundle, parse_instant
 from core.sim.control_plane import ControlPlane, SimRequest, SimResponse, api_error
 from core.sim.exchange import json_response
 from core.sim.live.clock import Clock, live_clock
+from core.sim.live.node_loss import NodeLoss
 from core.sim.live.settings import LiveSettings
 from core.sim.live.shift import shift_bundle
 from core.sim.live.world import LiveWorld
@@ -65,7 +66,7 @@ class LiveControlPlane(ControlPlane):
             clock = live_clock(bundle.captured_at, bundle.captured_at.timestamp(), settings.speed, wall)
         super().__init__(bundle, **kwargs)  # type: ignore[arg-type]
         self.clock: Clock = clock
-        self.world = LiveWorld(bundle, settings.seed, shift)
+        self.world = LiveWorld(bundle, settings.seed, shift, NodeLoss.of(settings) if settings.loss_victims else None)
         self.storms = tuple(storms)
         self.stormed = 0  # answers a storm replaced (tests)
         self._live_lock = threading.Lock()

@@ -9,6 +9,9 @@ DEFAULT_SEED = 1
 # One minute of the tenant's time per real minute; tests and benchmarks step the clock instead.
 DEFAULT_SPEED = 1.0
 MAX_SPEED = 1000.0
+# The node the tenant loses (core.sim.live.node_loss): how many workloads run there, and when its GPU falls off.
+DEFAULT_LOSS_VICTIMS = 12
+DEFAULT_LOSS_AT_S = 360.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +24,8 @@ class LiveSettings:
     seed: int = DEFAULT_SEED
     speed: float = DEFAULT_SPEED
     epoch: float | None = None
+    loss_victims: int = DEFAULT_LOSS_VICTIMS  # 0: the tenant loses no node
+    loss_at_s: float = DEFAULT_LOSS_AT_S
 
     def __post_init__(self) -> None:
         if not 0 < self.speed <= MAX_SPEED:
@@ -29,4 +34,6 @@ class LiveSettings:
     def arguments(self) -> list[str]:
         """The child process's command-line options for these settings (core.sim.child)."""
         out = ["--live", "--seed", str(self.seed), "--speed", repr(self.speed)]
+        if (self.loss_victims, self.loss_at_s) != (DEFAULT_LOSS_VICTIMS, DEFAULT_LOSS_AT_S):
+            out += ["--loss-victims", str(self.loss_victims), "--loss-at", repr(self.loss_at_s)]
         return out + (["--epoch", repr(self.epoch)] if self.epoch is not None else [])

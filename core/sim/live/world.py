@@ -12,6 +12,7 @@ tenant served for days keeps its size and its speed.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import threading
 from collections import deque
 from datetime import datetime, timedelta
@@ -19,6 +20,7 @@ from typing import Any
 
 from core.sim.bundle import CaseBundle
 from core.sim.live.actors import Actor
+from core.sim.live.node_loss import NodeLoss, loss_actors
 from core.sim.live.schedule import actors
 from core.sim.live.shift import shift_json
 
@@ -38,13 +40,15 @@ class _Shown:
 
 
 class LiveWorld:
-    def __init__(self, base: CaseBundle, seed: int, shift_s: int = 0) -> None:
+    def __init__(self, base: CaseBundle, seed: int, shift_s: int = 0, loss: NodeLoss | None = None) -> None:
         """`base` is the still bundle as served (already shifted by `shift_s` seconds, core.sim.live.shift);
-        each moving workload's moments are shifted the same way."""
+        each moving workload's moments are shifted the same way. `loss`: the node it loses, and when (none by
+        default here; the control plane gives its settings' loss)."""
         self.base = base
         self.seed = seed
         self.shift = timedelta(seconds=shift_s)
-        self._series = actors(seed)
+        victims = loss_actors(seed, loss) if loss is not None else []
+        self._series = heapq.merge(victims, actors(seed), key=lambda a: a.start)
         self._upcoming: Actor = next(self._series)
         self._moving: list[Actor] = []
         self._shown: dict[str, _Shown] = {}  # actor key -> its stage, in order of submission

@@ -1,0 +1,133 @@
+"""A node loss on the live demo, watched and posted (issue 36, points 3 and 5): real HTTP to the live simulator
+and to a Slack-dialect receiver on loopback, on a stepped clock, across a restart in the middle of the storm.
+
+The live tenant loses gpu-e-31 (core.sim.live.node_loss) under 29 workloads of four projects while its usual
+actors go on failing beside it. The watch posts the storm as one post and its follow-ups (at most three in all,
+with the defaults), each victim in exactly one of them, none twice across the restart; the unrelated failures of
+the same minutes are posted alone; stdout prints every report, one JSON line each; every post is under Slack's
+limit.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+from core.notify.ledger import Ledger
+from core.sim.bundle import CaseBundle
+from core.sim.demo import load_demo_bundle
+from core.sim.live.clock import SteppedClock
+from core.sim.live.node_loss import LOSS_NODE, NodeLoss, loss_actors
+from core.sim.live.settings import LiveSettings
+from core.tenant import Tenant, open_bundle_tenant
+from core.triage.chat_render import SLACK_LIMIT
+from core.triage.watch import WatchRequest
+from tests.integration.test_watch import INTERVAL, Stepper, stable_key
+from tests.integration.webhook_receiver import Receiver
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
+
+SETTINGS = LiveSettings(seed=1, loss_victims=29, loss_at_s=120.0)
+
+
+def tenant_on(bundle: CaseBundle, clock: SteppedClock) -> Tenant:
+    return open_bundle_tenant(bundle, label="demo tenant, live", live=SETTINGS, live_clock=clock)
+
+
+async def run_until(bundle: CaseBundle, clock: SteppedClock, until_s: float, state: Path,
+                    receiver: Receiver) -> tuple[int, str, str]:
+    stepper = Stepper(clock, bundle.captured_at, until_s)
+    out, err = io.StringIO(), io.StringIO()
+    run = WatchRun(WatchRequest(cluster_id="demo-east", interval_s=INTERVAL), StartOptions(mode="demo"), "jsonl",
+                   (PostTarget.of(receiver.url, "slack"),), state, out=out, err=err, sleep=stepper,
+                   opener=lambda: tenant_on(bundle, clock), post_clock=stepper.seconds, wall=stepper.seconds)
+    stepper.run = run
+    status = await run.run()
+    return status, out.getvalue(), err.getvalue()
+
+
+def printed(out: str) -> list[tuple[str, str]]:
+    """(workload name, stable key) of every JSON line."""
+    rows = []
+    for line in out.splitlines():
+        w = json.loads(line).get("workload") or {}
+        rows.append((w.get("name"), stable_key(w.get("id"), w.get("phaseUpdatedAt"))))
+    return rows
+
+
+async def test_a_node_loss_under_29_workloads_is_posted_as_one_storm_across_a_restart(tmp_path: Path) -> None:
+    bundle = load_demo_bundle()
+    clock = SteppedClock(bundle.captured_at)
+    state = tmp_path / "s.json"
+    victims = {a.name for a in loss_actors(SETTINGS.seed, NodeLoss.of(SETTINGS))}
+    assert len(victims) == 29 and len({a.project for a in loss_actors(1, NodeLoss.of(SETTINGS))}) == 4
+    with Receiver() as receiver:
+        # The GPU falls off at 120 s and the first victim fails 15 s later; the first run stops in the middle of
+        # the storm, with its first post made and more victims gathered for the follow-up.
+        status, first_out, said = await run_until(bundle, clock, 240, state, receiver)
+        assert status == 0, said
+        storm_posts = [t for t in receiver.texts() if t.startswith("*Storm")]
+        assert len(storm_posts) == 1
+        kept = Ledger.from_json(json.loads(state.read_text()))
+        hook = next(r for r in kept.records.values() if r.id != "stdout")
+        assert hook.book.waiting() > 0 and "gathered for a storm's next post" in said.splitlines()[-1]
+        # The restart goes on with the same storm: follow-ups, not a new first post.
+        status, second_out, said = await run_until(bundle, clock, 1000, state, receiver)
+        assert status == 0, said
+        texts, keys = receiver.texts(), receiver.keys()
+    # A victim fails once: none was taken for a repeat (its record kept with its own time, not the post's).
+    cooled = [line for line in said.splitlines() if "cool-down" in line]
+    assert not any(name in line for line in cooled for name in victims)
+    assert re.search(r": (\d+) delivered, \1 printed", said.splitlines()[-1])  # nothing diagnosed again
+    assert len(keys) == len(set(keys))  # nothing posted twice across the restart
+    storms = [t for t in texts if t.startswith("*Storm")]
+    assert 2 <= len(storms) <= 3 and storms[0].startswith("*Storm: ")
+    assert all(t.startswith("*Storm follow-up") for t in storms[1:])
+    assert f"node `{LOSS_NODE}`" in storms[0] and "fallen off the bus" in storms[0]
+    # Each victim in exactly one storm post, and in no other post.
+    for name in victims:
+        assert sum(f"`{name}`" in t for t in storms) == 1, name
+        assert not any(f"`{name}`" in t for t in texts if t not in storms), name
+    assert f"{len(victims)} in all in 4 projects" in storms[-1]
+    # The unrelated failures of the same minutes (the live demo's own OOM, crash loop...) were posted alone.
+    alone = [t for t in texts if not t.startswith("*Storm")]
+    assert len(alone) >= 3 and all(f"node `{LOSS_NODE}`" not in t for t in alone)
+    assert all(len(t) < SLACK_LIMIT for t in texts)
+    # Stdout printed every report once, each victim's among them.
+    rows = printed(first_out + second_out)
+    assert len(rows) == len({k for _, k in rows})
+    assert victims <= {name for name, _ in rows}
+    assert len(rows) >= len(victims) + len(alone)
+
+
+async def test_a_live_demo_node_loss_happens_on_schedule_and_diagnoses_as_the_node(tmp_path: Path) -> None:
+    from core.diagnosis.engine import run_to_report
+    from core.diagnosis.request import DiagnosisRequest
+    from core.sources.runai import filter_item
+    from core.triage.storm_cause import cause_of
+
+    bundle = load_demo_bundle()
+    clock = SteppedClock(bundle.captured_at)
+    tenant = open_bundle_tenant(bundle, label="demo tenant, live", live=LiveSettings(seed=3), live_clock=clock)
+    try:
+        loss = NodeLoss.of(LiveSettings(seed=3))
+        victim = loss_actors(3, loss)[0]
+        on_node = [filter_item("name", "=@", "-pretrain-n")]
+        listed = await tenant.runai.list_workloads(filters=on_node, limit=500)
+        before = next(w for w in listed.items if w.name == victim.name)
+        assert before.phase == "Running"
+        clock.advance(loss.at_s + loss.spread_s + 1)
+        listed = await tenant.runai.list_workloads(filters=on_node, limit=500)
+        ended = [w for w in listed.items if w.name in {a.name for a in loss_actors(3, loss)}]
+        assert len(ended) == loss.victims and {w.phase for w in ended} == {"Failed"}
+        request = DiagnosisRequest(cluster_id=ended[0].cluster_id or "", workload_id=ended[0].id or "",
+                                   now=clock())
+        report = await run_to_report(request, tenant.runai, tenant.kube)
+        cause = cause_of(report)
+        assert report.category == "CRASH_APP_ERROR" and cause is not None and cause.key == f"node:{LOSS_NODE}"
+    finally:
+        await tenant.aclose()
+
