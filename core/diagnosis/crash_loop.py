@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.kube import ContainerStatus, K8sEvent, K8sPod
-from core.models.report import MissingItem
+from core.models.report import CrashLoopCount, MissingItem
 from core.sources.kube_types import EVENTS_TTL, LogExcerpt
 from core.words import plural
 
@@ -48,6 +48,7 @@ class CrashLoop:
     newest_back_off: Dated | None  # the newest event of the loop that should still exist
     since: Dated | None  # the oldest crash or back-off known
     back_offs: int | None  # how many back-offs the aggregated event counted
+    events_read: int = 0  # the back-off events read from Run:ai, at distinct times
 
     @property
     def newest_event(self) -> datetime | None:
@@ -137,7 +138,7 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
     if last_crash is not None and (oldest is None or last_crash.at < oldest.at):
         oldest = last_crash  # the loop is at least as old as its last crash
     restarts = status.restart_count if status is not None else None
-    return CrashLoop(container, restarts, last_crash, newest, oldest, count)
+    return CrashLoop(container, restarts, last_crash, newest, oldest, count, len({o.at for o in runai}))
 
 
 def newest_of(loop: CrashLoop | None, failed_at: datetime | None) -> datetime | None:
@@ -154,6 +155,35 @@ def last_crash_at(loop: CrashLoop | None) -> datetime | None:
     return dated.at if dated is not None else None
 
 
+# A crash after a restart: the least that is a loop rather than a one-off.
+LOOPING = 2
+
+
+def loop_count(loop: CrashLoop | None, now: datetime, ended: bool) -> CrashLoopCount | None:
+    """The loop as recurrence says it (`crash loop: 7 restarts in 40 min`), or None when nothing shows the
+    container crashing again after a restart (two restarts or back-offs): how long it went on runs from the oldest crash or back-off known to now
+    while the workload is live, to its newest crash when it has ended."""
+    if loop is None:
+        return None
+    back_offs = loop.back_offs or loop.events_read or None
+    # One restart is one crash the container came back from; a loop is a crash after a restart.
+    if (loop.restarts or 0) < LOOPING and (back_offs or 0) < LOOPING:
+        return None
+    end = loop.newest_event if ended else now
+    seconds = None
+    if loop.since is not None and end is not None:
+        seconds = max(int((end - loop.since.at).total_seconds()), 0)
+    crash = loop.last_crash or loop.newest_back_off
+    return CrashLoopCount(
+        container=loop.container,
+        restarts=loop.restarts,
+        back_offs=back_offs,
+        since=loop.since.at if loop.since is not None else None,
+        last_crash=crash.at if crash is not None else None,
+        seconds=seconds,
+    )
+
+
 def loop_source(loop: CrashLoop) -> str:
     """The read the loop's dating rests on: the pod when it gave the restarts or the crash, else the event's."""
     if loop.restarts is not None or loop.last_crash is not None:
@@ -168,7 +198,7 @@ def loop_text(loop: CrashLoop, now: datetime) -> str | None:
     parts = []
     who = f"container {loop.container}" if loop.container else "the container"
     if loop.restarts is not None:
-        parts.append(f"{who} restarted {loop.restarts} times (restartCount)")
+        parts.append(f"{who} restarted {plural(loop.restarts, 'time')} (restartCount)")
     else:
         parts.append(f"{who}'s restart count was not read (Kubernetes keeps it)")
     crash = loop.last_crash or loop.newest_back_off

@@ -28,6 +28,7 @@ from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
     MAX_OCCURRENCES,
+    CrashLoopCount,
     EvidenceItem,
     Finding,
     HistoryEntry,
@@ -86,6 +87,7 @@ class ReportInputs:
     superseded: Supersession = NOTHING  # the signals a later event took back
     failed_at: datetime | None = None  # the failure diagnosed (None: the workload has not ended)
     pod: K8sPod | None = None  # the failed pod as Kubernetes described it (a probe's settings)
+    crash_loop: CrashLoopCount | None = None  # the failure's restarts, when it is a crash loop
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -328,6 +330,7 @@ def build_report(inputs: ReportInputs) -> Report:
             occurrences=inputs.occurrences[:MAX_OCCURRENCES],
             occurrences_cut=count > MAX_OCCURRENCES,
             other_submissions=inputs.other_submissions,
+            crash_loop=inputs.crash_loop,
         ),
         recommendations=_advice(inputs, count),
         findings=inputs.findings,

@@ -211,6 +211,9 @@ def recurrence_line(report: Report) -> str:
     shown = f" ({times}{more})" if times else ""
     noun = "failure" if r.count == 1 else "failures"
     least = "" if r.complete else "at least "
+    if r.crash_loop is not None and r.kind() == r.crash_loop.words():
+        # The restarts of this failure after the count of separate failures, never "one-off".
+        return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}{shown} — {r.kind()}{partly}"
     return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{partly}{shown}"
 
 

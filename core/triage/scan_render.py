@@ -52,11 +52,12 @@ def _recurrence(entry: ScanEntry) -> str | None:
     if report is None or report.outcome != "diagnosed":
         return None
     rec = report.recurrence
+    loop = f" · {rec.crash_loop.words()}" if rec.crash_loop is not None else ""
     if rec.recurring:
-        return f"recurring: {rec.counted()} in {rec.lookback}"
+        return f"recurring: {rec.counted()} in {rec.lookback}{loop}"
     if not rec.complete:
-        return f"{rec.counted()} in {rec.lookback}, history not read whole"
-    return f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}"
+        return f"{rec.counted()} in {rec.lookback}, history not read whole{loop}"
+    return (f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}") + loop
 
 
 def finding_line(entry: ScanEntry) -> str | None:

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from core.diagnosis import configuration as config
 from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
-from core.diagnosis.crash_loop import CrashLoop, last_crash_at
+from core.diagnosis.crash_loop import CrashLoop, last_crash_at, loop_count
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
@@ -410,6 +410,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             superseded=g.superseded,
             pod=g.k8s_pod,
             failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
+            crash_loop=loop_count(g.loop, basis.now, (g.workload.phase or "") in ENDING_PHASES),
         )
     )
 

@@ -1,0 +1,75 @@
+"""What a newcomer met in the reports (issue 34), each on the demo story that showed it, through the real engine
+over real HTTP: a crash loop said as one, not as a "one-off", wherever recurrence is shown (the report, `scan`
+and `watch`, which print the same entry)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from core.diagnosis.engine import run_to_report
+from core.diagnosis.request import DiagnosisRequest
+from core.models.report import Report
+from core.sim.demo import demo_expectations
+from core.tenant import Tenant, open_demo_tenant
+from core.report.render import to_json, to_markdown, to_text
+from core.triage.scan import ScanRequest, scan
+from core.triage.scan_render import entry_lines
+
+module_loop = pytest.mark.asyncio(loop_scope="module")
+STORIES = {case["key"]: case for case in demo_expectations()}
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def demo() -> AsyncIterator[Tenant]:
+    async with open_demo_tenant() as tenant:
+        yield tenant
+
+
+async def story(tenant: Tenant, key: str, **extra: Any) -> Report:
+    case = STORIES[key]
+    kwargs: dict[str, Any] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h",
+                              "now": tenant.captured_at, **extra}  # fmt: skip
+    if case.get("lookup") == "id":
+        kwargs["workload_id"] = case["workloadId"]
+    else:
+        kwargs.update(name=case["name"], project=case["project"])
+    return await run_to_report(DiagnosisRequest(**kwargs), tenant.runai, tenant.kube)
+
+
+# -- point 1: a crash loop is not a one-off ----------------------------------------------------------------------
+@module_loop
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        ("crash-running-crashloop", "crash loop: 7 restarts in 40 min"),  # Running, 7 restarts since 11:20
+        ("init-crashloop", "crash loop: 5 restarts in 16 min"),  # an init container, Pending, since 11:44
+    ],
+)
+async def test_a_crash_loop_is_said_beside_the_count_never_one_off(demo: Tenant, key: str, said: str) -> None:
+    report = await story(demo, key)
+    rec = report.recurrence
+    assert rec.count == 1 and rec.crash_loop is not None
+    assert rec.kind() == said
+    text = to_text(report)
+    [history] = [line for line in text.splitlines() if line.startswith("History: ")]
+    assert said in history and "one-off" not in history, history
+    assert "one-off" not in to_markdown(report)
+    assert '"crashLoop"' in to_json(report)
+    # `scan` and `watch` print the same entry head.
+    case = STORIES[key]
+    assert demo.captured_at is not None
+    result = await scan(ScanRequest(cluster_id=case["clusterId"], since="24h"), demo.runai, demo.kube,
+                        now=demo.captured_at)  # fmt: skip
+    [entry] = [e for e in result.entries if e.workload.id == case["workloadId"]]
+    head = entry_lines(entry)[0]
+    assert "once in 24h" in head and said in head, head
+
+
+@module_loop
+async def test_a_single_failure_without_restarts_is_still_a_one_off(demo: Tenant) -> None:
+    report = await story(demo, "oom-rising")
+    assert report.recurrence.crash_loop is None and report.recurrence.kind() == "one-off"
