@@ -5,7 +5,9 @@ days before ("Running since"). It is read, most precise first, from the containe
 `lastState.terminated.finishedAt`, else from the newest back-off event (the kubelet's, aggregated: `series
 .lastObservedTime`, `lastTimestamp`; or Run:ai's). How long the loop has gone on is read from the oldest
 back-off known (an aggregated event's `firstTimestamp` or `eventTime` reaches further back than any event list
-or history page does), the restart count from the container's `restartCount`.
+or history page does), the restart count from the container's `restartCount`. A loop whose last run exited 0
+is a program that ends under a policy that starts it again (`restartPolicy: Always`): no crash in the
+taxonomy's sense, and the report says so.
 
 Kubernetes events that should exist are "likely expired" only when the newest of them is older than the API
 server's event TTL: a crash loop keeps its back-off event fresh, so its events are minutes old, whatever its age.
@@ -48,7 +50,17 @@ class CrashLoop:
     newest_back_off: Dated | None  # the newest event of the loop that should still exist
     since: Dated | None  # the oldest crash or back-off known
     back_offs: int | None  # how many back-offs the aggregated event counted
+    last_exit: int | None = None  # the exit code of its last run
+    last_reason: str | None = None  # and the kubelet's reason for it (`Completed`, `Error`)
+    policy: str | None = None  # the pod's restartPolicy
     events_read: int = 0  # the back-off events read from Run:ai, at distinct times
+
+    @property
+    def exits_zero(self) -> bool:
+        """Its last run ended with exit 0 and the pod's policy restarts a container that succeeds (only
+        `restartPolicy: Always` does; an unread policy that restarted it is that one): it is restarted for
+        ending, not for failing."""
+        return self.last_exit == 0 and self.policy not in {"OnFailure", "Never"}
 
     @property
     def newest_event(self) -> datetime | None:
@@ -109,13 +121,15 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
         return None
     container = quote(status.name, 80) if status is not None and status.name else None
     last_crash = None
+    ended = None
     if status is not None and status.last_state is not None and status.last_state.terminated is not None:
-        finished = status.last_state.terminated.finished_at
-        if finished is not None:
-            last_crash = Dated(finished, f"lastState.terminated.finishedAt of container {container}")
+        ended = status.last_state.terminated
+        if ended.finished_at is not None:
+            last_crash = Dated(ended.finished_at, f"lastState.terminated.finishedAt of container {container}")
     if status is not None and status.state is not None and status.state.terminated is not None:
         finished = status.state.terminated.finished_at
         if finished is not None and (last_crash is None or finished > last_crash.at):
+            ended = status.state.terminated
             last_crash = Dated(finished, f"state.terminated.finishedAt of container {container}")
     newest = oldest = None
     count = None
@@ -138,7 +152,13 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
     if last_crash is not None and (oldest is None or last_crash.at < oldest.at):
         oldest = last_crash  # the loop is at least as old as its last crash
     restarts = status.restart_count if status is not None else None
-    return CrashLoop(container, restarts, last_crash, newest, oldest, count, len({o.at for o in runai}))
+    policy = pod.spec.restart_policy if pod is not None and pod.spec is not None else None
+    return CrashLoop(
+        container, restarts, last_crash, newest, oldest, count,
+        ended.exit_code if ended is not None else None,
+        quote(ended.reason, 40) if ended is not None and ended.reason else None,
+        quote(policy, 20) if policy else None, len({o.at for o in runai}),
+    )  # fmt: skip
 
 
 def newest_of(loop: CrashLoop | None, failed_at: datetime | None) -> datetime | None:
@@ -161,8 +181,8 @@ LOOPING = 2
 
 def loop_count(loop: CrashLoop | None, now: datetime, ended: bool) -> CrashLoopCount | None:
     """The loop as recurrence says it (`crash loop: 7 restarts in 40 min`), or None when nothing shows the
-    container crashing again after a restart (two restarts or back-offs): how long it went on runs from the oldest crash or back-off known to now
-    while the workload is live, to its newest crash when it has ended."""
+    container crashing again after a restart (two restarts or back-offs): how long it went on runs from the
+    oldest crash or back-off known to now while the workload is live, to its newest crash when it has ended."""
     if loop is None:
         return None
     back_offs = loop.back_offs or loop.events_read or None
@@ -205,6 +225,8 @@ def loop_text(loop: CrashLoop, now: datetime) -> str | None:
     if crash is not None:
         label = "last crash" if loop.last_crash is not None else "last crash at or before"
         parts.append(f"{label} {crash.at.isoformat()} ({crash.what}), {span(now - crash.at)} before the diagnosis")
+    if loop.exits_zero:
+        parts.append(exits_zero_text(loop))
     if loop.since is not None:
         seen = f", an event seen {plural(loop.back_offs, 'time')}" if loop.back_offs else ""
         parts.append(
@@ -226,6 +248,17 @@ def instance_end(pod: K8sPod | None, excerpt: LogExcerpt) -> datetime | None:
         term = state.terminated if state is not None else None
         return term.finished_at if term is not None else None
     return None
+
+
+def exits_zero_text(loop: CrashLoop) -> str:
+    """A loop whose last run exited 0: the program ends, and the pod's policy starts it again."""
+    reason = f", {loop.last_reason}" if loop.last_reason else ""
+    if loop.policy == "Always":
+        return f"it keeps exiting 0 (last exit 0{reason}) under restartPolicy Always, which restarts it all the same"
+    return (
+        f"it keeps exiting 0 (last exit 0{reason}) and is restarted all the same: only restartPolicy Always "
+        "restarts a container that exits 0"
+    )
 
 
 def _age(age: timedelta) -> str:

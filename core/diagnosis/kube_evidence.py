@@ -7,12 +7,14 @@ they are made through the API, read-only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis.kubectl_status import kubectl_status
-from core.diagnosis.log_scan import LogFinding, explaining_line, log_signals
+from core.diagnosis.log_clock import Clock
+from core.diagnosis.log_scan import LogFinding, LogKind, last_words, log_signals, scan_log
 from core.diagnosis.observations import Observation, quote
-from core.diagnosis.programs import exit_note, program_of
+from core.diagnosis.programs import SHELLS, documents, exit_note, program_of
 from core.diagnosis.progress import (
     ContainerRow,
     ContainersFound,
@@ -160,8 +162,43 @@ def events_found(events: Sequence[K8sEvent]) -> KubeEventsFound:
     return KubeEventsFound(rows=tuple(event_row(event) for event in events))
 
 
-def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound, LogFinding | None]:
-    finding = explaining_line(excerpt.lines, before=before)
+@dataclass(frozen=True, slots=True)
+class LogInstance:
+    """The container instance a log was read from, as the pod shows it: when it ended, with what exit code, and
+    the program it ran. Any part may be unknown."""
+
+    end: datetime | None = None
+    exit_code: int | None = None
+    program: str | None = None
+
+
+def log_instance(pod: K8sPod | None, excerpt: LogExcerpt) -> LogInstance:
+    status = pod.status if pod is not None else None
+    if pod is None or status is None:
+        return LogInstance()
+    program = programs(pod).get(excerpt.container)
+    for item in (status.container_statuses or []) + (status.init_container_statuses or []):
+        if item.name == excerpt.container:
+            state = item.last_state if excerpt.previous else item.state
+            term = state.terminated if state is not None else None
+            if term is not None:
+                return LogInstance(term.finished_at, term.exit_code, program)
+    return LogInstance(program=program)
+
+
+def log_finding(
+    excerpt: LogExcerpt,
+    before: datetime | None,
+    *,
+    own: bool = False,
+    exited_zero: bool = False,
+    read_at: datetime | None = None,
+) -> tuple[LogFound, LogFinding | None, Clock | None]:
+    """The log as the pane shows it, its explaining line, and what its stamps showed. `exited_zero`: its
+    instance ended with exit 0, so when no line reads as a failure its last line is what it said as it stopped."""
+    finding, clock = scan_log(excerpt.lines, before=before, own=own, read_at=read_at)
+    if finding is None and exited_zero:
+        finding = last_words(excerpt.lines)
     index = finding.line_no - 1 if finding is not None else None
     found = LogFound(
         container=quote(excerpt.container, 80),
@@ -171,7 +208,7 @@ def log_finding(excerpt: LogExcerpt, before: datetime | None) -> tuple[LogFound,
         truncated=excerpt.truncated,
         note=quote(excerpt.note, 300) if excerpt.note else None,
     )
-    return found, finding
+    return found, finding, clock
 
 
 def log_observation(
@@ -184,22 +221,38 @@ def log_observation(
     return Observation(signal, excerpt.source, at, log_line_text(excerpt, finding), pod, node)
 
 
-def log_line_text(excerpt: LogExcerpt, finding: LogFinding) -> str:
-    return _line_text(excerpt, finding.line_no, finding.text)
+def log_line_text(excerpt: LogExcerpt, finding: LogFinding, instance: LogInstance | None = None) -> str:
+    """The cited line; for a shell script whose line names the command that failed (curl's `curl: (6)`), what
+    the exit code the shell passed on means for that command."""
+    text = _line_text(excerpt, finding.line_no, finding.text, finding.kind is LogKind.LAST_WORDS)
+    if instance is None or instance.program not in SHELLS or instance.exit_code is None:
+        return text
+    named, code = finding.program, instance.exit_code
+    if named is not None and named != instance.program and (documents(named, code) or named in SHELLS):
+        text += f"; exit {code}: {exit_note(code, named)}"
+    return text
 
 
-def _line_text(excerpt: LogExcerpt, line_no: int, text: str) -> str:
+def _line_text(excerpt: LogExcerpt, line_no: int, text: str, last: bool = False) -> str:
     which = "previous instance" if excerpt.previous else "current instance"
-    return f'Log line {line_no} of container {quote(excerpt.container, 80)} ({which}): "{quote(text)}"'
+    last_said = ", the last it wrote before it exited 0" if last else ""
+    return f'Log line {line_no} of container {quote(excerpt.container, 80)} ({which}){last_said}: "{quote(text)}"'
 
 
 def log_infra_observations(
-    excerpt: LogExcerpt, before: datetime | None, pod: str | None, node: str | None, *, at: datetime | None = None
+    excerpt: LogExcerpt,
+    before: datetime | None,
+    pod: str | None,
+    node: str | None,
+    *,
+    at: datetime | None = None,
+    own: bool = False,
+    read_at: datetime | None = None,
 ) -> list[Observation]:
     """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end (dated
     `at`, else `before`)."""
     found: list[Observation] = []
-    for line_no, signal in log_signals(excerpt.lines, before=before):
+    for line_no, signal in log_signals(excerpt.lines, before=before, own=own, read_at=read_at):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
         found.append(Observation(signal, excerpt.source, at or before, text, pod, node))
     return found

@@ -232,7 +232,9 @@ class KubeReads:
             # The log's own instance ended then: its lines cannot be later. Else the failure's time, which for
             # a workload still running is not known closely enough to cut the log by.
             before = ended or (failed if ending else None)
-            explained = kubernetes.interpret_log(answer, before, key, node, at=before or crash_loop.last_crash_at(loop))
+            explained = kubernetes.interpret_log(
+                answer, before, key, node, at=before or crash_loop.last_crash_at(loop), k8s_pod=pod, now=self.now
+            )
             take(explained.findings)
             log = explained.finding
             observations += explained.observations

@@ -9,6 +9,11 @@ Prefixes taken off, in this order (each at most once): an RFC 3339 or `2026-11-3
 PyTorch writes it), Python logging's `WARNING:torch.distributed...:`, `- name - ERROR - `, hydra's
 `[name][ERROR] - ` or a bare level word. Lines are untrusted: they are matched, never interpreted, and the
 original text is what gets cited. Escape sequences (ANSI colours) are stripped for matching only.
+
+A line is read as a terminal shows it: carriage returns inside it (a progress meter redrawn) leave what is
+visible (core.safety.sanitize's terminal_line), and a tool's own error prefix (`curl: (6)`, `wget:`, `error:`,
+`fatal:`) written straight after a meter on the same line is read from there. Which lines are left out for
+being stamped after the container's end is log_clock.py's decision.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from core.diagnosis.log_clock import Clock, Stamp, judge
 from core.diagnosis.signals import ESCAPE_SEQUENCE_RE
+from core.safety.sanitize import terminal_line
 
 # A single log line longer than this is matched on its head only; a hostile megabyte line stays cheap.
 MAX_LINE_MATCH_CHARS = 8192
@@ -28,6 +35,15 @@ _STAMP_RE = re.compile(
     r"(?:\s?(?P<tz>Z|[+-]\d{2}:?\d{2}))?\]?\s?"
 )
 _CRI_RE = re.compile(r"^(?:stdout|stderr) [FP] ")
+# A tool's own error prefix, and what may stand before it on the same line: a progress meter (numbers, units,
+# bars, an optional label such as git's `Receiving objects:`). curl's `curl: (N) ` is its own, wherever it is.
+_TOOL_PREFIX_RE = re.compile(r"curl: \(\d{1,3}\) |(?:wget|error|fatal): ")
+# A meter's label: words ending in a colon (git's `Receiving objects:`, tqdm's description) or the one word of a
+# file name (busybox wget's `shard-0003.tar        41% |***   |`).
+_METER_LABEL_RE = re.compile(r"^\s*(?:[^\W\d][\w .'/-]{0,80}?:\s|[^\s:]{1,120}\s+(?=\d))")
+_METER_MARK_RE = re.compile(r"[\d%|#\u2580-\u259f]")
+_METER_UNIT_RE = re.compile(r"(?<![A-Za-z])(?:[kKMGTP]i?B|[kKMGTP]|B|ETA|eta|it|s)(?:/s|/it)?(?![A-Za-z])")
+_LETTER_RE = re.compile(r"[A-Za-z]")
 _LAUNCHER_RE = re.compile(
     r"^(?:\[(?:rank|default)\d{1,5}\]:\s?|\[\d{1,5},\d{1,5}\]<(?:stdout|stderr)>:\s?"
     # Ray's driver repeats a worker's lines under `(TrainWorker pid=4121, ip=10.233.64.17) `
@@ -71,7 +87,8 @@ _LOGGER_RES = (
 FRAME_RE = re.compile(
     r"^frame #\d{1,4}: |^Exception raised from \S.{0,400}\(most recent call first\)"
     r"|^\s*#\d{1,4}\s+0x[0-9a-fA-F]{4,16} in |^\s+at [\w$.<>/@:\[\]-]{1,300}[ (]|^\s+at \S{1,300}$"
-    r"|^\s*\.\.\. \d{1,6} more$|^goroutine \d{1,10} \[|^\t\S{1,300}\.go:\d{1,6}|^created by \S"
+    r"|^\s*\.\.\. \d{1,6} (?:more|common frames omitted)$"
+    r"|^goroutine \d{1,10} \[|^\t\S{1,300}\.go:\d{1,6}|^created by \S"
 )
 # A launcher or a process tearing down, or an exception that only wraps another one: said after the cause.
 SHUTDOWN_RE = re.compile(
@@ -113,9 +130,10 @@ class LogLine:
     frame: bool
     shutdown: bool
     summary: bool = False  # it only says something gave up, or points elsewhere for the reason
+    after_meter: bool = False  # a progress meter stood before the tool's error the body starts with
 
 
-def _stamp(body: str) -> tuple[datetime | None, str]:
+def _stamp(body: str) -> tuple[Stamp | None, str]:
     match = _STAMP_RE.match(body)
     if match is None:
         return None, body
@@ -128,9 +146,32 @@ def _stamp(body: str) -> tuple[datetime | None, str]:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         return None, body
-    if parsed.tzinfo is None:
+    zoneless = parsed.tzinfo is None
+    if zoneless:
         parsed = parsed.replace(tzinfo=UTC)
-    return parsed, body[match.end() :]
+    return Stamp(parsed, zoneless), body[match.end() :]
+
+
+def _as_shown(text: str) -> str:
+    """A line with carriage returns in it, as a terminal leaves it (its leading stamp kept: a redraw of what
+    follows the stamp does not take the stamp away for matching)."""
+    match = _STAMP_RE.match(text)
+    head = match.group() if match is not None else ""
+    return head + terminal_line(text[len(head) :].split("\r"))
+
+
+def _after_meter(body: str) -> str:
+    """The body from a tool's error prefix on, when only a progress meter stands before it."""
+    found = _TOOL_PREFIX_RE.search(body, 1)
+    if found is None:
+        return body
+    head = body[: found.start()]
+    if found.group().startswith("curl") or not head.strip():
+        return body[found.start() :]
+    head = _METER_LABEL_RE.sub("", head, count=1)
+    if _METER_MARK_RE.search(head) and not _LETTER_RE.search(_METER_UNIT_RE.sub("", head)):
+        return body[found.start() :]
+    return body
 
 
 def _strip_logger(body: str) -> tuple[str | None, str]:
@@ -147,9 +188,10 @@ def as_line(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def read_line(line: str) -> tuple[datetime | None, str | None, str]:
-    """(timestamp, level, body) of one line."""
+def _read(line: str) -> tuple[Stamp | None, str | None, str, bool]:
     text = ESCAPE_SEQUENCE_RE.sub("", line[:MAX_LINE_MATCH_CHARS]).rstrip("\r\n")
+    if "\r" in text:
+        text = _as_shown(text)
     stamp, text = _stamp(text)
     text = _CRI_RE.sub("", text, count=1)
     if stamp is None:  # some launchers put their prefix before the timestamp
@@ -162,26 +204,44 @@ def read_line(line: str) -> tuple[datetime | None, str | None, str]:
     text = _LAUNCHER_RE.sub("", text, count=1)
     if level is None:
         level, text = _strip_logger(text)
-    return stamp, level, text
+    body = _after_meter(text)
+    return stamp, level, body, len(body) < len(text)
 
 
-def prepare_lines(lines: Sequence[object], before: datetime | None = None) -> list[LogLine | None]:
-    """Every line read; None for a line logged after ``before`` (it cannot explain an end that came first).
-    A line without a timestamp inherits the previous line's; a stamp without a zone is UTC."""
-    if before is not None and before.tzinfo is None:
-        before = before.replace(tzinfo=UTC)
+def read_line(line: str) -> tuple[datetime | None, str | None, str]:
+    """(timestamp, level, body) of one line; a timestamp without a zone is read as UTC."""
+    stamp, level, body, _ = _read(line)
+    return (stamp.at if stamp is not None else None), level, body
+
+
+def read_log(
+    lines: Sequence[object], before: datetime | None = None, *, own: bool = False, read_at: datetime | None = None
+) -> tuple[list[LogLine | None], Clock | None]:
+    """Every line read, None for one left out as logged after ``before`` (log_clock.py decides: `own` says the
+    log is of the instance that ended then, whose lines are never left out; `read_at` when the log was read), and
+    what the stamps showed when some read later than ``before``. A line without a timestamp carries the previous
+    line's."""
+    read = [_read(as_line(raw)) for raw in lines]
+    drop, clock = judge([stamp for stamp, _, _, _ in read], before, own=own, read_at=read_at)
     out: list[LogLine | None] = []
     current: datetime | None = None
-    for raw in lines:
-        original = as_line(raw)
-        stamp, level, body = read_line(original)
+    for raw, (stamp, level, body, meter), dropped in zip(lines, read, drop, strict=True):
         if stamp is not None:
-            current = stamp
-        if before is not None and current is not None and current > before:
+            current = stamp.at
+        if dropped:
             out.append(None)
             continue
         frame = bool(FRAME_RE.search(body))
         shutdown = not frame and bool(SHUTDOWN_RE.search(body))
         summary = not frame and bool(POINTER_RE.search(body) or SUMMARY_RE.search(body))
-        out.append(LogLine(original, body, level, current, frame, shutdown, summary))
-    return out
+        text = as_line(raw)
+        shown = _as_shown(text[:MAX_LINE_MATCH_CHARS]) if "\r" in text.rstrip("\r\n") else text
+        out.append(LogLine(shown, body, level, current, frame, shutdown, summary, meter))
+    return out, clock
+
+
+def prepare_lines(
+    lines: Sequence[object], before: datetime | None = None, *, own: bool = False
+) -> list[LogLine | None]:
+    """Every line read; None for a line left out as logged after ``before`` (see read_log)."""
+    return read_log(lines, before, own=own)[0]

@@ -8,16 +8,20 @@ present wins (within a kind the last occurrence, being closest to the end):
    `ChildFailedError`, `SystemExit`, a subprocess's `CalledProcessError`); but when that exception is only the
    CUDA/NCCL consequence of a GPU hardware, driver or fabric line earlier in the log, that line;
 2. a GPU hardware, GPU driver or network fabric line (signals/gpu_hardware.py, gpu_driver.py, fabric.py);
-3. the shapes of log_shapes.py: a GPU out-of-memory, a C++ `what():`, a Go panic, a Java exception's last
-   `Caused by:`, a Node.js error, a command line tool's error (aws, gsutil, curl, wget, git, pip), a usage
-   error, exec format / permission / command-not-found / missing-file errors, NCCL, a segfault, a shell's
-   `Killed`;
-4. any other line that reads as an error (ERROR/FATAL level, `...Error:`), then a wrapper exception, then a line
+3. Spring Boot's failure analysis (`APPLICATION FAILED TO START`): the line under its `Description:`, which
+   is the framework's own account of the failure;
+4. the shapes of log_shapes.py: a GPU out-of-memory, a C++ `what():`, a Go panic, a Java exception chain's
+   root (the last `Caused by:` of the last chain, else its head), a Node.js error, a shell's syntax error, a
+   command line tool's error (aws, gsutil, curl, wget, git, pip), a usage error, exec format / permission /
+   command-not-found / missing-file errors, NCCL, a segfault, a shell's `Killed`, a setting the program says
+   it lacks (`DEPLOY_ENV is not set`, unless logged as a warning or below);
+5. any other line that reads as an error (ERROR/FATAL level, `...Error:`), then a wrapper exception, then a line
    that only says the program gave up or points elsewhere ("Application startup failed", "See stack trace for
    the root cause": log_lines.py's POINTER_RE and SUMMARY_RE), which never wins over the root error above it.
 
-Lines are untrusted text: matched, never interpreted, returned unchanged. With ``before`` (the container's end),
-lines stamped after it are skipped.
+Lines are untrusted text: matched, never interpreted, returned unchanged (a line with carriage returns as a
+terminal shows it). With ``before`` (the container's end), lines stamped after it are skipped unless the log is
+of the instance that ended then (`own`): log_clock.py.
 """
 
 from __future__ import annotations
@@ -27,12 +31,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from core.diagnosis.log_lines import MAX_LINE_MATCH_CHARS, WRAPPER_EXCEPTIONS, LogLine, prepare_lines
-from core.diagnosis.log_shapes import ERROR_LEVELS, ERROR_LINE_RE, JS_FRAME_RE, SHAPES, LogKind
+from core.diagnosis.log_clock import Clock
+from core.diagnosis.log_lines import MAX_LINE_MATCH_CHARS, WRAPPER_EXCEPTIONS, LogLine, read_log
+from core.diagnosis.log_shapes import ERROR_LEVELS, ERROR_LINE_RE, JS_FRAME_RE, SHAPES, LogKind, program_named
 from core.diagnosis.signals import GPU_OOM_RE, Signal, SignalKind, fabric, gpu_driver, gpu_hardware
 from core.diagnosis.signals.text import Collector, plain_text
 
-__all__ = ["MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "explaining_line", "log_signals"]
+__all__ = ["MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "explaining_line", "last_words", "log_signals", "scan_log"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,16 @@ class LogFinding:
     # True when this line, or any scanned line of the log, reports a GPU out-of-memory: a wrapper exception
     # (torchrun's ChildFailedError) is often the last word while the real cause is a CUDA OOM above it.
     gpu_oom: bool
+    # The program the line shows failing, when its shape says (curl's `curl: (6)`, a Python exception, a
+    # shell's syntax error): its name in core/diagnosis/programs.py.
+    program: str | None = None
+    # The tool's error without the progress meter written before it on the line (None: the whole line).
+    after_meter: str | None = None
+
+    @property
+    def said(self) -> str:
+        """What to quote of the line in a sentence."""
+        return self.after_meter if self.after_meter is not None else self.text
 
 
 _TRACEBACK_RE = re.compile(r"^Traceback \(most recent call last\):")
@@ -72,6 +87,16 @@ _INFRA_HINT_RE = re.compile(
     r"|NET/|socketProgress|Call to (?:recv|send)|remote peer|ibv_|IBV_WC|transport retry",
     re.IGNORECASE,
 )
+# Java: the head of an exception chain (followed by its `at ...` frames), and the causes under it.
+_JAVA_HEAD_RE = re.compile(
+    r'^(?:Exception in thread "[^"\n]{0,200}" )?(?:[A-Za-z_$][\w$]{0,100}\.){1,30}[A-Z][\w$]{0,100}'
+    r"(?:Exception|Error|Throwable)\b(?::|$)"
+)
+_JAVA_CAUSE_RE = re.compile(r"^Caused by: [\w.$]{1,200}(?:Exception|Error|Throwable)\b")
+_JAVA_FRAME_RE = re.compile(r"^\s+at [\w$.<>/@:\[\]-]{1,300}\(")
+# Spring Boot's failure analysis: a banner, then `Description:` and the framework's account of the failure.
+_FAILED_TO_START_RE = re.compile(r"^\**\s*APPLICATION FAILED TO START\s*\**$")
+_QUIET_LEVELS = frozenset({"debug", "info", "warning"})
 _INFRA_FAMILIES: tuple[tuple[LogKind, SignalKind, Callable[..., None]], ...] = (
     (LogKind.GPU_HARDWARE, SignalKind.GPU_HARDWARE, gpu_hardware.match),
     (LogKind.GPU_DRIVER, SignalKind.GPU_DRIVER, gpu_driver.match),
@@ -143,17 +168,60 @@ def _js_error(lines: Sequence[LogLine | None], index: int) -> bool:
 def _shape(lines: Sequence[LogLine | None]) -> tuple[int, LogKind] | None:
     """The first kind present, at its last line (whichever of the kind's patterns matched it)."""
     for kind, patterns in SHAPES:
+        if kind is LogKind.JAVA_EXCEPTION:
+            root = _java_root(lines)
+            if root is not None:
+                return root, kind
+            continue
 
         def accept(
             index: int, line: LogLine, patterns: tuple[re.Pattern[str], ...] = patterns, kind: LogKind = kind
         ) -> bool:
             if line.shutdown or line.summary or not any(p.search(line.body) for p in patterns):
                 return False
+            if kind is LogKind.MISSING_SETTING:
+                return line.level not in _QUIET_LEVELS
             return kind is not LogKind.NODE_ERROR or _js_error(lines, index)
 
         found = _last(lines, accept)
         if found is not None:
             return found, kind
+    return None
+
+
+def _java_root(lines: Sequence[LogLine | None]) -> int | None:
+    """The root cause of the last Java exception chain: its last `Caused by:`, else its head."""
+    head = cause = None
+    for index, line in enumerate(lines):
+        if line is None or line.frame:
+            continue
+        if _JAVA_CAUSE_RE.match(line.body):
+            cause = index
+        elif _JAVA_HEAD_RE.match(line.body) and (line.body.startswith("Exception in thread") or _framed(lines, index)):
+            head, cause = index, None
+    return cause if cause is not None else head
+
+
+def _framed(lines: Sequence[LogLine | None], index: int) -> bool:
+    """A Java frame (`\tat pkg.Class.method(File.java:12)`) follows within a few lines (a message may run on)."""
+    return any(line is not None and _JAVA_FRAME_RE.match(line.body) for line in lines[index + 1 : index + 6])
+
+
+def _failure_analysis(lines: Sequence[LogLine | None]) -> int | None:
+    """The first line under the `Description:` of the last Spring Boot failure analysis."""
+    banner = _last(lines, lambda _i, line: bool(_FAILED_TO_START_RE.match(line.body.strip())))
+    if banner is None:
+        return None
+    described = False
+    for index in range(banner + 1, min(len(lines), banner + 40)):
+        line = lines[index]
+        body = line.body.strip() if line is not None else ""
+        if not described:
+            described = body == "Description:"
+        elif body == "Action:":
+            return None
+        elif body:
+            return index
     return None
 
 
@@ -167,13 +235,28 @@ def _error_line(line: LogLine) -> bool:
     return _reads_as_error(line)
 
 
-def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> LogFinding | None:
+def explaining_line(lines: Sequence[str], *, before: datetime | None = None, own: bool = False) -> LogFinding | None:
     """The line that best explains the container's end, or None when no line looks like a failure."""
-    prepared = prepare_lines(lines, before)
+    return scan_log(lines, before=before, own=own)[0]
+
+
+def scan_log(
+    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
+) -> tuple[LogFinding | None, Clock | None]:
+    """The explaining line, and what the log's stamps showed against ``before`` (log_clock.py) when some read
+    later than it; ``own``: the log is of the instance that ended at ``before``; ``read_at``: when it was read."""
+    prepared, clock = read_log(lines, before, own=own, read_at=read_at)
+    return _explaining(prepared), clock
+
+
+def _explaining(prepared: Sequence[LogLine | None]) -> LogFinding | None:
     any_gpu_oom = any(line is not None and GPU_OOM_RE.search(line.body) for line in prepared)
 
     def found(index: int, kind: LogKind) -> LogFinding:
-        return LogFinding(index + 1, prepared[index].text, kind, any_gpu_oom)  # type: ignore[union-attr]
+        line = prepared[index]
+        assert line is not None
+        meter = line.body if line.after_meter else None
+        return LogFinding(index + 1, line.text, kind, any_gpu_oom, program_named(kind, line.body), meter)
 
     exceptions = _tracebacks(prepared)
     # Not a wrapper that only reports another exception, nor one that gave up and points to the stack trace.
@@ -190,6 +273,9 @@ def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> 
         return found(root, LogKind.PYTHON_EXCEPTION)
     if infra is not None:
         return found(infra, _infra_kind_of(prepared, infra) or LogKind.GPU_HARDWARE)
+    analysis = _failure_analysis(prepared)
+    if analysis is not None:
+        return found(analysis, LogKind.FAILURE_ANALYSIS)
     shape = _shape(prepared)
     if shape is not None:
         return found(*shape)
@@ -201,6 +287,18 @@ def explaining_line(lines: Sequence[str], *, before: datetime | None = None) -> 
     # Nothing but a line that says the program gave up: better than no line at all.
     gave_up = _last(prepared, lambda _i, line: line.summary and not line.shutdown and _reads_as_error(line))
     return found(gave_up, LogKind.ERROR_LINE) if gave_up is not None else None
+
+
+def last_words(lines: Sequence[str]) -> LogFinding | None:
+    """The last line a program wrote, for one that ended with exit 0 and wrote no line that reads as a failure:
+    a program that stops on its own says why last (`nothing to do, exiting`), if it says it at all."""
+    prepared = read_log(lines)[0]
+    found = _last(prepared, lambda _i, line: bool(line.body.strip()) and not line.shutdown)
+    if found is None:
+        return None
+    line = prepared[found]
+    assert line is not None
+    return LogFinding(found + 1, line.text, LogKind.LAST_WORDS, False)
 
 
 def _consequence(lines: Sequence[LogLine | None], index: int) -> bool:
@@ -216,11 +314,14 @@ def _infra_kind_of(lines: Sequence[LogLine | None], index: int) -> LogKind | Non
     return hit[0] if hit is not None else None
 
 
-def log_signals(lines: Sequence[str], *, before: datetime | None = None) -> list[tuple[int, Signal]]:
+def log_signals(
+    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
+) -> list[tuple[int, Signal]]:
     """The GPU hardware, GPU driver and fabric faults a log shows: for each kind, its last line before
-    ``before``, as (1-based line number, signal). The signal's detail is the line's body (prefixes off)."""
+    ``before`` (see scan_log), as (1-based line number, signal). The signal's detail is the line's body (prefixes
+    off)."""
     last: dict[SignalKind, tuple[int, Signal]] = {}
-    for index, line in enumerate(prepare_lines(lines, before)):
+    for index, line in enumerate(read_log(lines, before, own=own, read_at=read_at)[0]):
         if line is None or line.frame:
             continue
         hit = _infra_kind(line)

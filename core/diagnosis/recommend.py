@@ -52,6 +52,7 @@ class AdviceContext:
     # verdict's advice says what to read next, and who can.
     gaps: tuple[str, ...] = ()
     namespace: str | None = None
+    exits_zero: bool = False  # a crash loop whose container keeps exiting 0 under a policy that restarts it
 
 
 def _explained(ctx: AdviceContext) -> bool:
@@ -231,7 +232,26 @@ def _init(ctx: AdviceContext) -> list[str]:
     return [f"Fix the init container's script or configuration; the main container never started.{line}"]
 
 
+def _exits_zero(ctx: AdviceContext) -> list[str]:
+    """A container that ends with exit 0 and is started again: its program stops when it should keep running."""
+    said = (
+        f' Its log says: "{ctx.log_line}".'
+        if ctx.log_line
+        else " Its previous log (kubectl logs --previous) is where the program says why it stopped."
+    )
+    specific = advice_for_line(ctx.log_line)
+    return [
+        "The container's program ends on its own (exit 0) and its pod's restart policy starts it again, so it never "
+        f"stays up.{said}",
+        *([specific] if specific else []),
+        "A program that is meant to run once and end belongs in a training workload, not in one whose pods are "
+        "restarted when they end.",
+    ]
+
+
 def _unknown(ctx: AdviceContext) -> list[str]:
+    if ctx.exits_zero:
+        return _exits_zero(ctx)
     out = []
     if ctx.unresolved_kill and 143 in ctx.kill_codes:
         out.append(

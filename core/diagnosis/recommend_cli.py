@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 
+from core.diagnosis.log_shapes import MISSING_SETTING_RE
+
 # (pattern over the explaining line, what it asks for)
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), advice)
+    (pattern if isinstance(pattern, re.Pattern) else re.compile(pattern, re.IGNORECASE), advice)
     for pattern, advice in (
         (
             r"\((?:NoSuchBucket)\)|BucketNotFoundException|bucket does not exist",
@@ -19,12 +21,14 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "name and region in the command or its environment.",
         ),
         (
-            r"\((?:NoSuchKey|404)\)|No URLs matched|matched no objects|\b404\b.{0,40}(?:not found|does not exist)",
+            r"\((?:NoSuchKey|404)\)|No URLs matched|matched no objects|\b404\b.{0,40}(?:not found|does not exist)"
+            r"|returned error: 404\b",
             "The object or path the command reads does not exist: check the key, prefix or URL it uses.",
         ),
         (
             r"\((?:AccessDenied|403|Forbidden|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken"
-            r"|InvalidToken|AllAccessDisabled)\)|AccessDeniedException|\b403\b.{0,20}Forbidden",
+            r"|InvalidToken|AllAccessDisabled)\)|AccessDeniedException|\b403\b.{0,20}Forbidden"
+            r"|returned error: 40[13]\b",
             "The storage service refused the credentials the container used: check the secret or environment "
             "that provides them, and that they grant read access to that path.",
         ),
@@ -74,6 +78,11 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "find the one that fell behind (a data-loader or storage stall, extra work on one rank such as a "
             "checkpoint save, code that takes another path on some ranks); if all of them were waiting, ask the "
             "administrator to check the GPU network between those nodes (NCCL_DEBUG=INFO logs the transport).",
+        ),
+        (
+            MISSING_SETTING_RE,  # case matters: a variable's name is in capitals
+            "The program says a setting it needs is missing: set it in the workload's environment (or the secret "
+            "or config map it reads), then submit it again.",
         ),
         (
             r"command not found|: not found$|executable file not found",

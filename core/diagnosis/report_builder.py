@@ -11,6 +11,7 @@ from datetime import datetime
 from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
@@ -87,6 +88,7 @@ class ReportInputs:
     superseded: Supersession = NOTHING  # the signals a later event took back
     failed_at: datetime | None = None  # the failure diagnosed (None: the workload has not ended)
     pod: K8sPod | None = None  # the failed pod as Kubernetes described it (a probe's settings)
+    loop: CrashLoop | None = None  # a crash loop, dated from its last crash
     crash_loop: CrashLoopCount | None = None  # the failure's restarts, when it is a crash loop
 
 
@@ -205,6 +207,9 @@ def _reason(inputs: ReportInputs) -> str:
             codes = sorted({o.signal.exit_code for o in verdict.deciding if o.signal.exit_code is not None})
             shown = "/".join(str(c) for c in codes) or "a kill signal"
             return f"exit {shown} without OOMKilled, and nothing read explains the kill"
+        if inputs.loop is not None and inputs.loop.exits_zero:
+            said = f'; its log says: "{quote(inputs.log_finding.said)}"' if inputs.log_finding else ""
+            return f"{exits_zero_text(inputs.loop)}: an exit 0 is not the non-zero exit of CRASH_APP_ERROR{said}"
         return "the signals that could be read do not identify a cause"
     top = _most_telling(verdict.deciding)
     detail = quote(top.signal.detail)  # whole: the cause (a 429, a missing bucket) is often at the end
@@ -230,7 +235,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
     spec = inputs.spec.spec if inputs.spec else None
     policy = next((_POLICY_NAMES[k] for k in _POLICY_NAMES if k in kinds), None)
     mount = next((o.signal.resource for o in verdict.deciding if o.signal.resource), None)
-    log_line = quote(inputs.log_finding.text) if inputs.log_finding else None
+    log_line = quote(inputs.log_finding.said) if inputs.log_finding else None
     gpu_oom = SignalKind.GPU_OOM in kinds or bool(inputs.log_finding and inputs.log_finding.gpu_oom)
     # The eviction whose message carries the kubelet's measurement, else one that names what ran out.
     evictions = [o for o in (*verdict.deciding, *inputs.observations) if o.kind is SignalKind.EVICTED]
@@ -266,6 +271,7 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         evicted_resource=quote(evicted.signal.resource, 60) if evicted and evicted.signal.resource else None,
         gaps=tuple(m.what for m in inputs.missing),
         namespace=inputs.workload.namespace,
+        exits_zero=inputs.loop is not None and inputs.loop.exits_zero,
     )
     return recommendations(ctx)
 

@@ -24,6 +24,7 @@ __all__ = [
     "sanitize",
     "sanitize_log_lines",
     "strip_sgr",
+    "terminal_line",
     "unsafe_class",
     "visible_escape",
 ]
@@ -184,6 +185,19 @@ def sanitize_log_lines(text: str, *, max_line: int = 2000) -> list[str]:
         line if len(line) <= max_line else _cut(original, _TABLE, max_line)
         for line, original in zip(rendered, originals, strict=True)
     ]
+
+
+def terminal_line(parts: Iterable[str]) -> str:
+    """One line written as parts with a carriage return between them, as a terminal leaves it on screen: each
+    part overwrites the start of the line, and the tail of a longer part before it stays visible (a progress
+    meter redrawn, then an error written after its last redraw)."""
+    shown: list[str] = []  # written over in place: linear in what is written, however many redraws
+    for part in parts:
+        if len(part) >= len(shown):
+            shown = list(part)
+        elif part:
+            shown[: len(part)] = part
+    return "".join(shown)
 
 
 def is_clean(text: str, *, allow_newlines: bool = True) -> bool:

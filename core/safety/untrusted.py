@@ -23,7 +23,7 @@ import re
 
 from core.safety.redact import redact
 from core.safety.redact.base import MARKER
-from core.safety.sanitize import decode_bytes, sanitize, sanitize_log_lines, strip_sgr
+from core.safety.sanitize import decode_bytes, sanitize, sanitize_log_lines, strip_sgr, terminal_line
 from core.safety.splitters import SPLITTERS, restore, split_out
 
 __all__ = ["clean", "clean_log", "redacted"]
@@ -104,12 +104,31 @@ def clean(text: object, *, max_len: int | None = 4096, one_line: bool = False) -
 def clean_log(data: bytes | bytearray | str, *, max_line: int = 2000) -> list[str]:
     """Logs as safe display lines: decoded, colour codes dropped, redacted, sanitised, each line bounded.
 
-    Colour codes always go (in a log they are decoration, not tampering). Line breaks are made `\\n` before
-    redaction, since a lone `\\r` ends a line here (a progress bar's redraw) and must not join two lines.
-    Redaction sees the whole text, so a private key spread over many lines is still recognised.
+    Colour codes always go (in a log they are decoration, not tampering). A line is what ends in `\\n` (or
+    `\\r\\n`), as `kubectl logs` and the API's `tailLines` count them; a lone `\\r` inside it (a progress
+    meter's redraw) is rendered as a terminal shows it: what is left visible (core.safety.sanitize's
+    terminal_line). The parts between carriage returns are redacted and sanitised first, each as a line of its
+    own, so a redraw can never join the halves of two secrets; should redaction merge lines (a private key
+    spread over many), each part stays a line of its own. Redaction sees the whole text, so such a key is still
+    recognised.
     """
     text = data if isinstance(data, str) else decode_bytes(data)
     text = strip_sgr(text)
-    if "\r" in text:
-        text = _LINE_BREAK.sub("\n", text)
-    return sanitize_log_lines(_redact_through_splitters(text), max_line=max_line)
+    if "\r" not in text:
+        return sanitize_log_lines(_redact_through_splitters(text), max_line=max_line)
+    text = text.replace("\r\n", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]
+    if not text:
+        return []
+    parts = [row.count("\r") + 1 for row in text.split("\n")]
+    # The trailing break keeps a last empty part (a row that ends in `\\r`) as a line of its own.
+    pieces = sanitize_log_lines(_redact_through_splitters(_LINE_BREAK.sub("\n", text)) + "\n", max_line=max_line)
+    if len(pieces) != sum(parts):
+        return pieces
+    rows: list[str] = []
+    start = 0
+    for count in parts:
+        rows.append(pieces[start] if count == 1 else terminal_line(pieces[start : start + count]))
+        start += count
+    return rows

@@ -36,6 +36,9 @@ POD_FIELDS: dict[str, tuple[str, ...]] = {
     "metadata.namespace": ("metadata", "namespace"),
 }
 _SELECTOR_ITEM = re.compile(r"^([A-Za-z][A-Za-z0-9_.]*)(!=|==|=)(.*)$")
+# A log's lines as the kubelet counts them for `tailLines`: by `\n` alone (a progress meter's `\r` redraws stay
+# inside their line).
+_LOG_LINE_RE = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
 def _kube(ctx: RouteContext) -> dict[str, Any] | None:
@@ -170,7 +173,7 @@ def read_pod_log(ctx: RouteContext) -> SimResponse:
             )
         text = ""
     if tail is not None:
-        lines = text.splitlines(keepends=True)
+        lines = _LOG_LINE_RE.findall(text)
         text = "".join(lines[-tail:]) if tail else ""
     data = text.encode("utf-8")
     if limit is not None:

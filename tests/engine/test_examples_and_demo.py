@@ -112,6 +112,9 @@ async def _check_story(tenant: Tenant, case: dict) -> None:
     # Infrastructure findings: exactly those the story names (kind, node, whether it explains), none otherwise.
     found = [{"kind": f.kind, "node": f.node, "explains": f.explains} for f in report.findings]
     assert found == case.get("findings", []), report.findings
+    if "cites" in case:  # the log line the report must cite as the one that explains the failure
+        cited = [e.text for e in report.evidence if e.text.startswith("Log line ")]
+        assert any(case["cites"] in text for text in cited), [e.text for e in report.evidence]
     memory = case.get("memory")
     if memory and report.memory is not None:
         assert report.memory.limit_bytes == memory.get("limitBytes")

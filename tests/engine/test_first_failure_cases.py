@@ -5,7 +5,9 @@
 3. an inference whose newest revision fails while an older one serves (ff_revision_cases.py);
 4. crash loops dated from their last crash (ff_loop_cases.py);
 5. the log line that explains a crash, in the log shapes of the servers users run (ff_log_cases.py);
-6. every spelling of a workload's `type` reaching its spec (ff_kind_cases.py).
+6. every spelling of a workload's `type` reaching its spec (ff_kind_cases.py);
+and issue 37's log lines as a terminal writes them and the program that ended the container
+(ff_terminal_cases.py), issue 31's logs on another clock and the JVM's shapes (ff_clock_cases.py).
 
 Issue 31's classes join them: a signal a later event took back (ff_resolved_cases.py), a preemption followed by
 a resume (ff_resume_cases.py), the rank a collective timeout waited for (ff_rank_cases.py), the probe that killed
@@ -32,6 +34,7 @@ from core.models.report import Report
 from core.report.render import RENDERERS
 from core.sim.control_plane import RecordedRequest
 from tests.engine import (
+    ff_clock_cases,
     ff_kind_cases,
     ff_log_cases,
     ff_loop_cases,
@@ -43,6 +46,7 @@ from tests.engine import (
     ff_resume_cases,
     ff_revision_cases,
     ff_start_cases,
+    ff_terminal_cases,
 )
 from tests.engine.test_multipod_cases import check_multipod
 from tests.engine.test_rule_cases import assert_cases_on_disk, build_from, diagnose_case_file, write_cases
@@ -61,6 +65,8 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_probe_cases.CASES,
     **ff_start_cases.CASES,
     **ff_rank_cases.CASES,
+    **ff_terminal_cases.CASES,
+    **ff_clock_cases.CASES,
 }
 
 

@@ -13,9 +13,9 @@ import pytest_asyncio
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
+from core.report.render import to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
 from core.tenant import Tenant, open_demo_tenant
-from core.report.render import to_json, to_markdown, to_text
 from core.triage.scan import ScanRequest, scan
 from core.triage.scan_render import entry_lines
 

@@ -410,6 +410,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             superseded=g.superseded,
             pod=g.k8s_pod,
             failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
+            loop=g.loop,
             crash_loop=loop_count(g.loop, basis.now, (g.workload.phase or "") in ENDING_PHASES),
         )
     )

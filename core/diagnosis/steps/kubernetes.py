@@ -22,11 +22,13 @@ from core.diagnosis.kube_evidence import (
     DESCRIBE_POD,
     EVENTS,
     LOGS,
+    LogInstance,
     containers_found,
     events_found,
     events_observations,
     log_finding,
     log_infra_observations,
+    log_instance,
     log_line_text,
     log_observation,
     node_found,
@@ -264,31 +266,42 @@ def interpret_log(
     node: str | None = None,
     *,
     at: datetime | None = None,
+    k8s_pod: K8sPod | None = None,
+    now: datetime | None = None,
 ) -> LogRead:
-    """The line that explains the failure, read before `failed_at` (lines stamped later are left out), and the
-    infrastructure faults the log shows, dated `at` (else `failed_at`); an empty or silent log is said so."""
+    """The line that explains the failure, read before `failed_at`, and the infrastructure faults the log shows,
+    dated `at` (else `failed_at`); an empty or silent log is said so. The log of the instance that ended (the
+    previous one, or one `k8s_pod` shows terminated) loses no line for its stamps (core/diagnosis/log_clock.py);
+    when they read later than its end, the evidence says why they were read; so are they when one reads later
+    than `now`, when the log was read. `k8s_pod` also gives the exit code the cited line explains, when it names
+    the program that failed."""
     if isinstance(answer, Missing):
         return LogRead(None, (), gap(answer))
     found = Collect()
-    shown, finding = log_finding(answer, failed_at)
+    instance = log_instance(k8s_pod, answer) if k8s_pod is not None else LogInstance()
+    own = answer.previous or instance.end is not None
+    shown, finding, clock = log_finding(answer, failed_at, own=own, exited_zero=instance.exit_code == 0, read_at=now)
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
+    stamps = f"; {clock.text()}" if clock is not None and clock.kept else ""
+    if clock is not None and not clock.kept:
+        found.note(f"container {quote(answer.container, 80)}: {clock.text()}")
     at = at or failed_at
-    infra = log_infra_observations(answer, failed_at, pod, node, at=at)
+    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own, read_at=now)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
             f"The log of container {container} is empty"
             if not answer.lines
             else f"The log of container {container} ({plural(len(answer.lines), 'line')} read) has no line that "
-            "explains the failure",
+            f"explains the failure{stamps}",
             answer.source,  # the read the lines came from: --previous, or the current instance
             "log",
         )
         found.observed(infra)
         return LogRead(None, tuple(infra), found.done())
-    found.evidence(log_line_text(answer, finding), answer.source, "log-line")
+    found.evidence(log_line_text(answer, finding, instance) + stamps, answer.source, "log-line")
     found.observed(infra)
     oom = log_observation(answer, finding, at, pod, node)
     return LogRead(finding, tuple(infra) + ((oom,) if oom is not None else ()), found.done())

@@ -33,7 +33,8 @@ clusterId, name, project, intent, outcome, category, why, recurrence):
 - optional `memory` (request/limit as submitted, their byte values or null when unreadable, the measured peak
   or null) and `detail` (the sub-kind that should steer the recommendation, e.g. "rate-limit", "OnFailure");
 - optional `findings`: the infrastructure findings the report must hold, each `{kind, node, explains}`
-  (absent: none).
+  (absent: none);
+- optional `cites`: words of the log line the report must cite as the one that explains the failure.
 
 The off-spec tenant (`stories/off_spec.py`, `data/offspec-*`): stories whose data a 2.24 control plane does not
 send (a `Suspended` phase, a malformed quantity), built the same way into a bundle of their own that says so

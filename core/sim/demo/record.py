@@ -370,6 +370,7 @@ class StoryRecord:
         memory: Json | None = None,
         detail: str | None = None,
         findings: list[Json] | None = None,
+        cites: str | None = None,
     ) -> Self:
         if recurrence is None and outcome != "diagnosed":
             recurrence = 0
@@ -393,5 +394,7 @@ class StoryRecord:
             exp["detail"] = detail
         if findings is not None:
             exp["findings"] = findings
+        if cites is not None:
+            exp["cites"] = cites
         self.expectations.append(exp)
         return self

@@ -28,6 +28,7 @@ from core.sim.demo.stories import (
     preemption,
     routed_out,
     serving,
+    terminal,
     third_party,
     unknown,
 )
@@ -57,6 +58,7 @@ FAMILIES: tuple[Family, ...] = (
     node_pressure.FAMILY,
     admission.FAMILY,
     control_plane.FAMILY,
+    terminal.FAMILY,
 )
 # The off-spec tenant's stories (data a 2.24 control plane does not send): built into a bundle of their own.
 OFF_SPEC_FAMILIES: tuple[Family, ...] = (off_spec.FAMILY,)
