@@ -218,7 +218,8 @@ def loop_text(loop: CrashLoop, now: datetime) -> str | None:
     parts = []
     who = f"container {loop.container}" if loop.container else "the container"
     if loop.restarts is not None:
-        parts.append(f"{who} restarted {plural(loop.restarts, 'time')} (restartCount)")
+        times = "time" if loop.restarts == 1 else "times"  # the count as the pod gives it
+        parts.append(f"{who} restarted {loop.restarts} {times} (restartCount)")
     else:
         parts.append(f"{who}'s restart count was not read (Kubernetes keeps it)")
     crash = loop.last_crash or loop.newest_back_off
