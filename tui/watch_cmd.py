@@ -35,7 +35,7 @@ from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.pacing import DEFAULT_INTERVAL_S
 from core.triage.scan import ScanEntry, resolve_cluster
-from core.triage.scan_render import entry_jsonl, entry_lines
+from core.triage.scan_render import entry_jsonl, watch_lines
 from core.triage.watch import DEFAULT_MAX_PER_MINUTE, MAX_PER_MINUTE, Watcher, WatchRequest
 from core.triage.watch_state import StateOfAnotherWatch, WatchState, load_state
 from tui.headless import (
@@ -138,7 +138,7 @@ def render(entry: ScanEntry, fmt: str) -> str:
         return entry_jsonl(entry)
     if fmt == "markdown":
         return post_text(entry) + "\n---\n\n"
-    return "\n".join(entry_lines(entry, indent="")) + f"\n    verdict {entry.label}\n\n"
+    return "\n".join(watch_lines(entry)) + "\n\n"
 
 
 def headline(entry: ScanEntry) -> str:

@@ -233,16 +233,3 @@ def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
             left.append(line)
     hidden = [_line(item, line.tier) for line in left for item in line.items]
     return EvidenceView(tuple(shown), tuple(hidden))
-
-
-def why_line(report: Report) -> tuple[str, tuple[str, ...]] | None:
-    """The line that says why, with its sources: for a diagnosis, the failing log line when the category is a
-    program's own failure (an exit code says that it failed, its log says why), else the first decisive line;
-    None when there is neither (a route-out, or a verdict no signal decides: the reason says why then)."""
-    if report.outcome != "diagnosed":
-        return None
-    log = next((e for e in report.evidence if e.signal == "log-line"), None)
-    if log is not None and report.category != "OOM_KILLED":
-        return log.text, tuple(log.sources or [log.source])
-    first = next((line for line in full_lines(report) if line.decisive), None)
-    return (first.text, first.sources) if first is not None else None

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from core.report.evidence_view import why_line
+from core.report.why import why_line
 from core.report.render import finding_label, json_dict, md_code, md_escape
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
@@ -72,7 +72,7 @@ def finding_line(entry: ScanEntry) -> str | None:
 
 def top_line(entry: ScanEntry) -> tuple[str, tuple[str, ...]]:
     """(the line that says why, its sources): the same line the report and the picker lead with
-    (`evidence_view.why_line`), else the reason, else the failure."""
+    (`core.report.why`), else the reason, else the failure."""
     report = entry.verdict.report
     if report is None:
         return entry.verdict.failure or "no report", ()
@@ -139,18 +139,33 @@ def _footer(result: ScanResult) -> list[str]:
 
 
 def entry_lines(entry: ScanEntry, indent: str = "  ") -> list[str]:
-    """One workload as the text output lists it: when, name, phase and recurrence, then its top line of
-    evidence, the finding under it if any, and its id."""
+    """One workload as the text output lists it (under its verdict's heading): when, name, phase and
+    recurrence, then its top line of evidence, the finding under it if any, and its id."""
     w = entry.workload
     head = f"{indent}{_when(w.phase_updated_at)}  {_line(w.name, 80)} ({_line(w.project_name, 60)})"
     head += f"  {w.phase or 'no phase'}"
     rec = _recurrence(entry)
     head += f"  {rec}" if rec else ""
+    return [head, *_body(entry, indent)]
+
+
+def _body(entry: ScanEntry, indent: str) -> list[str]:
     text, sources = top_line(entry)
-    out = [head, f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
+    out = [f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
     out += [f"{indent}    {flag}"] if (flag := finding_line(entry)) else []
-    out.append(f"{indent}    id {w.id}")
+    out.append(f"{indent}    id {entry.workload.id}")
     return out
+
+
+def watch_lines(entry: ScanEntry) -> list[str]:
+    """One workload as `watch` prints it, on its own (no heading above it): the verdict first, then the
+    workload, its phase, when and its recurrence; then the same lines as `scan` gives it."""
+    w = entry.workload
+    head = f"{entry.label}  {_line(w.name, 80)} ({_line(w.project_name, 60)})  {w.phase or 'no phase'}"
+    head += f"  {_when(w.phase_updated_at)}"
+    rec = _recurrence(entry)
+    head += f"  {rec}" if rec else ""
+    return [head, *_body(entry, "")]
 
 
 def to_text(result: ScanResult) -> str:

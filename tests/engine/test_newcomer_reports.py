@@ -17,7 +17,7 @@ from core.report.render import to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
 from core.tenant import Tenant, open_demo_tenant
 from core.triage.scan import ScanRequest, scan
-from core.triage.scan_render import entry_lines
+from core.triage.scan_render import entry_lines, top_line
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 STORIES = {case["key"]: case for case in demo_expectations()}
@@ -73,3 +73,17 @@ async def test_a_crash_loop_is_said_beside_the_count_never_one_off(demo: Tenant,
 async def test_a_single_failure_without_restarts_is_still_a_one_off(demo: Tenant) -> None:
     report = await story(demo, "oom-rising")
     assert report.recurrence.crash_loop is None and report.recurrence.kind() == "one-off"
+
+
+# -- point 5: the one line that says why ------------------------------------------------------------------------
+@module_loop
+async def test_scan_says_an_ooms_peak_and_a_pulls_cause_within_the_first_columns(demo: Tenant) -> None:
+    assert demo.captured_at is not None
+    result = await scan(ScanRequest(cluster_id=STORIES["oom-rising"]["clusterId"], since="24h"), demo.runai, demo.kube,
+                        now=demo.captured_at)  # fmt: skip
+    why = {e.workload.name: top_line(e)[0] for e in result.entries}
+    # llama-ft-7b's peak against its limit, not a pod line cut before the numbers.
+    assert why["llama-ft-7b"] == "OOM-killed: peak 47.9 GiB = 99.7% of the 48 GiB limit", why["llama-ft-7b"]
+    causes = {"bert-serve": "not found", "asr-stream": "no such host", "sam-finetune": "401 Unauthorized"}
+    for name, cause in causes.items():
+        assert cause in why[name][:80], why[name]

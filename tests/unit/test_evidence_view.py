@@ -14,8 +14,8 @@ from core.report.evidence_view import (
     name_range,
     short_view,
     tier_of,
-    why_line,
 )
+from core.report.why import why_line
 
 SPEC, PODS, DESCRIBE = "get_workload_spec", "get_workload_pods", "kubectl describe pod"
 
