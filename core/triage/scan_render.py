@@ -16,8 +16,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from core.report.why import why_line
 from core.report.render import finding_label, json_dict, md_code, md_escape
+from core.report.why import why_line
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
 from core.words import plural
