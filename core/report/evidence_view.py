@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from core.models.evidence_text import node_in, pod_of
 from core.models.report import EvidenceItem, Report
+from core.report.fold import fold_texts, pods_named
+from core.report.names import name_range, stem
 
 # About eight evidence lines by default: the decisive and corroborating lines always, context up to this many.
 SHORT_LINES = 8
@@ -121,48 +123,9 @@ def full_lines(report: Report) -> list[EvidenceLine]:
 
 
 # -- folding --------------------------------------------------------------------------------------------------
-_TRAILING_NUMBER = re.compile(r"^(?P<stem>.*?)(?P<n>\d+)$")
-
-
-def number_runs(numbers: Iterable[int], to: str = "..", sep: str = ",", width: int = 0) -> str:
-    """`0..3,5,7..9` for 0, 1, 2, 3, 5, 7, 8, 9 (each number at least `width` digits)."""
-    ordered = sorted(set(numbers))
-    parts: list[str] = []
-    start = prev = ordered[0]
-    for n in [*ordered[1:], None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        a, b = f"{start:0{width}d}", f"{prev:0{width}d}"
-        parts.append(a if start == prev else f"{a}{to}{b}")
-        if n is not None:
-            start = prev = n
-    return sep.join(parts)
-
-
-def name_range(names: Sequence[str]) -> str:
-    """Names that differ only in a trailing number as one: `worker-0..6`, `worker-{0..3,5}`, `gpu-d-{04,06}`
-    (numbers written with leading zeros keep them); other names are listed."""
-    matches = [_TRAILING_NUMBER.match(name) for name in names]
-    found = [m for m in matches if m is not None]
-    stems = {m["stem"] for m in found}
-    widths = {len(m["n"]) for m in found}
-    padded = any(m["n"].startswith("0") and len(m["n"]) > 1 for m in found)
-    if len(names) < 2 or len(found) != len(names) or len(stems) != 1 or (padded and len(widths) != 1):
-        return ", ".join(names)
-    width = widths.pop() if padded else 0
-    runs = number_runs((int(m["n"]) for m in found), width=width)
-    stem = stems.pop()
-    return f"{stem}{runs}" if "," not in runs else f"{stem}{{{runs}}}"
-
-
-def _stem(name: str) -> str:
-    m = _TRAILING_NUMBER.match(name)
-    return m["stem"] if m else name
-
-
 def _fold_pods(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
-    """Lines about pods that say the same thing (but for the pod and its node) as one line per kind of pod."""
+    """Lines about pods that say the same thing (but for the pod and its node) as one line per kind of pod,
+    whichever reads showed them."""
     keyed: list[tuple[tuple[str, ...] | None, EvidenceLine, str | None, str | None]] = []
     for line in lines:
         found = pod_of(line.text)
@@ -172,7 +135,9 @@ def _fold_pods(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
         pod, rest = found
         node, rest = node_in(rest)
         sep = ": " if line.text.startswith(f"Pod {pod}: ") else "; "
-        keyed.append(((_stem(pod), sep, rest, line.tier, *line.sources), line, pod, node))
+        # Not keyed on the tier: the first failure's state and the same state on its peers are one line, at the
+        # first's place and tier (lines come decisive first).
+        keyed.append(((stem(pod), sep, rest, *sorted(line.sources)), line, pod, node))
     counts: dict[tuple[str, ...], int] = {}
     for key, *_ in keyed:
         if key is not None:
@@ -219,10 +184,30 @@ def _fold_spec(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
     return out
 
 
+def report_pods(report: Report, texts: Iterable[str] = ()) -> list[str]:
+    """The pods a report names: those of its termination order and those its lines mention."""
+    return pods_named([*(e.text for e in report.evidence), *texts], (e.pod for e in report.termination_order))
+
+
+def _fold_alike(lines: Sequence[EvidenceLine], pods: Sequence[str]) -> list[EvidenceLine]:
+    """Lines alike but for pods, times and counts (core.report.fold) as one, when the same reads showed them;
+    at the first's place and tier."""
+    folded = fold_texts([ln.text for ln in lines], pods, [frozenset(ln.sources) for ln in lines])
+    out: list[EvidenceLine] = []
+    for text, members in folded:
+        first = lines[members[0]]
+        if len(members) == 1:
+            out.append(first)
+            continue
+        items = tuple(item for index in members for item in lines[index].items)
+        out.append(EvidenceLine(text, first.sources, first.tier, items))
+    return out
+
+
 def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
     """The default view: decisive and corroborating lines (up to MAX_SHORT_LINES), then context while the
     view has fewer than `budget` lines; what is left is counted, never dropped from the report."""
-    folded = _fold_spec(_fold_pods(full_lines(report)))
+    folded = _fold_spec(_fold_alike(_fold_pods(full_lines(report)), report_pods(report)))
     shown: list[EvidenceLine] = []
     left: list[EvidenceLine] = []
     for line in folded:

@@ -14,7 +14,9 @@ from typing import Any
 
 from core.models.quantity import format_bytes
 from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
-from core.report.evidence_view import EvidenceView, name_range, number_runs
+from core.report.evidence_view import EvidenceView, report_pods
+from core.report.fold import fold_texts
+from core.report.names import name_range, number_runs
 from core.safety.untrusted import clean
 from core.words import plural
 
@@ -288,12 +290,18 @@ def more_line(report: Report, view: EvidenceView, order_folded: bool, how: str) 
     return f"{how}: also {also}" if order_folded else None
 
 
+_JOIN = "\x1f"  # between a gap's what and why while they are folded (a unit separator: never in cleaned text)
+
+
 def missing_items(report: Report, verbose: bool) -> list[tuple[str, str]]:
     """(what, why) of each gap; the short view says one reason once for every gap it explains (the events of
     a pod and of its node gone for the same reason)."""
     pairs = [(safe(m.what), safe(m.why)) for m in report.missing]
     if verbose:
         return pairs
+    # One line for the gaps alike but for their pods and times (each pod's empty series), as the evidence does.
+    joined = fold_texts([f"{what}{_JOIN}{why}" for what, why in pairs], report_pods(report))
+    pairs = [(what, why) for text, _ in joined for what, _, why in [text.partition(_JOIN)]]
     whats: dict[str, list[str]] = {}
     for what, why in pairs:
         whats.setdefault(why, []).append(what)
