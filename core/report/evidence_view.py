@@ -10,7 +10,7 @@ shown. Nothing here changes a report: it only chooses how its evidence is laid o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from core.models.evidence_text import node_in, pod_of
@@ -204,10 +204,45 @@ def _fold_alike(lines: Sequence[EvidenceLine], pods: Sequence[str]) -> list[Evid
     return out
 
 
-def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
+# `Pod/P event Warning Failed x40: "Error: ImagePullBackOff"`: the object, and the rest after it.
+_OBJECT_EVENT = re.compile(r'^(?P<obj>[A-Za-z]+/\S+) event (?P<rest>\S+(?: \S+)?(?: x\d+)?: "(?P<msg>.*)")$')
+# Events about one object are put on one line only when their messages are this short (the kubelet's echoes:
+# "Error: ErrImagePull", "Back-off pulling image ..."): a long message keeps a line of its own.
+SHORT_MESSAGE = 90
+
+
+def _fold_object_events(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
+    """Kubernetes events about one object that only echo each other (short messages; never the line the view
+    opens with) as one line, at the first's place and tier: `Pod/P events: Normal BackOff x40: "..."; Warning
+    Failed x5: "..."`, citing every read that showed one of them."""
+    found = [(_OBJECT_EVENT.match(ln.text), ln) for ln in lines]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, (m, _) in enumerate(found):
+        if m is not None and index > 0 and len(m["msg"]) <= SHORT_MESSAGE:
+            groups.setdefault((m["obj"], ""), []).append(index)
+    first_of = {members[0]: members for members in groups.values() if len(members) > 1}
+    folded = {index for members in first_of.values() for index in members}
+    out: list[EvidenceLine] = []
+    for index, (_, line) in enumerate(found):
+        if index in first_of:
+            members = first_of[index]
+            parts = [m["rest"] for i in members if (m := found[i][0]) is not None]
+            obj = found[index][0]["obj"]  # type: ignore[index]
+            sources = tuple(dict.fromkeys(s for i in members for s in lines[i].sources))
+            items = tuple(item for i in members for item in lines[i].items)
+            out.append(EvidenceLine(f"{obj} events: " + "; ".join(parts), sources, line.tier, items))
+        elif index not in folded:
+            out.append(line)
+    return out
+
+
+def short_view(report: Report, budget: int = SHORT_LINES, said_above: Collection[str] = ()) -> EvidenceView:
     """The default view: decisive and corroborating lines (up to MAX_SHORT_LINES), then context while the
-    view has fewer than `budget` lines; what is left is counted, never dropped from the report."""
-    folded = _fold_spec(_fold_alike(_fold_pods(full_lines(report)), report_pods(report)))
+    view has fewer than `budget` lines; what is left is counted, never dropped from the report. A line whose
+    words the report already says above its evidence (`said_above`: the phase on the workload line) is left out
+    of both."""
+    lines = [line for line in full_lines(report) if line.text not in said_above]
+    folded = _fold_spec(_fold_object_events(_fold_alike(_fold_pods(lines), report_pods(report))))
     shown: list[EvidenceLine] = []
     left: list[EvidenceLine] = []
     for line in folded:

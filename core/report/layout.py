@@ -17,6 +17,7 @@ from core.report.parts import (
     missing_items,
     more_line,
     order_lines,
+    phase_since,
     safe,
     short_order_lines,
     shows_reason,
@@ -44,8 +45,11 @@ class Layout:
 
 def layout(report: Report, verbose: bool, how: str) -> Layout:
     """The report's sections; `how` tells a reader of the short report how to see every line."""
-    line, ids = workload_fields(report)
-    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report)
+    # The short report says the phase's time on the workload line, not again as a line of evidence.
+    line, ids = workload_fields(report, since=not verbose)
+    said = phase_since(report)
+    above = {said[0]} if said else set()
+    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report, said_above=above)
     order, folded = (order_lines(report), False) if verbose else short_order_lines(report)
     return Layout(
         workload=line,

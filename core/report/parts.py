@@ -9,6 +9,7 @@ cannot carry an escape sequence or a credential out.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -70,12 +71,30 @@ def when(at: datetime | None) -> str:
     return at.strftime("%Y-%m-%d %H:%M:%S UTC") if at else "unknown time"
 
 
-def workload_fields(report: Report) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(the seed's workload line: name, phase, project), (identifiers for the second line)."""
+_PHASE_SINCE = re.compile(r"^Phase: (?P<phase>\S+) since (?P<at>\S+)$")
+
+
+def phase_since(report: Report) -> tuple[str, datetime] | None:
+    """(the evidence line `Phase: X since T`, T) when it says no more than the workload's phase and since when
+    (no phase message): the workload line can carry it, and the short report need not repeat it."""
+    for item in report.evidence:
+        m = _PHASE_SINCE.match(item.text)
+        if item.signal == "phase" and m and m["phase"] == report.workload.phase:
+            try:
+                return item.text, datetime.fromisoformat(m["at"])
+            except ValueError:
+                return None
+    return None
+
+
+def workload_fields(report: Report, since: bool = False) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the seed's workload line: name, phase (`since` a time, when the evidence gives no more), project),
+    (identifiers for the second line)."""
     w = report.workload
+    found = phase_since(report) if since else None
     line = [
         ("Workload", safe_line(w.name) if w.name else "(unknown name)"),
-        ("Phase", safe_line(w.phase) if w.phase else "unknown"),
+        ("Phase", (safe_line(w.phase) if w.phase else "unknown") + (f" since {when(found[1])}" if found else "")),
         ("Project", safe_line(w.project) if w.project else "unknown"),
     ]
     ids = [(label, safe_line(value)) for label, value in (("id", w.id), ("cluster", w.cluster_id)) if value]
