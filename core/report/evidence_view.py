@@ -88,7 +88,7 @@ class EvidenceView:
 def tier_of(item: EvidenceItem, report: Report) -> str:
     """Decisive (the category rests on it), corroboration (memory against the limit, an exit code, a failed
     pod, a node's condition, the failing log line) or context (what was submitted, what else was there)."""
-    if item.decisive:
+    if item.decisive or _explaining_log(item, report):
         return DECISIVE
     signal = item.signal or ""
     if signal in _MEMORY_SIGNALS:
@@ -104,13 +104,26 @@ def tier_of(item: EvidenceItem, report: Report) -> str:
     return CORROBORATION
 
 
+def _explaining_log(item: EvidenceItem, report: Report) -> bool:
+    """The failing log line of a program's own failure (CRASH_APP_ERROR): the exit code decides the category,
+    the log line says why, so a reader meets it first and marked as decisive (the first such line only)."""
+    if report.category != "CRASH_APP_ERROR" or item.signal != "log-line":
+        return False
+    return next((e for e in report.evidence if e.signal == "log-line"), None) is item
+
+
 def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
     tiers = [(tier_of(item, report), item) for item in report.evidence]
-    # Stable: the report's order inside a tier, but the rank a collective timeout waited for first (it says
-    # where to look) and a phase message (Run:ai's summary) after the signals.
+    # Stable: the report's order inside a tier, but a program's failing log line first, then the rank a
+    # collective timeout waited for (it says where to look), and a phase message (Run:ai's summary) after the
+    # signals.
     return sorted(
-        tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal != "hung-rank", pair[1].signal == "phase")
-    )
+        tiers,
+        key=lambda pair: (
+            _TIERS.index(pair[0]), not _explaining_log(pair[1], report), pair[1].signal != "hung-rank",
+            pair[1].signal == "phase",
+        ),
+    )  # fmt: skip
 
 
 def _line(item: EvidenceItem, tier: str) -> EvidenceLine:

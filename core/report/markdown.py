@@ -14,7 +14,7 @@ from core.models.evidence_text import quoted
 from core.models.report import Report
 from core.report.evidence_view import EvidenceLine
 from core.report.layout import Layout, layout
-from core.report.parts import FINDINGS_TITLE, NO_FINDINGS, finding_head, headline, other_pods, safe, when
+from core.report.parts import NO_FINDINGS, finding_head, findings_title, headline, other_pods, safe, when
 
 # The ASCII punctuation that CommonMark or GitHub-flavoured Markdown gives a meaning to anywhere in a line
 # (links, images, HTML and entities, emphasis, code, tables, strikethrough, math). Characters that only
@@ -139,7 +139,7 @@ def to_markdown(report: Report, verbose: bool = False) -> str:
     if lay.reason:
         out += ["", f"**Reason:** {md_escape(lay.reason)}"]
     if lay.findings:
-        out += ["", f"### {md_escape(FINDINGS_TITLE)}", ""]
+        out += ["", f"### {md_escape(findings_title(lay.findings))}", ""]
         for f in lay.findings:
             out.append(f"- **{md_escape(finding_head(f))}**: {md_evidence(f.text)} _(source: {md_code(f.source)})_")
             out += [f"  - {md_escape(line)}" for line in other_pods(f)]

@@ -239,6 +239,13 @@ def recurrence_line(report: Report) -> str:
 
 
 FINDINGS_TITLE = "Infrastructure findings (faults under the workload, and who acts on each)"
+# A policy the submitter's spec broke is not under the workload: a heading that says so only when every finding is.
+USER_FINDINGS_TITLE = "Findings (what stopped the workload from outside its code, and who acts on each)"
+
+
+def findings_title(findings: list[Finding]) -> str:
+    """The findings' heading: faults under the workload, unless one is the submitter's to fix."""
+    return USER_FINDINGS_TITLE if any(f.owner == "user" for f in findings) else FINDINGS_TITLE
 NO_FINDINGS = "Infrastructure findings: none in the evidence read"
 
 

@@ -87,3 +87,39 @@ async def test_scan_says_an_ooms_peak_and_a_pulls_cause_within_the_first_columns
     causes = {"bert-serve": "not found", "asr-stream": "no such host", "sam-finetune": "401 Unauthorized"}
     for name, cause in causes.items():
         assert cause in why[name][:80], why[name]
+
+
+# -- point 6: what repeats ------------------------------------------------------------------------------------
+@module_loop
+async def test_a_policy_refusal_is_quoted_once_and_not_filed_under_faults_under_the_workload(demo: Tenant) -> None:
+    report = await story(demo, "webhook-denied")
+    text = to_text(report)
+    assert text.count("denied the request") == 1, text  # the evidence quotes it; reason and finding point to it
+    assert text.count("GPU pods must select an approved GPU product") <= 2, text  # the finding's summary, the quote
+    assert "Findings (what stopped the workload from outside its code" in text
+    assert "faults under the workload" not in text
+    # The JSON keeps every field whole.
+    assert "denied the request" in (report.reason or "") and "denied the request" in report.findings[0].text
+
+
+@module_loop
+async def test_a_crash_opens_on_its_failing_log_line(demo: Tenant) -> None:
+    report = await story(demo, "crash-traceback")
+    evidence = text_evidence(to_text(report))
+    assert evidence[0].startswith('- Log line 7 of container main (current instance): "KeyError: \'labels\'"')
+    assert "Error (exit 1)" in evidence[1]
+
+
+def text_evidence(text: str) -> list[str]:
+    lines = text.splitlines()
+    start = lines.index("Evidence:") + 1
+    return lines[start : lines.index("", start)]
+
+
+@module_loop
+async def test_the_phase_since_is_said_on_the_workload_line_not_again_below(demo: Tenant) -> None:
+    report = await story(demo, "pull-not-found")
+    lines = to_text(report).splitlines()
+    assert lines[1] == "Workload: bert-serve | Phase: Pending since 2026-11-30 11:47:00 UTC | Project: nlp"
+    assert not any(line.startswith("- Phase: Pending since") for line in lines)
+    assert "Phase: Pending since 2026-11-30T11:47:00+00:00" in to_text(report, verbose=True)
