@@ -37,6 +37,7 @@ from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
 from tui.screens.help import HelpScreen
+from tui.screens.nodes import NodesScreen
 from tui.screens.picker import PickerScreen
 from tui.start import OpenedTenant, StartOptions
 from tui.widgets.page_indicator import PageIndicator
@@ -71,6 +72,7 @@ class Shot:
     caption: str
     story: str | None
     prepare: Prepare
+    size: tuple[int, int] = SIZE
 
 
 async def _until(pilot: Pilot[Any], ready: Callable[[], bool], what: str) -> None:
@@ -111,6 +113,14 @@ async def help_screen(pilot: Pilot[Any]) -> None:
     await picker_loaded(pilot)
     await pilot.press("question_mark")
     await _until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen), "the help screen")
+
+
+async def nodes_view(pilot: Pilot[Any]) -> None:
+    await picker_loaded(pilot)
+    await pilot.press("N")
+    await _until(pilot, lambda: isinstance(pilot.app.screen, NodesScreen) and pilot.app.screen.settled,
+                 "the Nodes view")  # fmt: skip
+    await pilot.pause()
 
 
 def verdict_on(tab: str | None = None) -> Prepare:
@@ -199,6 +209,22 @@ SHOTS: tuple[Shot, ...] = (
         verdict_on(None),
     ),
     Shot(
+        "nodes-120x40.svg",
+        "The Nodes view (`N`) on the demo cluster: each node with the workloads that ran on it in the last 24 hours, "
+        "how many failed and their verdicts; gpu-e-23, whose GPU fell off the bus, comes first and marked ⚑, with "
+        "the cause seven of its eight failures share on the line under the table.",
+        None,
+        nodes_view,
+        (120, 40),
+    ),
+    Shot(
+        "nodes-80x24.svg",
+        "The same view at 80 columns: the verdicts in short words, the pool and GPUs left to `v`.",
+        None,
+        nodes_view,
+        (80, 24),
+    ),
+    Shot(
         "help.svg",
         "The help screen (`?`), read from the key bindings of the screen underneath.",
         None,
@@ -232,7 +258,7 @@ async def render(shot: Shot, bundle: CaseBundle) -> str:
             config_dir=Path(config),
         )
         app.animation_level = "none"
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=shot.size) as pilot:
             await shot.prepare(pilot)
             return app.export_screenshot(title=TITLE)
 

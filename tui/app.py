@@ -66,6 +66,7 @@ class TriageApp(App[None]):
         STYLES_DIR / "app.tcss",
         STYLES_DIR / "picker.tcss",
         STYLES_DIR / "dialogs.tcss",
+        STYLES_DIR / "nodes.tcss",
     ]
     TITLE = "runai-triage"
     COMMANDS = App.COMMANDS | {KeysProvider}

@@ -48,6 +48,7 @@ def join_dash_values(argv: list[str]) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     # Imported here: the commands load the diagnosis engine, which the terminal app loads only after its first page.
+    from tui.commands.nodes import add_nodes_parser
     from tui.diagnose_cmd import add_diagnose_parser
     from tui.mcp_cmd import add_mcp_parser
     from tui.record_cmd import add_record_parser
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_diagnose_parser(subparsers)
     add_record_parser(subparsers)
     add_scan_parser(subparsers)
+    add_nodes_parser(subparsers)
     add_watch_parser(subparsers)
     add_mcp_parser(subparsers)
     add_serve_parser(subparsers)

@@ -94,11 +94,17 @@ def render(report: Report, fmt: ExportFormat) -> str:
 
 def write_export(report: Report, fmt: ExportFormat, directory: Path, at: datetime) -> Exported:
     """Write the report; a second export in the same second gets `-2`, `-3`, ... rather than replacing one."""
-    body = render(report, fmt).encode("utf-8")
+    name = export_name(report, fmt, at)
+    return write_document(render(report, fmt), fmt, directory, name.removesuffix(SUFFIX[fmt]))
+
+
+def write_document(text: str, fmt: ExportFormat, directory: Path, stem: str) -> Exported:
+    """Write `text` as `<stem><suffix>` in `directory`, never over an earlier file (`-2`, `-3`, ... instead)."""
+    body = text.encode("utf-8")
+    suffix = SUFFIX[fmt]
+    name = stem + suffix
     if not directory.is_dir():
         raise ExportError(f"cannot export to {directory}: it is not an existing directory")
-    name = export_name(report, fmt, at)
-    stem, suffix = name.removesuffix(SUFFIX[fmt]), SUFFIX[fmt]
     for attempt in range(1, MAX_ATTEMPTS + 1):
         path = directory / (name if attempt == 1 else f"{stem}-{attempt}{suffix}")
         try:

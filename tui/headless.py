@@ -154,6 +154,9 @@ def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
 
 def advice(failure: DiagnosisFailed) -> str:
     """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+    hint = getattr(failure, "hint", None)  # a failure that knows what to try says it itself
+    if isinstance(hint, str):
+        return hint
     if isinstance(failure, UnknownCluster):
         return "Run it again with one of the cluster ids (or names) above in --cluster-id."
     if isinstance(failure, UnknownProject):
@@ -204,6 +207,22 @@ def run_or_explain(prog: str, err: TextIO, work: Callable[[], Awaitable[T]], *, 
         say(err, f"{prog}: internal error, no {what} could be produced: {type(exc).__name__}: {exc}")
         say(err, "  Please report this, with the case bundle or the command line that caused it.")
     return None
+
+
+def progress_bar(prog: str, err: TextIO, width: int = 24) -> Callable[[int, int], None] | None:
+    """A one-line bar of a command's diagnoses redrawn in place on stderr, or None when stderr is not a terminal
+    (cron, CI, a pipe)."""
+    isatty = getattr(err, "isatty", None)
+    if isatty is None or not isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        filled = width * done // total if total else width
+        end = "\n" if done >= total else ""
+        err.write(f"\r{prog}: diagnosing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}{end}")
+        err.flush()
+
+    return show
 
 
 def write_out(out: TextIO, text: str) -> None:

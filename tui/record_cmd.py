@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
-import os
 import shlex
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
 from core.models.report import Report
-from core.record import RecordingTap, recorded_bundle
+from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.report.render import RENDERERS
 from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
@@ -75,20 +73,6 @@ def add_record_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     parser.add_argument("--out", metavar="FILE", required=True, help="where to write the case bundle (.json)")
     parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     parser.set_defaults(handler=run_record)
-
-
-def _write(path: Path, bundle: dict[str, Any], force: bool) -> None:
-    text = json.dumps(bundle, indent=1, ensure_ascii=False) + "\n"
-    # Written beside the target first, so a failure never leaves half a bundle under the name asked for.
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        if force:
-            os.replace(partial, path)
-        else:
-            os.link(partial, path)  # fails if `path` exists: an existing file is never overwritten by surprise
-    finally:
-        partial.unlink(missing_ok=True)  # gone after a replace; after a failure, no stray file is left
 
 
 @dataclass(frozen=True)
@@ -156,7 +140,7 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
     bundle, notes = recorded_bundle(answers, kube=tap.kube_seen, captured_at=done.now, secrets=done.secrets)
     try:
         parse_bundle(bundle, str(path))  # a recording that cannot be replayed is a bug, not a file to hand on
-        _write(path, bundle, args.force)
+        write_bundle(path, bundle, args.force)
     except BundleError as exc:
         say(err, f"{PROG}: the bundle could not be written: {exc}")
         return 1

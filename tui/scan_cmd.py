@@ -27,6 +27,7 @@ from tui.headless import (
     command_parser,
     epilog,
     parse_now,
+    progress_bar,
     run_or_explain,
     start_options,
     tenant_now,
@@ -40,7 +41,6 @@ PROG = "runai-triage scan"
 # The scan ran on a cluster the control plane cannot see now: its findings may be stale (0 would read as
 # "all clear" to cron).
 STALE_EXIT = 3
-BAR = 24
 
 
 def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -98,21 +98,6 @@ def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     parser.set_defaults(handler=run_scan)
 
 
-def progress_bar(err: TextIO) -> Callable[[int, int], None] | None:
-    """A one-line bar redrawn in place on stderr, or None when stderr is not a terminal (cron, CI, a pipe)."""
-    isatty = getattr(err, "isatty", None)
-    if isatty is None or not isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        filled = BAR * done // total if total else BAR
-        end = "\n" if done >= total else ""
-        err.write(f"\r{PROG}: diagnosing [{'#' * filled}{'.' * (BAR - filled)}] {done}/{total}{end}")
-        err.flush()
-
-    return show
-
-
 async def scan_with(
     options: StartOptions, request: ScanRequest, progress: Callable[[int, int], None] | None = None
 ) -> ScanResult:
@@ -141,7 +126,7 @@ def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
         )
     except UsageError as exc:
         return usage_failed(PROG, err, exc)
-    result = run_or_explain(PROG, err, lambda: scan_with(start_options(args), request, progress_bar(err)),
+    result = run_or_explain(PROG, err, lambda: scan_with(start_options(args), request, progress_bar(PROG, err)),
                             what="scan")
     if result is None:
         return 1

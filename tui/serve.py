@@ -73,23 +73,22 @@ def _load(args: argparse.Namespace) -> CaseBundle:
     return load_bundle(args.case)
 
 
-class _RequestLog:
-    """Every request the control plane answers, one JSON object a line, written as it is answered (the plane keeps
-    no log of its own here: a simulator serving for days must not grow with its requests)."""
+class _RequestLogWriter:
+    """Copies new entries of the control plane's request log to a file, one JSON object a line."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, control_plane: ControlPlane, stream: TextIO) -> None:
+        self._cp = control_plane
         self._stream = stream
-        self._lock = threading.Lock()
-
-    def __call__(self, entry: RecordedRequest) -> None:
-        record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status}
-        line = json.dumps(record) + "\n"
-        with self._lock:
-            self._stream.write(line)
+        self._written = 0
 
     def flush(self) -> None:
-        with self._lock:
-            self._stream.flush()
+        entries: list[RecordedRequest] = self._cp.requests[self._written :]
+        for entry in entries:
+            record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status,
+                      "kube": entry.kube}  # fmt: skip
+            self._stream.write(json.dumps(record) + "\n")
+        self._written += len(entries)
+        self._stream.flush()
 
 
 def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -123,21 +122,18 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             log_file.close()
 
 
-def _control_plane(args: argparse.Namespace, bundle: CaseBundle, log: _RequestLog | None) -> ControlPlane:
-    # No request is kept in memory: the ones asked for go to --request-log as they are answered.
-    kept = {"latency_ms": args.latency_ms, "log_limit": 0, "log_sink": log}
+def _control_plane(args: argparse.Namespace, bundle: CaseBundle) -> ControlPlane:
     if not args.live:
-        return ControlPlane(bundle, **kept)  # type: ignore[arg-type]
+        return ControlPlane(bundle, latency_ms=args.latency_ms)
     from core.sim.live.plane import LiveControlPlane
     from core.sim.live.settings import DEFAULT_SEED, LiveSettings
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
-    return LiveControlPlane(bundle, LiveSettings(seed=seed), **kept)
+    return LiveControlPlane(bundle, LiveSettings(seed=seed), latency_ms=args.latency_ms)
 
 
 def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None, out: TextIO) -> int:
-    log = _RequestLog(log_file) if log_file else None
-    control_plane = _control_plane(args, bundle, log)
+    control_plane = _control_plane(args, bundle)
     server = LoopbackServer(control_plane, port=args.port)
     try:
         url = server.start()
@@ -169,20 +165,21 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
         print("Kubernetes API: same address; pass --kubeconfig-out FILE for a kubeconfig", file=out)
     print("Press Ctrl-C to stop.", file=out)
     out.flush()
-    return _serve_until_stopped(server, log)
+    return _serve_until_stopped(server, control_plane, log_file)
 
 
-def _serve_until_stopped(server: LoopbackServer, log: _RequestLog | None) -> int:
+def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, log_file: TextIO | None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    writer = _RequestLogWriter(control_plane, log_file) if log_file else None
     try:
         while not stop.wait(0.2):
-            if log:
-                log.flush()
+            if writer:
+                writer.flush()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
-        if log:
-            log.flush()
+        if writer:
+            writer.flush()
     return 0

@@ -7,15 +7,18 @@ redactor; `recorded_bundle` does all three and removes the live secrets of the s
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from core.record.bundle import build_bundle
 from core.record.redact import redact_tree
 from core.record.tap import Exchange, RecordingTap
 
-__all__ = ["Exchange", "RecordingTap", "recorded_bundle"]
+__all__ = ["Exchange", "RecordingTap", "recorded_bundle", "write_bundle"]
 
 _REMOVED = "<redacted>"
 
@@ -46,3 +49,18 @@ def recorded_bundle(
     clean = redact_tree(bundle)
     live = tuple(sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True))
     return (_scrub(clean, live) if live else clean), [redact_tree(note) for note in notes]
+
+
+def write_bundle(path: Path, bundle: dict[str, Any], force: bool) -> None:
+    """Write a bundle to `path`: never over an existing file unless `force`, never half of one (OSError)."""
+    text = json.dumps(bundle, indent=1, ensure_ascii=False) + "\n"
+    # Written beside the target first, so a failure never leaves half a bundle under the name asked for.
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        if force:
+            os.replace(partial, path)
+        else:
+            os.link(partial, path)  # fails if `path` exists: an existing file is never overwritten by surprise
+    finally:
+        partial.unlink(missing_ok=True)  # gone after a replace; after a failure, no stray file is left

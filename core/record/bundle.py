@@ -39,6 +39,10 @@ def _table(*rows: tuple[str, str]) -> Table:
 
 _RUNAI = _table(
         ("clusters", r"/api/v1/clusters"),
+        # Before "workload": `pods` is not a workload id.
+        ("tenant-pods", r"/api/v1/workloads/pods"),
+        ("nodes", r"/api/v1/nodes"),
+        ("nodes", r"/api/v1/clusters/(?P<cluster>[^/]+)/nodes"),
         ("projects", r"/api/v1/org-unit/projects"),
         ("list", r"/api/v1/workloads"),
         ("count", r"/api/v1/workloads/count"),
@@ -150,6 +154,7 @@ class BundleBuilder:
     kubernetes: dict[str, list[Any]] = field(default_factory=lambda: {"pods": [], "events": [], "nodes": [],
                                                                       "logs": [], "forbidden": []})
     revisions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nodes: list[Any] = field(default_factory=list)  # Run:ai's nodes (the bundle's top-level `nodes`)
     faults: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reads: int = 0
@@ -220,6 +225,8 @@ class BundleBuilder:
             self.clusters = self.clusters or []
             _merge(self.clusters, body)
             return True
+        if name in ("tenant-pods", "nodes"):
+            return self._fleet(name, body)
         items_key = _ITEMS.get(params.get("part", name))
         if name in ("list", "projects"):
             items = body.get(items_key) if isinstance(body, dict) else None
@@ -268,6 +275,29 @@ class BundleBuilder:
             revision = self.revisions.get(params["rev"])
             return revision is not None and self._part(revision, params["part"], body)
         return False
+
+    def _fleet(self, name: str, body: Any) -> bool:
+        """The tenant-wide pod list: each pod in its workload's entry (a replay answers the list from there);
+        the nodes: the bundle's `nodes`, each once by cluster and name."""
+        items = body.get("pods" if name == "tenant-pods" else "nodes") if isinstance(body, dict) else None
+        if not isinstance(items, list):
+            return False
+        if name == "nodes":
+            known = {(n.get("clusterUuid"), n.get("name")) for n in self.nodes}
+            for node in items:
+                if isinstance(node, dict) and (node.get("clusterUuid"), node.get("name")) not in known:
+                    known.add((node.get("clusterUuid"), node.get("name")))
+                    self.nodes.append(node)
+            return True
+        for pod in items:
+            wid = pod.get("workloadId") if isinstance(pod, dict) else None
+            if isinstance(wid, str) and wid:
+                entry = self.entry(wid)
+                target = entry.get("pods")
+                if not isinstance(target, list):
+                    target = entry["pods"] = []
+                _merge(target, [pod])
+        return True
 
     @staticmethod
     def _part(entry: dict[str, Any], part: str, body: Any) -> bool:
@@ -375,6 +405,8 @@ class BundleBuilder:
             bundle["kubernetes"] = {k: v for k, v in self.kubernetes.items() if v}
         if self.faults:
             bundle["faults"] = self.faults
+        if self.nodes:
+            bundle["nodes"] = self.nodes
         return bundle
 
 

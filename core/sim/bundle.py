@@ -1,7 +1,7 @@
 """Reading and validating case bundles (`runai-triage/case@1`, see docs/case-format.md).
 
 Validation walks the document in a fixed order (format, capturedAt, clusters, projects, workloads entry by
-entry, kubernetes, faults) and stops at the first problem, so the same broken file always gives the same
+entry, kubernetes, faults, nodes) and stops at the first problem, so the same broken file always gives the same
 message. Objects are kept as raw dicts: the simulator serves them back exactly as written.
 """
 
@@ -92,6 +92,8 @@ class CaseBundle:
     faults: list[Fault]
     raw: dict[str, Any]
     _by_id: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
+    # Run:ai's nodes (`GET /api/v1/clusters/{clusterUuid}/nodes` as returned): the top-level `nodes` list.
+    nodes: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self._by_id:
@@ -276,6 +278,9 @@ class _Validator:
             seen[wid] = i
         kubernetes = self.kubernetes(root["kubernetes"], "kubernetes") if "kubernetes" in root else None
         faults = self.faults(root.get("faults"), "faults")
+        nodes = self.optional_objects(root, "nodes", "nodes")
+        for i, item in enumerate(nodes):
+            self.text(item, "name", f"nodes[{i}]")
         return CaseBundle(
             source=self.source,
             captured_at=captured_at,
@@ -285,6 +290,7 @@ class _Validator:
             kubernetes=kubernetes,
             faults=faults,
             raw=root,
+            nodes=nodes,
         )
 
     # -- workload entries ------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from core.sim.exchange import (
     kube_status,
 )
 from core.sim.faults import Fault, apply_fault, match_template
+from core.sim.fleet_routes import FLEET_ROUTES
 from core.sim.kube_routes import KUBE_ROUTES
 from core.sim.runai_routes import RUNAI_ROUTES
 from core.sim.tokens import TokenIssuer, oauth2_error, token_answer
@@ -33,9 +34,13 @@ TOKEN_PATHS: dict[str, str] = {"/api/v2/token": "v2", "/api/v1/token": "v1"}
 # Requests a plane remembers by default (`requests`): enough for any test's look at what was asked.
 LOG_LIMIT = 100_000
 _KUBE_PREFIXES = ("/api/v1/namespaces", "/api/v1/nodes", "/api/v1/events", "/api/v1/pods", "/apis", "/version")
+# Paths both APIs have: Run:ai's tenant-wide node list and Kubernetes' node list. On a real tenant they are two
+# hosts; this one server tells them apart by the token the request carries.
+SHARED_PATHS = frozenset({"/api/v1/nodes"})
 
 
 def is_kube_path(path: str) -> bool:
+    """Whether `path` is the Kubernetes API's (for a path both have, `SHARED_PATHS`: the token decides)."""
     return path in ("/api", "/api/v1") or path.startswith(_KUBE_PREFIXES)
 
 
@@ -96,7 +101,7 @@ class ControlPlane:
         self._log: deque[RecordedRequest] = deque(maxlen=max(0, log_limit))
         self._sink = log_sink
         self._faults: list[Fault] = [f.fresh() for f in bundle.faults]
-        self._runai_routes: list[Route] = RUNAI_ROUTES
+        self._runai_routes: list[Route] = [*FLEET_ROUTES, *RUNAI_ROUTES]
         self._kube_routes: list[Route] = KUBE_ROUTES
         self.kube_token = "sim-kube-" + secrets.token_hex(16)
         self._audited = audited
@@ -135,6 +140,7 @@ class ControlPlane:
                 request.path,
                 tuple(request.query),
                 0 if response.drop_connection else response.status,
+                kube=self._is_kube(request),
             )
             self._log.append(recorded)
         if self._audited:
@@ -162,7 +168,7 @@ class ControlPlane:
                 answer = self._token(version, request)
             return _reshaped(answer, fault, kube=False)
 
-        kube = is_kube_path(path)
+        kube = self._is_kube(request)
         token = _bearer(request.headers)
         if kube:
             if token != self.kube_token:
@@ -202,6 +208,12 @@ class ControlPlane:
             return kube_status(404, "NotFound", "the server could not find the requested resource")
         return api_error(404, f"no such endpoint: {path}")
 
+    def _is_kube(self, request: SimRequest) -> bool:
+        path = request.path if request.path == "/" else request.path.rstrip("/")
+        if path in SHARED_PATHS:
+            return _bearer(request.headers) == self.kube_token
+        return is_kube_path(path)
+
     def _take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self._faults:
             if fault.remaining > 0 and fault.matches(method, path):
@@ -216,6 +228,7 @@ class ControlPlane:
 # The records a transport hands over and gets back live in core.sim.exchange; named here too, beside the plane
 # that answers them.
 __all__ = [
+    "SHARED_PATHS",
     "TOKEN_PATHS",
     "ControlPlane",
     "RecordedRequest",

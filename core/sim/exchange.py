@@ -39,6 +39,7 @@ class RecordedRequest:
     path: str
     query: tuple[tuple[str, str], ...]
     status: int  # 0 when the connection was dropped
+    kube: bool = False  # asked of the Kubernetes API (with its token), not of Run:ai's
 
 
 @dataclass(frozen=True)

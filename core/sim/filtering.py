@@ -44,7 +44,7 @@ class ListField:
         return value
 
 
-def _fields(kind: FieldKind, *names: str, paths: dict[str, tuple[str, ...]] | None = None) -> dict[str, ListField]:
+def list_fields(kind: FieldKind, *names: str, paths: dict[str, tuple[str, ...]] | None = None) -> dict[str, ListField]:
     return {name: ListField(name, kind, (paths or {}).get(name, (name,))) for name in names}
 
 
@@ -54,21 +54,21 @@ def _fields(kind: FieldKind, *names: str, paths: dict[str, tuple[str, ...]] | No
 # `allocatedResources.gpu`; `nodepool` (which of a workload's pools the server uses is UNVERIFIED) its first
 # current node pool.
 WORKLOAD_FIELDS: dict[str, ListField] = {
-    **_fields(
+    **list_fields(
         "text", "type", "name", "clusterId", "projectId", "projectName", "departmentId", "departmentName",
         "submittedBy", "phase", "nodepool", "distributedFramework", "category", "priorityClassName",
         "aiApplicationId", "aiApplicationName",
         paths={"nodepool": ("currentNodePools", "0")},
     ),
-    **_fields("date", "createdAt", "deletedAt", "completedAt", "phaseUpdatedAt", "guaranteedRuntimeEndsAt"),
-    **_fields(
+    **list_fields("date", "createdAt", "deletedAt", "completedAt", "phaseUpdatedAt", "guaranteedRuntimeEndsAt"),
+    **list_fields(
         "number", "allocatedGPU", "idleGpus", "idleAllocatedGpus", "priority", "totalPendingTimeSeconds",
         "totalRunningTimeSeconds",
         paths={"allocatedGPU": ("allocatedResources", "gpu")},
     ),
 }  # fmt: skip
 WORKLOAD_SORT_FIELDS: frozenset[str] = frozenset(WORKLOAD_FIELDS)
-PROJECT_FIELDS: dict[str, ListField] = _fields("text", "name", "clusterId")
+PROJECT_FIELDS: dict[str, ListField] = list_fields("text", "name", "clusterId")
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500

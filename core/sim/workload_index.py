@@ -12,13 +12,12 @@ workload found). Filtering a sorted list keeps its order, so the answer is the o
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from core.sim.bundle import CaseBundle
 from core.sim.filtering import WORKLOAD_FIELDS, Comparable, Condition, ListField, comparable, sort_items
+from core.sim.per_bundle import PerBundle
 
 # Queries whose selections are kept: the picker's current one, the count beside it, and the ones a user goes
 # back and forth between.
@@ -151,16 +150,6 @@ class WorkloadIndex:
 
 
 # One index per bundle being served, dropped with the bundle.
-_INDEXES: dict[int, WorkloadIndex] = {}
-_INDEXES_LOCK = threading.Lock()
-
-
-def index_of(bundle: CaseBundle) -> WorkloadIndex:
-    """The index of `bundle`'s workloads, built on first use."""
-    key = id(bundle)
-    with _INDEXES_LOCK:
-        index = _INDEXES.get(key)
-        if index is None:
-            index = _INDEXES[key] = WorkloadIndex([entry["workload"] for entry in bundle.workloads])
-            weakref.finalize(bundle, _INDEXES.pop, key, None)
-        return index
+index_of: PerBundle[WorkloadIndex] = PerBundle(
+    lambda bundle: WorkloadIndex([entry["workload"] for entry in bundle.workloads])
+)

@@ -49,6 +49,7 @@ from core.sources.guard import ReadOnlyTransport, token_paths
 from core.sources.metrics_body import MAX_SERIES_PER_TYPE, read_metrics
 from core.sources.retry import Clock, Rand, RetryPolicy, Sleep, in_effect, run_with_retry
 from core.sources.runai_answers import malformed, status_error, unreadable
+from core.sources.runai_fleet import FleetReads
 from core.sources.runai_params import (
     MAX_CLUSTERS,
     MAX_LIMIT,
@@ -83,8 +84,9 @@ USER_AGENT = "runai-triage/0.1 (read-only)"
 __all__ = ["MAX_LIMIT", "MAX_SAMPLES", "RunaiClient", "filter_item", "invalid_workload_id", "spec_path"]
 
 
-class RunaiClient:
-    """Read-only client of one Run:ai tenant. Use as `async with RunaiClient(url, creds) as client:`."""
+class RunaiClient(FleetReads):
+    """Read-only client of one Run:ai tenant. Use as `async with RunaiClient(url, creds) as client:` (the
+    fleet's reads, the tenant-wide pods and the nodes, are in core.sources.runai_fleet)."""
 
     def __init__(
         self,

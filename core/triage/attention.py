@@ -168,6 +168,15 @@ async def judge_by_events(client: Tier1, workload: Workload, gate: asyncio.Semap
     return judge_events(workload, page.items)
 
 
+async def judge_rows(client: Tier1, rows: Sequence[Workload], requests: int) -> list[Judgement]:
+    """Every row judged, in order: from its list entry, else from its recent events (`requests` reads at once)."""
+    gate = asyncio.Semaphore(requests)
+    listed = [judge_listed(w) for w in rows]
+    reads = [judge_by_events(client, w, gate) for w, j in zip(rows, listed, strict=True) if j is None]
+    read = iter(await asyncio.gather(*reads))
+    return [j if j is not None else next(read) for j in listed]
+
+
 async def read_attention_page(
     client: Tier1,
     filters: list[str],

@@ -14,7 +14,6 @@ Nothing is guessed: a row without an id or a phase change time is counted as ski
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.diagnosis.steps.cluster import check_cluster
 from core.models.runai import Workload
 from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
-from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
+from core.triage.attention import attention_filters, judge_rows
 from core.triage.batch import ClustersOnce, Politeness, Verdict, diagnose_many, verdict_label
 from core.triage.cluster_state import ClusterState
 from core.triage.scan_scope import filters_match, scope_of
@@ -203,14 +202,6 @@ async def _list(tier1: Tier1, request: ScanRequest, result: ScanResult) -> list[
     return rows[:cap]
 
 
-async def _judge(tier1: Tier1, rows: list[Workload], politeness: Politeness) -> list[Judgement]:
-    gate = asyncio.Semaphore(politeness.requests)
-    listed = [judge_listed(w) for w in rows]
-    reads = [judge_by_events(tier1, w, gate) for w, j in zip(rows, listed, strict=True) if j is None]
-    read = iter(await asyncio.gather(*reads))
-    return [j if j is not None else next(read) for j in listed]
-
-
 async def scan(
     request: ScanRequest,
     tier1: Tier1,
@@ -239,7 +230,7 @@ async def scan(
             kept.append(w)
         else:
             result.skipped.append((w.name or w.id or "(unnamed)", why))
-    judgements = await _judge(tier1, kept, request.politeness)
+    judgements = await judge_rows(tier1, kept, request.politeness.requests)
     chosen = [(w, j) for w, j in zip(kept, judgements, strict=True) if j.keep]
     result.skipped += [(w.name or w.id or "", j.why) for w, j in zip(kept, judgements, strict=True) if not j.keep]
     cluster, lookback = request.cluster_id.strip(), request.history_window

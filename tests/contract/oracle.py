@@ -53,6 +53,10 @@ ENDPOINT_MODELS: dict[str, tuple[str, str]] = {
         "GetWorkloadHistory200Response",
     ),
     "/api/v1/clusters": ("displayed_cluster", "DisplayedCluster"),
+    # The fleet (the Nodes view): the tenant-wide pod list and the nodes, tenant-wide and of one cluster.
+    "/api/v1/workloads/pods": ("list_pods200_response", "ListPods200Response"),
+    "/api/v1/nodes": ("nodes", "Nodes"),
+    "/api/v1/clusters/{clusterUuid}/nodes": ("nodes", "Nodes"),
 }
 LIST_BODIES: frozenset[str] = frozenset({"/api/v1/clusters"})
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from core.models.history_compact import parse_history_bytes
 from core.models.pages import Page, parse_list, parse_object, parse_object_bytes, parse_page_bytes
 from core.models.runai import Cluster, HistoryRecord, InferenceRevision, RunaiPod, Workload, WorkloadEvent
+from core.models.runai_nodes import RunaiNode
 from core.models.runai_spec import WorkloadSpecDoc
 from core.models.spec_v2 import is_v2_document, spec_from_v2
 from core.sources.metrics_body import read_metrics
@@ -116,6 +117,9 @@ READERS: dict[str, Callable[[bytes, Any], list[str]]] = {
     "/api/v1/workloads/inferences/revisions/{revisionId}/events": _page("events", WorkloadEvent),
     "/api/v1/workloads/inferences/revisions/{revisionId}/history": _page("records", HistoryRecord),
     "/api/v1/clusters": _clusters,
+    "/api/v1/workloads/pods": _page("pods", RunaiPod),
+    "/api/v1/nodes": _page("nodes", RunaiNode),
+    "/api/v1/clusters/{clusterUuid}/nodes": _page("nodes", RunaiNode),
 }
 
 

@@ -18,15 +18,19 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from runai.models.node_filter_sort_fields import NodeFilterSortFields
 from runai.models.project_filter_sort_fields import ProjectFilterSortFields
 
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
-from core.sim.control_plane import RecordedRequest, is_kube_path
+from core.sim.control_plane import RecordedRequest
 from core.sim.demo import demo_expectations, load_demo_bundle
 from core.sim.filtering import WORKLOAD_FIELDS
+from core.sim.fleet_routes import NODE_FIELDS
+from core.sim.pod_index import POD_FIELDS
 from core.tenant import Tenant, open_bundle_tenant
 from core.triage.attention import attention_filters
+from core.triage.nodes import NodesRequest, nodes_view
 from core.triage.scan import ScanRequest, _filters, scan
 from tests.contract.sdk_paths import sdk_query_parameters
 from tui.picker_query import COLUMN_SORT, DATE_FIELDS, SORT_CYCLE, TEXT_FIELDS, PickerQuery
@@ -34,6 +38,9 @@ from tui.picker_query import COLUMN_SORT, DATE_FIELDS, SORT_CYCLE, TEXT_FIELDS, 
 DOCUMENT = json.loads((Path(__file__).parent / "openapi_2_24.json").read_text(encoding="utf-8"))["enums"]
 SORT_BY: list[str] = DOCUMENT["/api/v1/workloads sortBy"]
 FILTER_FIELDS: list[str] = DOCUMENT["/api/v1/workloads filterBy fields"]
+POD_FILTER_FIELDS: list[str] = DOCUMENT["/api/v1/workloads/pods filterBy fields"]
+POD_SORT_BY: list[str] = DOCUMENT["/api/v1/workloads/pods sortBy"]
+NODE_FILTER_FIELDS: list[str] = DOCUMENT["/api/v1/nodes filterBy fields"]
 PROJECT_FIELDS = {f.value for f in ProjectFilterSortFields}
 # Demo stories whose diagnoses reach every read a diagnosis makes: by name (the list), an inference's
 # revisions, a distributed inference, a v2 manifest, a long history, memory and pod metrics, Kubernetes.
@@ -71,6 +78,8 @@ def test_every_filter_the_picker_and_scan_can_send_is_documented() -> None:
 
 def test_the_simulator_sorts_and_filters_on_exactly_the_documented_fields() -> None:
     assert set(WORKLOAD_FIELDS) == set(SORT_BY)
+    assert set(POD_FIELDS) == set(POD_FILTER_FIELDS) == set(POD_SORT_BY)
+    assert set(NODE_FIELDS) == set(NODE_FILTER_FIELDS) == {f.value for f in NodeFilterSortFields}
 
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
@@ -120,6 +129,8 @@ async def test_the_client_sends_only_parameters_the_sdk_sends(served: Tenant) ->
     await served.runai.list_projects(filters=[f"clusterId=={cluster}"], limit=500)
     await served.runai.list_clusters_page()
     await scan(ScanRequest(cluster, since="24h", max_workloads=20), served.runai, served.kube, now=served.captured_at)
+    await nodes_view(NodesRequest(cluster, node_pool="default", max_failures=5), served.runai, served.kube,
+                     now=served.captured_at)  # fmt: skip
     requests = plane.requests
     assert len(requests) > 200
     problems = [p for r in requests for p in _problems(r)]
@@ -127,11 +138,13 @@ async def test_the_client_sends_only_parameters_the_sdk_sends(served: Tenant) ->
     # The unpaged endpoints were asked, and without paging.
     asked = {r.path.rsplit("/", 1)[-1] for r in requests if "/inferences/" in r.path}
     assert {"revisions", "pods", "events", "history"} <= asked
+    # The Nodes view's own reads were among them, asked of Run:ai (not of the Kubernetes API beside it).
+    assert {"/api/v1/workloads/pods", "/api/v1/nodes"} <= {r.path for r in requests if not r.kube}
 
 
 def _problems(request: RecordedRequest) -> list[str]:
     path = request.path
-    if request.method != "GET" or is_kube_path(path):  # a token, or the Kubernetes API (not Run:ai's)
+    if request.method != "GET" or request.kube:  # a token, or the Kubernetes API (not Run:ai's)
         return []
     documented = _documented(path)
     if documented is None:
@@ -141,11 +154,22 @@ def _problems(request: RecordedRequest) -> list[str]:
     for name, value in request.query:
         if name == "sortBy" and path == "/api/v1/workloads" and value not in SORT_BY:
             out.append(f"{path}: sortBy={value} is not documented")
+        if name == "sortBy" and path == "/api/v1/workloads/pods" and value not in POD_SORT_BY:
+            out.append(f"{path}: sortBy={value} is not documented")
+        if name == "sortBy" and path.endswith("/nodes") and value not in NODE_FILTER_FIELDS:
+            out.append(f"{path}: sortBy={value} is not documented")
         if name == "filterBy":
             fields = _filter_fields(value.split(","))
-            allowed = set(FILTER_FIELDS) if path.startswith("/api/v1/workloads") else PROJECT_FIELDS
-            out += [f"{path}: filters on {f}, which is not documented" for f in fields - allowed]
+            out += [f"{path}: filters on {f}, which is not documented" for f in fields - _filter_fields_of(path)]
     return out
+
+
+def _filter_fields_of(path: str) -> set[str]:
+    if path == "/api/v1/workloads/pods":
+        return set(POD_FILTER_FIELDS)
+    if path == "/api/v1/nodes" or path.endswith("/nodes"):
+        return set(NODE_FILTER_FIELDS)
+    return set(FILTER_FIELDS) if path.startswith("/api/v1/workloads") else PROJECT_FIELDS
 
 
 def _documented(path: str) -> frozenset[str] | None:

@@ -81,7 +81,8 @@ def judge(asked: Asked, status: int, body: Any) -> list[Failure]:
 
 
 def test_every_token_answer_is_a_body_the_sdk_accepts_errors_included() -> None:
-    plane = ControlPlane(load_demo_bundle())
+    # The PUT among the asks is a write on purpose (its error body is judged too): a plane the audit does not count.
+    plane = ControlPlane(load_demo_bundle(), audited=False)
     failures: list[Failure] = []
     statuses: dict[str, int] = {}
     for asked in _asks():

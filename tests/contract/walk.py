@@ -82,6 +82,27 @@ def tenant_answers(asker: Asker) -> Iterator[Answer]:
         yield Answer("/api/v1/workloads/count", "-", "/api/v1/workloads/count", status, body)
     status, body = asker.get("/api/v1/clusters")
     yield Answer("/api/v1/clusters", "-", "/api/v1/clusters", status, body)
+    yield from fleet_answers(asker, body if status == 200 and isinstance(body, list) else [])
+
+
+def fleet_answers(asker: Asker, clusters: list[Any]) -> Iterator[Answer]:
+    """Every pod of the tenant-wide list (live and deleted, both verbosities), and the nodes, tenant-wide and
+    of each cluster (their body has no `next`: asked for in pages until a short one)."""
+    pods = "/api/v1/workloads/pods"
+    for deleted in ("false", "true"):
+        for verbosity in ("brief", "full"):
+            yield from _pages(asker, pods, "-", pods, {"deleted": deleted, "verbosity": verbosity})
+    paths = ["/api/v1/nodes"] + [f"/api/v1/clusters/{c.get('uuid')}/nodes" for c in clusters if isinstance(c, dict)]
+    for path in paths:
+        endpoint = path if path == "/api/v1/nodes" else "/api/v1/clusters/{clusterUuid}/nodes"
+        offset = 0
+        while True:
+            status, body = asker.get(path, {"offset": str(offset), "limit": str(PAGE)})
+            yield Answer(endpoint, "-", f"{path}?offset={offset}", status, body)
+            got = body.get("nodes") if status == 200 and isinstance(body, dict) else None
+            if not isinstance(got, list) or len(got) < PAGE:
+                break
+            offset += PAGE
 
 
 def workload_answers(asker: Asker, entry: dict[str, Any], captured_at: str) -> Iterator[Answer]:

@@ -67,8 +67,8 @@ def expectations() -> list[dict[str, Any]]:
 
 
 def _interesting(bundle: dict[str, Any]) -> list[dict[str, Any]]:
-    # Routine workloads carry nothing beyond the workload object and its spec.
-    keys = {"pods", "history", "metrics"}
+    # Routine workloads carry nothing beyond the workload object, its spec and its pods.
+    keys = {"history", "metrics"}
     return [
         e
         for e in bundle["workloads"]

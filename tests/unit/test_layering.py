@@ -144,7 +144,7 @@ def _fresh(code: str) -> str:
 def test_the_headless_commands_do_not_load_textual() -> None:
     code = (
         "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.watch_cmd, "
-        "tui.mcp_server; "
+        "tui.mcp_server, tui.commands.nodes; "
         "tui.cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
     )

@@ -73,7 +73,9 @@ def test_every_command_example_runs_as_pasted_on_the_demo(tmp_path: Path) -> Non
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 code = main(shlex.split(argv)[1:])
-            assert code == 0, (command, err.getvalue())
+            # `nodes` says with 4 that a node crosses its threshold (the demo's gpu-e-23 does): it ran, as 0 says.
+            ran = {0, 4} if argv.split()[1] == "nodes" else {0}
+            assert code in ran, (command, err.getvalue())
             assert out.getvalue().strip(), command
             if target:
                 with (tmp_path / target.strip()).open("a" if redirect == ">>" else "w", encoding="utf-8") as file:

@@ -86,6 +86,8 @@ class PickerScreen(PickerRefresh):
         Binding("p", "focus_project", "choose project", show=False, tooltip="Open the project list"),
         Binding("r", "retry", "reload", show=False, tooltip="Read the list again"),
         NEXT_NEW_FAILURE,
+        Binding("N", "open_nodes", "nodes", show=False,
+                tooltip="Every node of the cluster: what ran and failed on it in a window, and why"),
         Binding("escape", "escape", "clear filter", show=False, tooltip="Clear the name filter"),
     ]
 

@@ -162,3 +162,18 @@ class PickerViews(PickerCluster):
             return
         self._edge_noticed = (words, now)
         self.notify(words, timeout=EDGE_NOTICE_S, markup=False)
+
+    def action_open_nodes(self) -> None:
+        """`N`: the Nodes view of the cluster chosen here (its own module loads the engine, on first use)."""
+        cluster = self._query.cluster_id
+        if not cluster:
+            self.notify("Choose a cluster first (c): the nodes are a cluster's.", severity="warning", timeout=3)
+            return
+        from tui.screens.nodes import NodesScreen
+
+        chosen = next((c for c in self._clusters if c.uuid == cluster), None)
+        screen = NodesScreen(
+            self.tenant, self._clock, cluster, cluster_name=cluster_label(chosen) if chosen else None,
+            refresh_s=getattr(self, "refresh_s", 0.0), kube_off=getattr(self.app, "kube_off", None),
+        )
+        self.app.push_screen(screen)

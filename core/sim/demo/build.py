@@ -21,8 +21,9 @@ from core.sim.demo.files import (
     OFFSPEC_EXPECTATIONS_FILE,
     demo_bundle_path,
 )
+from core.sim.demo.fleet import runai_nodes
 from core.sim.demo.routine import SEED, routine_stories
-from core.sim.demo.stories import OFF_SPEC_FAMILIES, all_stories, family_expectations
+from core.sim.demo.stories import OFF_SPEC_FAMILIES, ROUTINE_DRAWN_AROUND, all_stories, family_expectations
 from core.sim.demo.story import Story
 from core.sim.demo.world import DEMO_CAPTURED_AT, PROJECTS, TENANT_CLUSTERS, Json, project_json
 
@@ -71,24 +72,37 @@ OFF_SPEC_NOTE = (
 
 
 def _assemble(stories: list[Story], routine: list[Story]) -> tuple[Json, list[Json]]:
+    kubernetes = _kubernetes(stories)
     bundle: Json = {
         "format": FORMAT,
         "capturedAt": DEMO_CAPTURED_AT,
         "clusters": TENANT_CLUSTERS,
         "projects": [project_json(PROJECTS[name]) for name in sorted(PROJECTS)],
         "workloads": [s.entry() for s in stories] + [s.entry() for s in routine],
-        "kubernetes": _kubernetes(stories),
+        "kubernetes": kubernetes,
         "faults": [f for s in stories for f in s.faults],
+        "nodes": runai_nodes([*stories, *routine], kubernetes["nodes"]),
     }
     return bundle, [e for s in stories for e in s.expectations]
+
+
+def _second(s: Story) -> int:
+    return round(s.phase_at * 60)
 
 
 def _build() -> tuple[Json, list[Json]]:
     stories = all_stories()
     # Routine workloads never share a phaseUpdatedAt second with a story (the off-spec tenant's included, so
-    # moving a story there leaves every routine workload as it was), so "newest first" has one answer.
-    taken = {round(s.phase_at * 60) for s in [*stories, *all_stories(OFF_SPEC_FAMILIES)]}
+    # moving a story there leaves every routine workload as it was), so "newest first" has one answer. Their
+    # seconds were drawn around the families they came after; a later family keeps clear of them instead.
+    drawn = all_stories(ROUTINE_DRAWN_AROUND)
+    taken = {_second(s) for s in [*drawn, *all_stories(OFF_SPEC_FAMILIES)]}
     routine = routine_stories(random.Random(SEED), taken)
+    routine_seconds = {_second(r) for r in routine}
+    earlier = {s.key for s in drawn}
+    clash = [s.key for s in stories if s.key not in earlier and _second(s) in routine_seconds]
+    if clash:
+        raise ValueError(f"demo stories {clash} change phase in the same second as a routine workload: move them")
     bundle, expectations = _assemble(stories, routine)
     return bundle, expectations + family_expectations()
 

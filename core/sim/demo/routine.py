@@ -1,6 +1,11 @@
 """The routine workloads that make the demo tenant look like a real one: about two thousand mostly Completed
 and Running submissions spread over thirty days, drawn from a seeded random generator so every run draws the
-same ones. They carry a workload object and a spec, nothing a diagnosis would need."""
+same ones. They carry a workload object, a spec and their pods on healthy nodes (the Nodes view's denominator),
+nothing a diagnosis would need.
+
+Where each pod ran is drawn from a generator of its own per workload, so the draws that make the workloads
+stay what they were before the pods came.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import random
 from collections.abc import Iterable
 
 from core.sim.demo.story import Story
-from core.sim.demo.world import ROUTINE_PROJECTS
+from core.sim.demo.world import EAST, PROJECTS, ROUTINE_PROJECTS, WEST
 
 SEED = 20261130
 ROUTINE_COUNT = 2100
@@ -72,6 +77,33 @@ _IMAGES = (
 )
 
 
+# The nodes routine work runs on, per connected cluster: all healthy. gpu-e-23 is the node storm's
+# (stories/node_storm.py): nothing routine ran there.
+ROUTINE_NODES: dict[str, tuple[str, ...]] = {
+    EAST: tuple(f"gpu-e-{n:02d}" for n in range(1, 41) if n != 23),
+    WEST: tuple(f"gpu-w-{n:02d}" for n in range(1, 31)),
+}
+
+
+def _place(s: Story, rng: random.Random) -> None:
+    """The workload's pods: none placed while Pending; running, completed, failed, or deleted with a stop."""
+    nodes = rng.sample(ROUTINE_NODES[PROJECTS[s.project].cluster], s.requested_pods)
+    ended = s.phase in ("Completed", "Failed", "Stopped")
+    phase = {"Pending": "Pending", "Running": "Running", "Failed": "Failed"}.get(s.phase, "Succeeded")
+    for index, node in enumerate(nodes):
+        placed = s.phase != "Pending"
+        s.add_pod(
+            node=node if placed else None,
+            created=s.created - (0.3 if placed else 0.0),
+            k8s_phase=phase,
+            # Never newer than the phase change: the workload's updatedAt stays its own.
+            updated=s.phase_at if placed else s.created,
+            index=index,
+            completed=s.phase_at if ended else None,
+            deleted=s.phase_at if s.phase == "Stopped" else None,
+        )
+
+
 def _pick(rng: random.Random, weighted: Iterable[tuple[str, int]]) -> str:
     items = list(weighted)
     return rng.choices([v for v, _ in items], weights=[w for _, w in items], k=1)[0]
@@ -118,5 +150,6 @@ def routine_stories(rng: random.Random, taken_seconds: set[int]) -> list[Story]:
             if phase == "Running"
             else 0,
         )
+        _place(s, random.Random(f"{SEED}/pods/{i}"))
         out.append(s)
     return out

@@ -22,6 +22,7 @@ from core.sim.demo.stories import (
     mount,
     node_failure,
     node_pressure,
+    node_storm,
     off_spec,
     oom,
     policy,
@@ -34,7 +35,10 @@ from core.sim.demo.stories import (
 )
 from core.sim.demo.story import Family, Json, Story
 
-FAMILIES: tuple[Family, ...] = (
+# The routine workloads' phase-change seconds were drawn around these families' (core.sim.demo.build). A family
+# added after them keeps clear of the routine seconds instead (the build fails when one does not), so adding it
+# leaves every routine workload as it was.
+ROUTINE_DRAWN_AROUND: tuple[Family, ...] = (
     oom.FAMILY,
     image_pull.FAMILY,
     init_container.FAMILY,
@@ -60,6 +64,7 @@ FAMILIES: tuple[Family, ...] = (
     control_plane.FAMILY,
     terminal.FAMILY,
 )
+FAMILIES: tuple[Family, ...] = (*ROUTINE_DRAWN_AROUND, node_storm.FAMILY)
 # The off-spec tenant's stories (data a 2.24 control plane does not send): built into a bundle of their own.
 OFF_SPEC_FAMILIES: tuple[Family, ...] = (off_spec.FAMILY,)
 
