@@ -25,7 +25,7 @@ from core.diagnosis.signals import SignalKind
 from core.models.kube import ContainerStatus, K8sEvent, K8sPod
 from core.models.report import CrashLoopCount, MissingItem
 from core.sources.kube_types import EVENTS_TTL, LogExcerpt
-from core.words import plural
+from core.words import duration, plural
 
 EVENTS = "kubectl get events"
 DESCRIBE_POD = "kubectl describe pod"
@@ -263,8 +263,8 @@ def exits_zero_text(loop: CrashLoop) -> str:
 
 
 def _age(age: timedelta) -> str:
-    hours, rest = divmod(max(int(age.total_seconds()), 0), 3600)
-    return f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min" if rest >= 60 else f"{rest} s"
+    """How old, in the unit a person reads it in (`45 min`, `3 h 5 min`, `4 days`), never `109 h 51 min`."""
+    return duration(age.total_seconds())
 
 
 def events_gap(what: str, newest: datetime | None, now: datetime, *, dropped: int = 0) -> MissingItem | None:

@@ -41,6 +41,7 @@ from core.sources.kube_reads import CoreReads
 from core.sources.kube_types import EVENTS_TTL, SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 from core.sources.tap import Tap
+from core.words import duration
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"
@@ -455,8 +456,8 @@ def _expired_or(
 
 
 def _age(age: timedelta) -> str:
-    hours, rest = divmod(int(age.total_seconds()), 3600)
-    return f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min"
+    """How old, in the unit a person reads it in (`45 min`, `3 h 5 min`, `4 days`), never `109 h 51 min`."""
+    return duration(age.total_seconds())
 
 
 def _pod_not_found(name: str, ns: str, assumed: bool) -> str:

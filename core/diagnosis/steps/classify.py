@@ -241,7 +241,7 @@ def _pod_memory_evidence(
         )
         if setting.limit_bytes:
             text += f", {summary.peak / setting.limit_bytes:.1%} of its {format_bytes(setting.limit_bytes)} limit"
-        found.evidence(text + f"; {len(summary.samples)} samples of the pod's own series{span}", METRICS, "memory-peak")
+        found.evidence(text + f"; {_sampled(summary)} of the pod's own series", METRICS, "memory-peak")
         if summary.dropped:
             why = dropped_why(summary, PLAUSIBLE_MEMORY, whole=False)
             found.missing(f"some CPU-memory samples of pod {series.pod}", why, METRICS)
@@ -300,6 +300,13 @@ def _infra(
     return tuple(out)
 
 
+def _sampled(summary: SeriesSummary) -> str:
+    """`995 samples from T1 to T2`: when the samples themselves begin and end (not the window asked for, which
+    the report's `memory.windows` keeps)."""
+    first, last = summary.samples[0][0], summary.samples[-1][0]
+    return f"{len(summary.samples)} samples from {first.isoformat()} to {last.isoformat()}"
+
+
 def _memory_evidence(
     metrics: MetricsRead,
     usage: SeriesSummary,
@@ -327,7 +334,7 @@ def _memory_evidence(
         text = f"Peak CPU memory {format_bytes(usage.peak)} ({usage.peak} bytes) at {usage.peak_at.isoformat()}"
         if memory.limit_bytes:
             text += f", {usage.peak / memory.limit_bytes:.1%} of the {format_bytes(memory.limit_bytes)} limit"
-        found.evidence(text + f"; {len(usage.samples)} samples{span}", METRICS, "memory-peak")
+        found.evidence(text + f"; {_sampled(usage)}", METRICS, "memory-peak")
         if usage.dropped:
             found.missing("some CPU-memory samples", dropped_why(usage, most, whole=False) + span, METRICS)
     if limit_metric is not None and memory.limit_bytes is not None and limit_metric != memory.limit_bytes:
