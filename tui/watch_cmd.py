@@ -234,8 +234,10 @@ class WatchRun:
         said_start = start.strftime("%Y-%m-%d %H:%M:%S UTC") if start else "now"
         where = f" and posting to {poster.where}" if poster else ""
         project = self.request.project or "all projects"
-        say(self.err, f"{PROG}: watching cluster {watcher.request.cluster_id} ({project}) every "
-                      f"{self.request.interval_s:g} s from {said_start}{where}; state in {path}")
+        # `--once` makes one sweep: no interval to speak of.
+        verb, pace = ("one sweep of", "") if self.once else ("watching", f" every {self.request.interval_s:g} s")
+        say(self.err, f"{PROG}: {verb} cluster {watcher.request.cluster_id} ({project}){pace} from "
+                      f"{said_start}{where}; state in {path}")
         while True:
             try:
                 async for entry in watcher.sweep():

@@ -124,6 +124,9 @@ class MissingItem(ReportModel):
 # The words a missing CPU-memory peak's reason holds when samples were read but none can be true (below zero,
 # more than any machine holds): the memory section then says so rather than "no samples".
 NOT_MEASUREMENTS = "not measurements"
+# The words of the note a diagnosis makes when the failure it diagnosed is later than the moment given as now
+# (`--now` in the past): the text's History line says so too, since that is why nothing was counted.
+AFTER_NOW = "is after the moment given as now"
 
 
 class PodMemory(ReportModel):

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
+from core.models.report import AFTER_NOW, NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
 from core.report.evidence_view import EvidenceView, report_pods
 from core.report.fold import fold_texts
 from core.report.names import name_range, number_runs
@@ -224,7 +224,9 @@ def recurrence_line(report: Report) -> str:
     partly = "" if r.complete else "; the history could not be read whole (see Missing evidence)"
     if r.count == 0:
         found = "inside" if r.complete else "in what could be read of"
-        return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}"
+        late = any(AFTER_NOW in note for note in report.notes)
+        why = "; the failure diagnosed is after the moment given as --now, so it is not counted" if late else ""
+        return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}{why}"
     listed = r.occurrences[:5]
     times = ", ".join(when(t) for t in listed)
     # `count` is the whole count; the report lists only the newest occurrences (`occurrencesCut`).

@@ -109,7 +109,8 @@ def _headline(result: ScanResult) -> str:
             line += f" (Whether any workload {_filters(result)} exists is unknown: {_line(result.matched, 300)}.)"
         return line
     verb = "needs" if len(labels) == 1 else "need"
-    return f"{plural(len(labels), 'workload')} failed or {verb} attention: {count_line(labels)}"
+    cut = " (interrupted: only what was diagnosed before Ctrl-C)" if result.interrupted else ""
+    return f"{plural(len(labels), 'workload')} failed or {verb} attention{cut}: {count_line(labels)}"
 
 
 def cluster_line(result: ScanResult) -> str | None:
@@ -249,6 +250,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
                     result.skipped[:MAX_SKIPPED_NAMED]],
         "skippedCount": len(result.skipped),
         "matched": result.matched if isinstance(result.matched, int) else None,
+        "interrupted": result.interrupted,
         "notes": [_line(note, 400) for note in result.notes],
         "results": [_entry_json(e) for e in entries],
     }

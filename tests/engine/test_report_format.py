@@ -367,6 +367,9 @@ def _active(tokens: list[Token]) -> list[str]:
     ]  # fmt: skip
 
 
+_QUOTES = re.compile(r'(?<![\w"])"(?P<q>[^"\n]*(?:"[^"\n]*)*?)"(?=[.,;)]?(?:\s|$))')
+
+
 def _unquoted(text: str) -> str:
     """What a reader sees of an evidence line in Markdown: its quoted message as code, without the quotes."""
     found = quoted(text)
@@ -411,10 +414,11 @@ async def test_markdown_has_the_same_content_and_no_active_markup(
     # The text's recommendations, each message said once (core/report/once.py) as the text says it.
     text = to_text(report).splitlines()
     advice = [ln[2:] for ln in text[text.index("Recommendation:") + 1 :] if ln.startswith("- ")]
-    assert _list_items(tokens, "Recommendation") == advice
+    # A quotation in them is one code span, its quotes gone (issue 34): nothing else changes.
+    assert _list_items(tokens, "Recommendation") == [_QUOTES.sub(r"\g<q>", a) for a in advice]
     if report.missing:
         said = " ".join(_list_items(tokens, "Missing evidence"))
-        assert all(m.what in said and m.why in said for m in report.missing)
+        assert all(m.what in said and _QUOTES.sub(r"\g<q>", m.why) in said for m in report.missing)
 
 
 HOSTILE_NAMES = (

@@ -32,7 +32,16 @@ from core.diagnosis.steps.resolve import STATUS, Route
 from core.diagnosis.supersede import NOTHING, Supersession, standing
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
+from core.models.report import (
+    AFTER_NOW,
+    EvidenceItem,
+    Finding,
+    MissingItem,
+    OtherSubmissions,
+    PodMemory,
+    Report,
+    WorkloadRef,
+)
 from core.models.runai import Workload
 from core.sources.evidence import Missing
 from core.sources.kube_types import NodePods
@@ -150,7 +159,7 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
     now = req.moment()
     if failed_at is not None and failed_at > now + CLOCK_SLACK:
         found.note(
-            f"the diagnosed failure ({failed_at.isoformat()}) is after the moment given as now ({now.isoformat()}), "
+            f"the diagnosed failure ({failed_at.isoformat()}) {AFTER_NOW} ({now.isoformat()}), "
             f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
         )
     if g.history.analysis is None:
