@@ -4,6 +4,7 @@ and `watch`, which print the same entry)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -123,3 +124,36 @@ async def test_the_phase_since_is_said_on_the_workload_line_not_again_below(demo
     assert lines[1] == "Workload: bert-serve | Phase: Pending since 2026-11-30 11:47:00 UTC | Project: nlp"
     assert not any(line.startswith("- Phase: Pending since") for line in lines)
     assert "Phase: Pending since 2026-11-30T11:47:00+00:00" in to_text(report, verbose=True)
+
+
+# -- point 7: words and numbers ---------------------------------------------------------------------------------
+@module_loop
+async def test_old_events_are_days_old_not_a_hundred_hours(demo: Tenant) -> None:
+    report = await story(demo, "resnet-bench-2")
+    whys = " ".join(m.why for m in report.missing)
+    assert "is 5 days old" in whys and not re.search(r"\d{3} h \d+ min", whys), whys
+
+
+@module_loop
+async def test_a_peak_is_dated_by_its_own_samples_not_the_window_asked_for(demo: Tenant) -> None:
+    report = await story(demo, "oom-rising")
+    [peak] = [e.text for e in report.evidence if e.signal == "memory-peak"]
+    window = report.memory.windows[0] if report.memory and report.memory.windows else {}
+    m = re.search(r"(\d+) samples from (\S+) to (\S+)$", peak)
+    assert m is not None, peak
+    assert m[2] != window["start"], "the first sample, not where the query began"
+    assert int(m[1]) == report.memory.samples  # type: ignore[union-attr]
+
+
+@module_loop
+async def test_an_exit_code_read_as_a_tools_says_what_named_the_tool(demo: Tenant) -> None:
+    report = await story(demo, "init-crashloop")
+    [exit_line] = [e.text for e in report.evidence if "Error (exit 2)" in e.text]
+    assert "(the AWS CLI exit status 2), read from its image docker.io/amazon/aws-cli:2.17.0" in exit_line
+
+
+@module_loop
+async def test_markdown_quotes_a_log_line_in_advice_as_one_code_span(demo: Tenant) -> None:
+    report = await story(demo, "crash-argparse")
+    advice = to_markdown(report).split("### Recommendation", 1)[1].split("<details>", 1)[0]
+    assert "`pretrain.py: error: unrecognized arguments: --lr-schedule cosine`" in advice, advice
