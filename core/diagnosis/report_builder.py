@@ -11,6 +11,7 @@ from datetime import datetime
 from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.consistency import node_down_before, restarts_under_never
 from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history import HistoryAnalysis
@@ -273,7 +274,12 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         namespace=inputs.workload.namespace,
         exits_zero=inputs.loop is not None and inputs.loop.exits_zero,
     )
-    return recommendations(ctx)
+    # Where the evidence disagrees with itself, it is said (core/diagnosis/consistency.py).
+    odd = [
+        node_down_before(inputs.observations, verdict.category, inputs.node_name, inputs.failed_at),
+        restarts_under_never(inputs.loop, spec.restart_policy if spec else None),
+    ]
+    return [*recommendations(ctx), *(line for line in odd if line)]
 
 
 def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:

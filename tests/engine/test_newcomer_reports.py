@@ -16,9 +16,11 @@ from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
 from core.report.render import to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
+from core.sim.demo.kit import Story, cstatus, lifecycle, node, oom_message, terminated, waiting
 from core.tenant import Tenant, open_demo_tenant
 from core.triage.scan import ScanRequest, scan
 from core.triage.scan_render import entry_lines, top_line
+from tests.engine.test_rule_cases import build_from, diagnose_bundle
 
 module_loop = pytest.mark.asyncio(loop_scope="module")
 STORIES = {case["key"]: case for case in demo_expectations()}
@@ -157,3 +159,55 @@ async def test_markdown_quotes_a_log_line_in_advice_as_one_code_span(demo: Tenan
     report = await story(demo, "crash-argparse")
     advice = to_markdown(report).split("### Recommendation", 1)[1].split("<details>", 1)[0]
     assert "`pretrain.py: error: unrecognized arguments: --lr-schedule cosine`" in advice, advice
+
+
+# -- point 8: a tenant that contradicts itself is said to --------------------------------------------------------
+def _oom_on_a_node_gone_not_ready() -> tuple[list[Story], dict[str, Any], dict[str, Any]]:
+    s = Story("odd-node-01", "tts-ft", "speech", "Failed", phase_at=20, created=120, mem=("24Gi", "24Gi"))
+    pod = s.add_pod(node="gpu-t-07", created=118, k8s_phase="OOMKilled", updated=20, completed=20)
+    s.phase_message = oom_message(pod.name)
+    lifecycle(s, 115, 20, "Failed", s.phase_message)
+    s.add_event(20.1, "OOMKilled", "Container main was OOM killed", pod=pod.name)
+    s.add_kube_pod(pod, [cstatus("main", s.image, terminated("OOMKilled", 137, 115, 20))], phase="Failed")
+    s.nodes.append(node("gpu-t-07", ready="Unknown", ready_since=25))  # NotReady five minutes before the kill
+    s.add_node_event(25, "gpu-t-07", "NodeNotReady", "Node gpu-t-07 status is now: NodeNotReady", type_="Normal")
+    return [s], {"cluster_id": s.cluster, "workload_id": s.id}, {}
+
+
+def _init_restarts_under_never() -> tuple[list[Story], dict[str, Any], dict[str, Any]]:
+    s = Story("odd-policy-01", "vit-eval", "vision", "Pending", phase_at=18, created=18.5, restart_policy="Never")
+    pod = s.add_pod(node="gpu-t-08", created=18, k8s_phase="Init:CrashLoopBackOff", updated=1)
+    s.add_phase(s.created, "Pending")
+    back_off = f"Back-off restarting failed container fetch in pod {pod.name}_{s.ns}({pod.uid})"
+    s.add_event(16, "BackOff", back_off, pod=pod.name)
+    s.add_kube_pod(pod, [cstatus("main", s.image, waiting("PodInitializing"))], phase="Pending",
+                   init_containers=["fetch"],
+                   init_statuses=[cstatus("fetch", "busybox:1.36", waiting("CrashLoopBackOff", back_off),
+                                          last=terminated("Error", 1, 4, 3.9), restarts=4)])  # fmt: skip
+    return [s], {"cluster_id": s.cluster, "workload_id": s.id}, {}
+
+
+async def test_an_oom_on_a_node_that_went_not_ready_first_says_whether_the_node_matters() -> None:
+    bundle = build_from(_oom_on_a_node_gone_not_ready)
+    report, _ = await diagnose_bundle(bundle, **bundle["request"])
+    assert report.category == "OOM_KILLED"
+    said = [r for r in report.recommendations if r.startswith("Node gpu-t-07 was NotReady from")]
+    assert said and "5 min before this failure" in said[0] and "rests on the workload's own signal" in said[0]
+    assert said[0] in to_text(report)
+
+
+async def test_restarts_under_a_never_policy_are_said() -> None:
+    bundle = build_from(_init_restarts_under_never)
+    report, _ = await diagnose_bundle(bundle, **bundle["request"])
+    assert report.category == "INIT_FAILED"
+    assert any("restart policy is Never, yet container fetch restarted 4 times" in r for r in report.recommendations)
+
+
+@module_loop
+async def test_the_demo_no_longer_contradicts_itself(demo: Tenant) -> None:
+    """The stories the newcomer caught: each is consistent now, so the report has nothing odd to say of it."""
+    for key in ("long-history", "init-crashloop"):
+        report = await story(demo, key)
+        odd = [r for r in report.recommendations if "NotReady from" in r or "restart policy is Never" in r
+               or "restart policy submitted is Never" in r]  # fmt: skip
+        assert not odd, (key, odd)
