@@ -12,9 +12,11 @@
   cursor kept on the same workload.
 - What moved (core.triage.changes): a row whose phase changed gets ● before its age for a few reads; one that
   newly needs attention gets ✱ and is counted in the line under the table ("2 new failures") until the cursor
-  rests on it (`n` jumps to the next one).
+  rests on it (`n` jumps to the next one); one that needed attention and does not now gets ↺, is counted as
+  recovered, and is diagnosed again so its verdict and line say what the diagnosis says now.
 - Verdicts: only rows without a verdict for their current phase change are diagnosed, within the background
   budget (core.triage.batch), queued behind any background diagnosis already running rather than cancelling it.
+- The total ("rows 1-31 of 1,247") is counted again when a read finds rows that came or went.
 
 The interval is `--refresh`, else the saved setting (`:` "refresh every ..."), else 5 s for a tenant that can
 change; a recorded case or the still demo describes one moment, so it is read again only when asked (r).
@@ -39,7 +41,7 @@ from core.safety.untrusted import clean
 from core.triage.attention import judging_loads_the_engine, read_attention_page
 from core.triage.changes import ChangeTracker
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite, status_of
-from core.triage.verdicts import to_diagnose, verdict_key, wants_verdict
+from core.triage.verdicts import needs_events, to_diagnose, verdict_key, wants_verdict
 from tui.messages import PageFailed, PageLoaded
 from tui.picker_query import Sort
 from tui.screens.picker_verdicts import GROUP as VERDICT_GROUP
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
 GROUP = "picker-refresh"
 CHANGED = "●"
 NEW = "✱"
+RECOVERED = "↺"  # needed attention on an earlier read, and does not now
 # The picker's key for this (PickerScreen lists it among its own, so `?` shows it beside `r`).
 NEXT_NEW_FAILURE = Binding(
     "n", "next_new_failure", "next new failure", show=False, id="picker.next-new-failure",
@@ -274,6 +277,14 @@ class PickerRefresh(PickerViews):
         stale = self._read_at is None or (self._clock() - self._read_at).total_seconds() >= self._pacer.interval_s
         self._arm(0.1 if stale else self._pacer.interval_s)
 
+    def return_to(self, workload_id: str | None, name: str | None) -> None:
+        """Back from a diagnosis on a list that follows the tenant: the page is read again as the picker shows,
+        so the row is placed on that read, where it is now (it may have left the page meanwhile)."""
+        if self._pacer.on and workload_id and self._page is not None:
+            self._return_row = (workload_id, name, False)
+            return
+        super().return_to(workload_id, name)
+
     # -- a refresh lands ----------------------------------------------------------------------------------
     def on_page_refreshed(self, message: PageRefreshed) -> None:
         if message.seq != self._seq or self._loading or self._page is None:
@@ -285,6 +296,7 @@ class PickerRefresh(PickerViews):
         self._refresh_problem = None
         self._read_at = self._clock()
         shown = [w for w in page.workloads if self._query.matches(w.name, w.project_name, w.cluster_id, w.phase)]
+        before = self._page
         self._page = page
         self._hidden = len(page.workloads) - len(shown)
         if not self.nav.busy:
@@ -308,8 +320,23 @@ class PickerRefresh(PickerViews):
             self._show_verdict_line()
             self._show_read_state()
         self._cursor_left_by_read()
+        self._place_return_row()
         self._flush_verdict_queue()
+        self._recount_if_moved(before, page)
         self._arm(self._pacer.interval_s)
+
+    def _recount_if_moved(self, before: PageLoaded | None, page: PageLoaded) -> None:
+        """The total under the table counted again when the page's rows came or went (a workload submitted or
+        deleted moves every page after it): one count request then, none while nothing moved."""
+        if before is None or [w.id for w in before.workloads] == [w.id for w in page.workloads]:
+            return
+        if self._query.attention:  # that view's total is the candidates the server sent, counted page by page
+            return
+        try:
+            filters = self._query.filters()
+        except ValueError:
+            return
+        self._fetch_count(self._generation, filters)
 
     def on_refresh_failed(self, message: RefreshFailed) -> None:
         if message.seq != self._seq:
@@ -329,15 +356,25 @@ class PickerRefresh(PickerViews):
 
         def judged(w: Workload) -> bool | None:
             # Not before the engine is loaded: the first page is never held up for a judgement (picker_verdicts).
-            return None if not attention and judging_loads_the_engine(w) else wants_verdict(w, attention_view=attention)
+            if not attention and judging_loads_the_engine(w):
+                return None
+            if not attention and needs_events(w, self._attention_cache.judged):
+                return None  # its events are not read yet: judged on a later read
+            return wants_verdict(w, attention_view=attention, judged=self._attention_cache.judged)
 
-        self._tracker.update(rows, judged)
+        changes = self._tracker.update(rows, judged)
+        # A row that recovered: the verdict kept for it no longer holds; it is diagnosed again (queued by
+        # _refresh_verdicts), and its line never quotes the crash it came back from.
+        for w in rows:
+            if w.id in changes.recovered:
+                self.verdicts.forget(w)
         return self._marks()
 
     def _marks(self) -> dict[str, str]:
         if self._tracker is None:
             return {}
         marks = {i: CHANGED for i in self._tracker.marked()}
+        marks.update({i: RECOVERED for i in self._tracker.recovered})
         marks.update({i: NEW for i in self._tracker.flagged})
         return marks
 
@@ -349,15 +386,20 @@ class PickerRefresh(PickerViews):
         running = {verdict_key(w) for w in self._verdict_rows if self.verdicts.get(w) is None} if busy else set()
         running |= {verdict_key(w) for w in self._verdict_queue}
         candidates = [w for w in shown if w.id and (w.cluster_id or cluster)]
+        recovered = self._tracker.recovered if self._tracker is not None else {}
+        judged = self._attention_cache.judged
         eligible, todo = to_diagnose(candidates, self.verdicts, attention_view=self._query.attention,
-                                     under_way=running)
+                                     under_way=running, recovered=recovered, judged=judged)
         cells: dict[str, Text] = {}
         for w in eligible:
             known = self.verdicts.get(w)
             cells[w.id or ""] = verdict_cell(known) if known is not None else WAITING
         self._verdict_queue += todo
         self._verdict_rows = eligible
-        self._verdict_later = []  # every row was judged just now
+        # Every row was judged just now, but a Pending row whose phase changed: its events say (picker_verdicts).
+        self._verdict_later = [] if self._query.attention else [
+            w for w in candidates if not judging_loads_the_engine(w) and needs_events(w, judged)
+        ]
         self._verdict_cluster = cluster
         return cells
 
@@ -368,12 +410,13 @@ class PickerRefresh(PickerViews):
         )
 
     def _flush_verdict_queue(self) -> None:
-        if not self._verdict_queue or self._verdicts_busy() or self.app.screen is not self:
+        waiting = self._verdict_queue or self._verdict_later
+        if not waiting or self._verdicts_busy() or self.app.screen is not self:
             return
         wanted = {verdict_key(w) for w in self._verdict_rows}
         rows = [w for w in self._verdict_queue if verdict_key(w) in wanted and self.verdicts.get(w) is None]
         self._verdict_queue = []
-        if rows:
+        if rows or self._verdict_later:
             self._diagnose_rows(self._verdict_seq, rows, self._verdict_cluster)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -424,9 +467,12 @@ class PickerRefresh(PickerViews):
     def _update_indicator(self) -> None:
         super()._update_indicator()
         count = len(self._tracker.flagged) if self._tracker is not None else 0
-        if count:
+        back = len(self._tracker.recovered) if self._tracker is not None else 0
+        said = [f"{NEW} {count} new failure{'s' if count != 1 else ''} (n)"] if count else []
+        said += [f"{RECOVERED} {back} recovered"] if back else []
+        if said:
             indicator = self.query_one(PageIndicator)
-            indicator.show(indicator.plain, f"{NEW} {count} new failure{'s' if count != 1 else ''} (n)")
+            indicator.show(indicator.plain, " · ".join(said))
 
     @staticmethod
     def _hhmmss(when: datetime) -> str:
