@@ -185,7 +185,7 @@ def open_bundle_tenant(
     """Serve `bundle` on loopback and connect both clients to it over real HTTP (`tap` sees their answers).
     With `live`, the bundle moves (core.sim.live), on `live_clock` when one is given (tests step it)."""
     # Loaded here: the program serves its bundle from a process of its own (open_served_tenant) and needs neither.
-    from core.sim.control_plane import ControlPlane
+    from core.sim.control_plane import SESSION_TTL_S, ControlPlane
     from core.sim.loopback import LoopbackServer
 
     if live is not None:
@@ -198,7 +198,8 @@ def open_bundle_tenant(
     server = LoopbackServer(control_plane)
     url = server.start()
     kube_token = control_plane.kube_token if bundle.kubernetes is not None else None
-    served = Served(url, control_plane.issue_token(), kube_token, bundle.captured_at)
+    # A live tenant on the wall clock serves its bundle shifted to start now: its capture instant is that start.
+    served = Served(url, control_plane.issue_token(ttl_s=SESSION_TTL_S), kube_token, control_plane.bundle.captured_at)
     tenant = _connect(served, label, timeout, tap, server.stop, control_plane)
     tenant.live_clock = live_clock if live is not None else None
     return tenant
@@ -220,8 +221,9 @@ def open_served_tenant(
     if live is not None and live.epoch is not None:
         from core.sim.live.clock import live_clock
 
-        # The same clock the process serves at: the same start, epoch and speed, so the two never drift.
-        tenant.live_clock = live_clock(served.captured_at, live.epoch, live.speed)
+        # The same clock the process serves at: it started at its (shifted) capture instant, on the wall clock,
+        # at the same speed, so the two never drift.
+        tenant.live_clock = live_clock(served.captured_at, served.captured_at.timestamp(), live.speed)
     return tenant
 
 

@@ -33,13 +33,13 @@ from core.sim.bundle import CaseBundle
 from core.sim.demo import demo_expectations, load_demo_bundle
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
 from tui.screens.help import HelpScreen
 from tui.screens.nodes import NodesScreen
 from tui.screens.picker import PickerScreen
-from tui.start import OpenedTenant, StartOptions
 from tui.widgets.page_indicator import PageIndicator
 
 SIZE = (140, 42)
@@ -119,7 +119,7 @@ async def nodes_view(pilot: Pilot[Any]) -> None:
     await picker_loaded(pilot)
     await pilot.press("N")
     await _until(pilot, lambda: isinstance(pilot.app.screen, NodesScreen) and pilot.app.screen.settled,
-                 "the Nodes view")  # fmt: skip
+                 "the Nodes view")
     await pilot.pause()
 
 
@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) > 1 or (args and args[0].startswith("-")):
         print("usage: python3 screenshots/make_screenshots.py [OUTPUT_DIR]  (screenshots: replace the committed "
-              "ones)", file=sys.stderr)  # fmt: skip
+              "ones)", file=sys.stderr)
         return 2
     out_dir = Path(args[0]) if args else Path(tempfile.mkdtemp(prefix="runai-triage-screenshots-"))
     if not out_dir.is_dir():

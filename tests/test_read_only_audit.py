@@ -98,7 +98,7 @@ def test_a_write_in_a_child_process_fails_the_session(tmp_path: Path, options: t
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *args, *options, str(tmp_path / "test_child.py")],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    )
     if method == "GET":
         assert run.returncode == 0, run.stdout + run.stderr
         assert "read-only audit: 2 simulator requests (2 of them in child processes), no write" in run.stdout

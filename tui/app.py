@@ -28,14 +28,7 @@ import styles
 from core.safety.untrusted import clean
 from core.tenant import KUBE_OFF, Tenant
 from tui.clock import Clock, frozen_clock, system_clock
-from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
-from tui.screens.help import HelpScreen, KeysProvider, key_entries
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_refresh import refresh_interval
-from tui.screens.problem import ProblemScreen
-from tui.settings import config_dir as settings_dir
-from tui.settings import load_settings, update_settings
-from tui.start import (
+from tui.commands.start import (
     CONNECT_HINTS,
     OpenedTenant,
     ServedOpener,
@@ -45,6 +38,14 @@ from tui.start import (
     open_tenant,
     options_from_args,
 )
+from tui.keys_in_turn import KeysInTurn
+from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
+from tui.screens.help import HelpScreen, KeysProvider, key_entries
+from tui.screens.picker import PickerScreen
+from tui.screens.picker_refresh import refresh_interval
+from tui.screens.problem import ProblemScreen
+from tui.settings import config_dir as settings_dir
+from tui.settings import load_settings, update_settings
 from tui.widgets.footer import KeysFooter
 from tui.widgets.top_bar import TopBar
 
@@ -61,7 +62,7 @@ ATTENTION_NOTE = (
 )
 
 
-class TriageApp(App[None]):
+class TriageApp(KeysInTurn):
     CSS_PATH: ClassVar[list[str | Path]] = [
         STYLES_DIR / "app.tcss",
         STYLES_DIR / "picker.tcss",

@@ -1,8 +1,10 @@
 """The `runai-triage` command line. Kept free of Textual so headless commands start fast and stay light.
 
 With no command (the terminal app), the options are read first by a parser that loads nothing else
-(tui.app_args), and a demo or case tenant's simulator is started in a process of its own before the app's modules
-load (`launch_app`), so the two load side by side. The commands' modules load only when a command is named.
+(tui.commands.app_args), and a demo or case tenant's simulator is started in a process of its own before the
+app's modules load (`launch_app`), so the two load side by side. The commands (tui/commands/, listed in its
+`COMMANDS`) load only when a command is named. This module stays at the top of tui/: it is the one part of the
+command line that may start the Textual app.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from core import __version__
-from tui.app_args import add_tui_arguments, app_arguments, option_text
+from tui.commands.app_args import add_tui_arguments, app_arguments, option_text
 
 if TYPE_CHECKING:
     from core.sim.live.settings import LiveSettings
@@ -62,14 +64,9 @@ def join_dash_values(argv: list[str]) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # Imported here: the commands load the diagnosis engine, which the terminal app loads only after its first page.
-    from tui.commands.nodes import add_nodes_parser
-    from tui.diagnose_cmd import add_diagnose_parser
-    from tui.mcp_cmd import add_mcp_parser
-    from tui.record_cmd import add_record_parser
-    from tui.scan_cmd import add_scan_parser
-    from tui.serve import add_serve_parser
-    from tui.watch_cmd import add_watch_parser
+    # The commands' modules load here, not at start: they load the diagnosis engine, which the terminal app
+    # loads only after its first page.
+    from tui.commands import add_command_parsers
 
     parser = ToolParser(
         prog="runai-triage",
@@ -82,13 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"runai-triage {__version__}")
     add_tui_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ToolParser)
-    add_diagnose_parser(subparsers)
-    add_record_parser(subparsers)
-    add_scan_parser(subparsers)
-    add_nodes_parser(subparsers)
-    add_watch_parser(subparsers)
-    add_mcp_parser(subparsers)
-    add_serve_parser(subparsers)
+    add_command_parsers(subparsers)
     for command in subparsers.choices.values():
         # An option a command does not know is that command's usage error, shown with its own usage.
         command.set_defaults(command_parser=command)
@@ -100,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
 _SHARED_OPTIONS = (
     "demo", "case", "base_url", "kubeconfig", "kube_context", "no_kube", "cluster_id", "workload_id", "name",
     "project", "live", "seed", "refresh",
-)  # fmt: skip
+)
 _SOURCES = ("demo", "case", "base_url")
 
 

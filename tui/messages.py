@@ -15,7 +15,7 @@ from textual.message import Message
 
 from core.models.runai import Cluster, Workload
 from core.triage.attention import AttentionPage
-from tui.start import OpenedTenant, StartProblem
+from tui.commands.start import OpenedTenant, StartProblem
 
 if TYPE_CHECKING:  # both load the engine, which the picker's first page never needs
     from core.diagnosis.progress import ProgressEvent

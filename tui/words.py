@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from core.words import plural
+from core.plural import plural
 
 __all__ = ["field_lines", "plural"]
 

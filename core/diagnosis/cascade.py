@@ -65,7 +65,7 @@ _TEARDOWN_PATTERNS: tuple[tuple[str, str], ...] = (
      r"ORTE (?:has lost communication|daemon has unexpectedly failed)"
      r"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"),
     ("Horovod peer exited", r"Horovod detected that one or more processes exited"),
-)  # fmt: skip
+)
 _TEARDOWN_RES = tuple((label, re.compile(pattern, re.IGNORECASE)) for label, pattern in _TEARDOWN_PATTERNS)
 # How much of one text is searched for those lines (a log line or an event message; never a whole log).
 _SCAN_CHARS = 4096

@@ -15,9 +15,9 @@ from core.models.quantity import QuantityError, format_bytes, quantity_to_bytes
 from core.models.report import EvidenceItem, MissingItem
 from core.models.runai import ResourceSet, RunaiPod, Workload
 from core.models.runai_spec import Compute, SubmittedSpec, WorkloadSpecDoc
+from core.plural import plural
 from core.safety.redact import redact_annotation
 from core.safety.untrusted import clean
-from core.words import plural
 
 SPEC = "get_workload_spec"
 PODS = "get_workload_pods"

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from core.diagnosis.crash_loop import CrashLoop
 from core.diagnosis.observations import Observation
 from core.diagnosis.signals import SignalKind
-from core.words import duration, plural
+from core.plural import duration, plural
 
 _NODE_DOWN = (SignalKind.NODE_NOT_READY, SignalKind.NODE_LOST)
 # A node's condition is dated to the minute or so; a NotReady this close after the failure is the same moment.

@@ -24,8 +24,8 @@ from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.kube import ContainerStatus, K8sEvent, K8sPod
 from core.models.report import CrashLoopCount, MissingItem
+from core.plural import duration, plural
 from core.sources.kube_types import EVENTS_TTL, LogExcerpt
-from core.words import duration, plural
 
 EVENTS = "kubectl get events"
 DESCRIBE_POD = "kubectl describe pod"
@@ -158,7 +158,7 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
         ended.exit_code if ended is not None else None,
         quote(ended.reason, 40) if ended is not None and ended.reason else None,
         quote(policy, 20) if policy else None, len({o.at for o in runai}),
-    )  # fmt: skip
+    )
 
 
 def newest_of(loop: CrashLoop | None, failed_at: datetime | None) -> datetime | None:

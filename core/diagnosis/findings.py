@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import EvidenceFound, MissingFound, ProgressEvent
+from core.models.advice import Said
 from core.models.report import EvidenceItem, MissingItem
 
 
@@ -20,7 +21,7 @@ from core.models.report import EvidenceItem, MissingItem
 class Findings:
     evidence: tuple[EvidenceItem, ...] = ()
     missing: tuple[MissingItem, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[str | Said, ...] = ()  # a note that offers an action holds it as data
     shown: tuple[ProgressEvent, ...] = ()  # pane updates (containers, events, log, node, history, memory)
 
 
@@ -33,7 +34,7 @@ class Collect:
 
     _evidence: list[EvidenceItem] = field(default_factory=list)
     _missing: list[MissingItem] = field(default_factory=list)
-    _notes: list[str] = field(default_factory=list)
+    _notes: list[str | Said] = field(default_factory=list)
     _shown: list[ProgressEvent] = field(default_factory=list)
 
     def evidence(self, text: str, source: str | None, signal: str | None = None) -> None:
@@ -50,7 +51,7 @@ class Collect:
     def gap(self, item: MissingItem) -> None:
         self._missing.append(item)
 
-    def note(self, text: str) -> None:
+    def note(self, text: str | Said) -> None:
         self._notes.append(text)
 
     def show(self, event: ProgressEvent) -> None:
@@ -67,7 +68,7 @@ class Journal:
         self._emit = emit
         self.evidence: list[EvidenceItem] = []
         self.missing: list[MissingItem] = []
-        self.notes: list[str] = []
+        self.notes: list[str | Said] = []
         self._cited: set[tuple[str, str | None]] = set()
         self._gaps: set[tuple[str, str]] = set()
 

@@ -10,7 +10,7 @@ hung or a fabric port that went down is seen, in the node's events and condition
 
 This module names those ranks from the order the pods ended in (core/diagnosis/cascade.py) and chooses the nodes
 worth a read, within a bound: the hung ranks' nodes first, then (for any first failure that only says a peer
-was lost) the nodes of the other pods of the job. core/diagnosis/kube_reads.py makes the reads.
+was lost) the nodes of the other pods of the job. core/diagnosis/kubernetes_driver.py makes the reads.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ TIMEOUT_SIGNS = frozenset({"NCCL watchdog timeout"})
 _PEER_SIGNS = frozenset(
     {"NCCL watchdog timeout", "NCCL communicator aborted", "connection reset by peer", "connection closed by peer",
      "rendezvous closed", "ChildFailedError", "MPI daemon lost", "Horovod peer exited"}
-)  # fmt: skip
+)
 # The bound on the reads one diagnosis makes for this: hung ranks' nodes (events and the node), then other nodes'
 # events.
 MAX_HUNG = 2

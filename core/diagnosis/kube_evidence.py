@@ -140,7 +140,7 @@ def pod_observations(pod: K8sPod) -> list[Observation]:
             name, node,
         )
         for sig in pod_signals(pod)
-    ]  # fmt: skip
+    ]
 
 
 def _event_when(event: K8sEvent) -> datetime | None:

@@ -53,7 +53,7 @@ _LEVELS = {
     "D": "debug", "I": "info", "W": "warning", "E": "error", "F": "fatal", "C": "critical",
     "DEBUG": "debug", "INFO": "info", "WARN": "warning", "WARNING": "warning", "ERROR": "error",
     "FATAL": "fatal", "CRITICAL": "critical",
-}  # fmt: skip
+}
 _LOGGER_RES = (
     # vLLM and friends: `ERROR 02-07 11:28:26 engine.py:389] `, and its V1 engine's `[core.py:515] `
     re.compile(

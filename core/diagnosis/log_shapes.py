@@ -64,7 +64,7 @@ TOOL_ERRORS: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (
     ("wget", _rx(r"^wget: \S", r"^ERROR \d{3}: ")),
     ("git", _rx(r"^fatal: \S")),
     ("pip", _rx(r"^(?:Could not find a version that satisfies the requirement|No matching distribution found for)")),
-)  # fmt: skip
+)
 
 # A shell that could not parse its script: dash's `sh: 1: Syntax error: "(" unexpected`, busybox ash's
 # `sh: syntax error: unexpected "fi" (expecting "then")`, bash's `bash: -c: line 1: syntax error near unexpected

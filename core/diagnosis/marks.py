@@ -146,10 +146,10 @@ def _status_marks(status: ContainerStatus, pod: str | None, node: str | None, in
             done = (term.exit_code == 0) or (term.exit_code is None and (term.reason or "").lower() == "completed")
             if init and done and term.finished_at is not None:
                 found.append(Mark(Step.INIT_DONE, term.finished_at, source, _what(Step.INIT_DONE, name), pod,
-                                  name, status.image, node, True))  # fmt: skip
+                                  name, status.image, node, True))
         if started is not None:
             found.append(Mark(Step.STARTED, started, source, _what(Step.STARTED, name, init), pod, name,
-                              status.image, node, init))  # fmt: skip
+                              status.image, node, init))
     return found
 
 
@@ -184,7 +184,7 @@ def runai_pod_marks(pods: Iterable[RunaiPod], source: str) -> list[Mark]:
         for c in pod.containers or ():
             if c.started_at is not None:
                 found.append(Mark(Step.STARTED, c.started_at, source, _what(Step.STARTED, c.name), name, c.name,
-                                  c.image, pod.node_name))  # fmt: skip
+                                  c.image, pod.node_name))
     return found
 
 
@@ -208,7 +208,7 @@ def node_marks(node: K8sNode, source: str) -> list[Mark]:
     for cond in node.status.conditions or ():
         if cond.type == "Ready" and cond.status == "True" and cond.last_transition_time is not None:
             return [Mark(Step.NODE_READY, cond.last_transition_time, source, f"node {quote(name, 120)} Ready",
-                         node=name)]  # fmt: skip
+                         node=name)]
     return []
 
 

@@ -42,19 +42,27 @@ class Observation:
 
 @functools.lru_cache(maxsize=8192)
 def _classified_event(
-    reason: str | None, message: str | None, origin: str | None, kind: str | None, name: str | None, prefix: str
-) -> tuple[tuple[Signal, ...], str, str | None, str | None]:
+    reason: str | None, message: str | None, origin: str | None, kind: str | None, prefix: str
+) -> tuple[tuple[Signal, ...], str]:
     # A long history repeats the same few messages (back-off events by the thousand): classify and clean each
-    # distinct one once, with the pod (cleaned) or node it is about.
+    # distinct one once. The object's name is not part of the key: every pod has its own, and a key with it
+    # would fill the cache with one entry per pod a watch ever diagnosed.
     signals = tuple(classify_message(reason, message, source=origin, kind=kind))
     parts = [f"{prefix} reason: {quote(reason, 80) if reason else '(no reason)'}"]
     if message:
         parts.append(f'message: "{quote(message)}"')
-    if kind and name:
-        parts.append(f"on {quote(kind, 40)} {quote(name, 120)}")
-    pod = quote(name, 120) if kind == "Pod" and name else None
+    return signals, "; ".join(parts)
+
+
+@functools.lru_cache(maxsize=256)
+def _about(kind: str | None, name: str | None) -> tuple[str, str | None, str | None]:
+    """The citation's "on Pod x" ending, and the pod (cleaned) or node the event is about; a small cache of its
+    own, for the thousands of events one pod's history repeats."""
+    if not (kind and name):
+        return "", None, name if kind == "Node" else None
+    pod = quote(name, 120) if kind == "Pod" else None
     node = name if kind == "Node" else None
-    return signals, "; ".join(parts), pod, node
+    return f"; on {quote(kind, 40)} {quote(name, 120)}", pod, node
 
 
 @functools.lru_cache(maxsize=8192)
@@ -74,10 +82,11 @@ def classified_event(
     """The event's signals, its citation text, and the pod (cleaned) and node it is about; the same answer for
     every event with the same reason, message, origin and object (computed once per distinct one)."""
     obj = event.involved_object
+    kind, name = (obj.kind, obj.name) if obj else (None, None)
     # The model types these fields `str | None`, so they are valid cache keys as they are.
-    return _classified_event(
-        event.reason, event.message, event.source, obj.kind if obj else None, obj.name if obj else None, prefix
-    )
+    signals, text = _classified_event(event.reason, event.message, event.source, kind, prefix)
+    about, pod, node = _about(kind, name)
+    return signals, text + about, pod, node
 
 
 def from_event(event: WorkloadEvent, source: str, *, prefix: str = "Event") -> list[Observation]:

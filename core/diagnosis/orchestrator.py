@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import crash_loop, infra
 from core.diagnosis.findings import Collect, Journal
-from core.diagnosis.history import ENDING_PHASES
-from core.diagnosis.kube_reads import Known, KubeReads
+from core.diagnosis.history_analysis import ENDING_PHASES
+from core.diagnosis.kubernetes_driver import Known, KubeReads
 from core.diagnosis.marks import runai_pod_marks
 from core.diagnosis.observations import Observation
 from core.diagnosis.progress import ProgressEvent, VerdictReady, WorkloadResolved
@@ -238,7 +238,7 @@ class Orchestrator:
             read = await multipod.evidence_of_several(
                 self.reader, self.t1, w, pods.pods, standing, dataclasses.replace(found, observations=()), window,
                 self.now,
-            )  # fmt: skip
+            )
             take(read.ordered.findings)
             take(read.pod_metrics.findings)
             gathered = classify.gathered_several(w, spec, pods, history, found, read, self.t2 is not None)

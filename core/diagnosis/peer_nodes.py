@@ -55,7 +55,7 @@ NOTHING = PeerNodes((), (), Findings())
 async def _node_events(
     reader: Reader, t2: KubeSource, node: str, window: tuple[datetime | None, datetime | None],
     failed: datetime | None, now: datetime,
-) -> tuple[list[Observation], list[Mark], Findings]:  # fmt: skip
+) -> tuple[list[Observation], list[Mark], Findings]:
     read = await kubernetes.node_events(reader, t2, node, failed, now)
     if read.missing is not None:
         return [], [], kubernetes.gap(read.missing)
@@ -75,7 +75,7 @@ async def _node(reader: Reader, t2: KubeSource, node: str) -> tuple[list[Observa
 async def read_peer_nodes(
     reader: Reader, t2: KubeSource, order: TerminationOrder, pods: Sequence[RunaiPod], found: Tier2Found,
     window: tuple[datetime | None, datetime | None], failed: datetime | None, now: datetime,
-) -> PeerNodes:  # fmt: skip
+) -> PeerNodes:
     """The hung ranks' nodes (events and the node) and a few more of the job's nodes (events), when the first
     failure only says a peer was lost; nothing otherwise."""
     first = order.first

@@ -16,7 +16,7 @@ from typing import Any
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.kube import K8sPod
-from core.words import duration
+from core.plural import duration
 
 # The API server's defaults for a probe's fields (core/v1 Probe).
 _DEFAULTS = {"initialDelaySeconds": 0, "periodSeconds": 10, "failureThreshold": 3, "timeoutSeconds": 1}
@@ -104,7 +104,7 @@ def probe_kill(deciding: Sequence[Observation], pod: K8sPod | None) -> ProbeKill
     return ProbeKill(
         probe, container, values["failureThreshold"], values["periodSeconds"], values["initialDelaySeconds"],
         _ran(pod, container),
-    )  # fmt: skip
+    )
 
 
 def readiness_line(observations: Sequence[Observation]) -> str | None:

@@ -25,7 +25,7 @@ _COMMANDS: dict[str, str] = {
     "aws": "aws", "gsutil": "gsutil", "gcloud": "gcloud", "curl": "curl", "wget": "wget", "git": "git",
     "pip": "pip", "pip3": "pip", "python": "python", "python3": "python", "java": "java", "node": "node",
     "npm": "node", "torchrun": "python", "accelerate": "python", "deepspeed": "python",
-}  # fmt: skip
+}
 _IMAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"aws-cli|awscli", re.I), "aws"),
     (re.compile(r"cloud-sdk|google-cloud-cli|gsutil", re.I), "gsutil"),
@@ -36,15 +36,15 @@ _WORD_RE = re.compile(r"[A-Za-z0-9_./-]{1,200}")
 _NAMES = {
     "aws": "the AWS CLI", "gsutil": "gsutil", "gcloud": "gcloud", "curl": "curl", "wget": "wget", "git": "git",
     "pip": "pip", "python": "Python", "java": "Java", "node": "Node.js",
-}  # fmt: skip
+}
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh", "busybox"})
 # Separators between a script's commands, and words that make it more than one command.
 _SCRIPT_SEPARATORS = frozenset({";", "&&", "||", "|", "&", ";;", "(", ")", "|&"})
 _COMPOUND = frozenset({"if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
-                       "{", "}", "!", "function", "select"})  # fmt: skip
+                       "{", "}", "!", "function", "select"})
 # Words that run the command after them: the program is the one they run.
 _WRAPPERS = frozenset({"env", "nohup", "time", "timeout", "stdbuf", "nice", "ionice", "taskset", "numactl", "tini",
-                       "dumb-init", "sudo", "mpirun", "mpiexec", "srun", "horovodrun", "--"})  # fmt: skip
+                       "dumb-init", "sudo", "mpirun", "mpiexec", "srun", "horovodrun", "--"})
 _ASSIGNMENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,100}=")
 # What a shell's exit status means when the shell ended the container.
 _SHELL_CODES: dict[int, str] = {

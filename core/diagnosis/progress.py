@@ -142,7 +142,7 @@ class TerminationsFound:
 
 @dataclass(frozen=True, slots=True)
 class HistoryFound:
-    # core.diagnosis.history.TimelineEntry objects (at, kind, text, failure, occurrence), oldest first.
+    # core.diagnosis.history_analysis.TimelineEntry objects (at, kind, text, failure, occurrence), oldest first.
     entries: tuple[Any, ...]
     records: int
     pages: int

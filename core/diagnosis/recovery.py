@@ -19,7 +19,7 @@ from datetime import datetime
 from core.diagnosis.observations import Observation
 from core.diagnosis.signals import SignalKind
 from core.models.runai import Condition
-from core.words import duration
+from core.plural import duration
 
 UP_CONDITIONS = frozenset({"available", "ready"})
 

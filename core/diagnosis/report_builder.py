@@ -4,7 +4,7 @@ diagnosis did not measure stays null."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -14,7 +14,7 @@ from core.diagnosis.configuration import MemorySetting
 from core.diagnosis.consistency import node_down_before, restarts_under_never
 from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
-from core.diagnosis.history import HistoryAnalysis
+from core.diagnosis.history_analysis import HistoryAnalysis
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.probe_kill import killing_probe, probe_kill, readiness_line
@@ -26,10 +26,12 @@ from core.diagnosis.signals import ImagePullKind, SignalKind
 from core.diagnosis.signals.image_pull import PULL_LABELS
 from core.diagnosis.signals.node_pressure import eviction_usage, node_short
 from core.diagnosis.supersede import NOTHING, Supersession, resolved_texts
+from core.models.advice import Said, text_of
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
     MAX_OCCURRENCES,
+    ActionText,
     CrashLoopCount,
     EvidenceItem,
     Finding,
@@ -66,7 +68,7 @@ class ReportInputs:
     verdict: Verdict
     evidence: list[EvidenceItem]
     missing: list[MissingItem]
-    notes: list[str]
+    notes: list[str | Said]
     memory: MemorySetting
     memory_relevant: bool
     peak: int | None
@@ -291,8 +293,7 @@ def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:
 def build_report(inputs: ReportInputs) -> Report:
     verdict = inputs.verdict
     count = len(inputs.occurrences)
-    # Notes come from reads that run concurrently: keep each once, in a stable order.
-    notes = sorted(set(inputs.notes))
+    notes, actions = _notes(inputs.notes)
     if verdict.category == "CRASH_APP_ERROR" and (
         SignalKind.GPU_OOM in {o.kind for o in inputs.observations}
         or (inputs.log_finding is not None and inputs.log_finding.gpu_oom)
@@ -349,12 +350,21 @@ def build_report(inputs: ReportInputs) -> Report:
         reason=_reason(inputs),
         next_action=None,
         notes=notes,
+        actions=actions,
         history=_timeline(inputs.history),
         termination_order=[entry_of(e) for e in inputs.order.entries],
         superseded=history_items(inputs.superseded, inputs.failed_at, inputs.now),
         generated_at=inputs.now,
         lookback_start=inputs.cutoff,
     )
+
+
+def _notes(notes: Iterable[str | Said]) -> tuple[list[str], list[ActionText]]:
+    """Each note once, in a stable order (notes come from reads that run concurrently), and those that offer an
+    action, as data."""
+    by_text = {text_of(note): note for note in notes}
+    ordered = sorted(by_text)
+    return ordered, [ActionText.of(note) for text in ordered if isinstance(note := by_text[text], Said)]
 
 
 def routed_report(
@@ -365,8 +375,8 @@ def routed_report(
     missing: list[MissingItem],
     lookback: str,
     reason: str,
-    next_action: str,
-    notes: list[str],
+    next_action: str | Said,
+    notes: list[str | Said],
     now: datetime,
     cutoff: datetime,
     findings: list[Finding] | None = None,
@@ -375,7 +385,9 @@ def routed_report(
 ) -> Report:
     findings = findings or []
     lead, resubmit = recommend_infra.leading(findings, None)
-    advice = [*lead, next_action, *resubmit, *recommend_infra.trailing(findings)]
+    advice = [*lead, text_of(next_action), *resubmit, *recommend_infra.trailing(findings)]
+    note_texts, note_actions = _notes(notes)
+    actions = [ActionText.of(next_action)] if isinstance(next_action, Said) else []
     return Report(
         outcome=outcome,  # type: ignore[arg-type]
         category=None,
@@ -389,8 +401,9 @@ def routed_report(
         recommendations=advice,
         findings=findings,
         reason=reason,
-        next_action=next_action,
-        notes=sorted(set(notes)),
+        next_action=text_of(next_action),
+        notes=note_texts,
+        actions=actions + note_actions,
         superseded=history_items(superseded, failed_at, now),
         generated_at=now,
         lookback_start=cutoff,

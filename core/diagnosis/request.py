@@ -6,16 +6,14 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from core.usage import UsageError  # the one usage error, raised here and by the commands and the app
+
 DEFAULT_LOOKBACK = "24h"
 # Any count of digits is read (a long number is a window too long, not a malformed one); the length cap only
 # keeps int() from chewing on thousands of digits.
 _LOOKBACK_RE = re.compile(r"^\s*(\d{1,64})\s*([mhdw])\s*$")
 _UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days=1), "w": timedelta(weeks=1)}
 MAX_LOOKBACK = timedelta(days=366)
-
-
-class UsageError(ValueError):
-    """The request cannot be run as given; the message says what to supply."""
 
 
 def parse_lookback(text: str) -> timedelta:

@@ -17,7 +17,7 @@ from core.diagnosis.signals import SignalKind
 from core.diagnosis.signals.image_pull import PULL_LABELS
 from core.diagnosis.supersede import Resolved, Supersession
 from core.models.report import SupersededSignal
-from core.words import duration, plural
+from core.plural import duration, plural
 
 K = SignalKind
 _WHAT = {
@@ -127,7 +127,7 @@ def _preemptions(items: Sequence[Resolved], sup: Supersession, end: datetime | N
         what="preemption", count=count, first_at=min(first_of), last_at=max(first_of), resolved_at=last.mark.at,
         resolved_by=last.mark.what, resolved_source=last.mark.source,
         ran_seconds=_seconds(start, end, now), evidence=last.obs.text, source=last.obs.source, text=text,  # type: ignore[arg-type]
-    )  # fmt: skip
+    )
 
 
 def _seconds(start: Mark | None, end: datetime | None, now: datetime) -> int | None:
@@ -171,7 +171,7 @@ def _one(items: Sequence[Resolved], sup: Supersession, end: datetime | None, now
         resolved_at=last.mark.at, resolved_by=last.mark.what, resolved_source=last.mark.source,
         ran_seconds=_seconds(start, end, now), pod=pod, node=last.obs.node, evidence=last.obs.text,
         source=last.obs.source, text=text,  # type: ignore[arg-type]
-    )  # fmt: skip
+    )
 
 
 def history_items(sup: Supersession, end: datetime | None, now: datetime) -> list[SupersededSignal]:

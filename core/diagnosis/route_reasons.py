@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
+from core.models.advice import Said
 from core.models.runai import Workload, WorkloadEvent
 
 STATUS = "get_workload_status"
@@ -25,7 +26,7 @@ class Route:
 
     outcome: str
     reason: str
-    next_action: str
+    next_action: str | Said  # in parts when it offers an action (a flag on the command line, a key in the app)
 
 _REFUSED = frozenset({SignalKind.ADMISSION_DENIED, SignalKind.CONTROL_PLANE})
 

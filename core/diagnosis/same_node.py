@@ -18,9 +18,9 @@ from core.diagnosis.observations import quote
 from core.diagnosis.reader import Reader
 from core.models.kube import ContainerState, K8sPod
 from core.models.report import MissingItem, OtherPod
+from core.plural import plural
 from core.sources.evidence import Missing
 from core.sources.kube_types import NodePods
-from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from core.diagnosis.history import Occurrence
+from core.diagnosis.history_analysis import Occurrence
 from core.diagnosis.marks import Mark, Step
 from core.diagnosis.observations import Observation
 from core.diagnosis.signals import SignalKind

@@ -102,7 +102,7 @@ def shape_of(text: str, source: str) -> Shape:
         return Shape(
             "phase", m["msg"], ("Workload", ""), pod=state["pod"], container=state["container"],
             state=state["reason"], exit_code=code,
-        )  # fmt: skip
+        )
     if source == DESCRIBE_POD:
         if m := _CONTAINER.match(text):
             reason = _CONTAINER_REASON.match(m["state"][m["state"].index(";") :])

@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from core.words import duration, plural
+from core.models.advice import Action, Do, Said
+from core.plural import duration, plural
 
 SCHEMA = "runai-triage/report@1"
 
@@ -294,6 +295,33 @@ class SupersededSignal(ReportModel):
     text: str  # the whole of it in one sentence
 
 
+class ActionStep(ReportModel):
+    """One action in a sentence of advice: its key, and the phrasing the sentence needs (`form`, "" plain)."""
+
+    action: Action
+    form: str = ""
+
+
+class ActionText(ReportModel):
+    """A sentence of `nextAction`, `recommendations` or `notes` that offers something to do which each front end
+    words its own way (added key `actions`): the sentence as those fields hold it (the command line's words), the
+    action keys in it, and the sentence in parts (plain words and actions) for another front end to word."""
+
+    text: str
+    keys: list[Action]
+    parts: list[str | ActionStep]
+
+    @classmethod
+    def of(cls, sentence: Said) -> ActionText:
+        parts: list[str | ActionStep] = [
+            p if isinstance(p, str) else ActionStep(action=p.action, form=p.form) for p in sentence.parts
+        ]
+        return cls(text=sentence.text, keys=list(sentence.actions), parts=parts)
+
+    def said(self) -> Said:
+        return Said(tuple(p if isinstance(p, str) else Do(p.action, p.form) for p in self.parts))
+
+
 class Report(ReportModel):
     schema_: str = Field(default=SCHEMA, alias="schema")
     outcome: Outcome
@@ -313,6 +341,8 @@ class Report(ReportModel):
     history: list[HistoryEntry] = Field(default_factory=list)
     termination_order: list[PodTerminationEntry] = Field(default_factory=list)
     superseded: list[SupersededSignal] = Field(default_factory=list)
+    # The sentences above that hold an action, as data (always present, empty when none).
+    actions: list[ActionText] = Field(default_factory=list)
     generated_at: datetime | None = None
     lookback_start: datetime | None = None
 

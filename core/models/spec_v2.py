@@ -131,7 +131,7 @@ def _nim_spec(spec: dict[str, Any], notes: list[Any]) -> SubmittedSpec | None:
         return None
     tag = image.get("tag") if isinstance(image.get("tag"), str) else None
     container = {"image": image["repository"] + (f":{tag}" if tag else ""), "resources": spec.get("resources"),
-                 "env": spec.get("env"), "command": spec.get("command"), "args": spec.get("args")}  # fmt: skip
+                 "env": spec.get("env"), "command": spec.get("command"), "args": spec.get("args")}
     return _container_spec(container, {}, None, notes)
 
 

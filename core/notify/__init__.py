@@ -1,1 +1,11 @@
-"""Where runai-triage hands a finished report to people: today, an incoming webhook (`watch --post`)."""
+"""Where runai-triage hands a finished report to people, and the one write it makes: `watch --post`.
+
+- `webhook`: the poster, a client of its own that can send one POST to one URL, inside a deadline;
+- `dialects`: which chat a URL is (Slack, Mattermost, any Markdown receiver) and the body each takes;
+- `ledger`: what each destination (stdout, each webhook) has received, and each webhook's outbox;
+- `state_file`: the file the ledger is kept in: one writer, atomic writes, the old copy kept, nothing lost;
+- `courier`: posts one webhook's outbox, in order, backing off while it fails, apart from the printing.
+
+Keys are opaque here: the watch makes them (core.triage.watch `failure_key`). Nothing here imports the tenant
+clients or the engine (import-linter contracts say so).
+"""

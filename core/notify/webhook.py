@@ -1,4 +1,5 @@
-"""Posting a report to an incoming webhook (Slack, Mattermost): the one write runai-triage makes, and only there.
+"""Posting to an incoming webhook (Slack, Mattermost, any receiver of a JSON `text`): the one write runai-triage
+makes, and only here.
 
 This is not a Run:ai client and shares nothing with one. It has its own httpx client, whose transport
 (`OnePostTransport`) lets exactly one kind of request leave: a POST of a JSON body to the one URL it was given.
@@ -6,10 +7,12 @@ Any other method, host, port, path or query is refused before a byte is sent, an
 The tenant clients keep their own read-only guard untouched (core.sources.guard): nothing here can widen it,
 and this package never imports them (an import-linter contract says so).
 
-The body is `{"text": ...}`, the shape Slack and Mattermost incoming webhooks accept, cut at MAX_TEXT
-characters. A post is tried at most ATTEMPTS times: again after a 429 (after its `Retry-After`, up to
-MAX_WAIT_S), a 5xx or a connection that failed; never after another 4xx, which a retry would not change. Every
-wait and attempt is bounded, so a dead receiver costs at most a known time and never stops the caller.
+One `post` is one attempt, inside a deadline for the whole exchange (connecting, sending, the status line, the
+headers, and for a refusal the start of its body): `httpx.Timeout` bounds each read, so a receiver that trickles
+a byte at a time would hold a post for as long as it trickles, and the deadline is what stops it. A 2xx status
+is the receiver's yes: the body after it is not read. A refused connection fails at once. Whether and when
+to try again is the courier's decision (core.notify.courier), which keeps the post in its outbox meanwhile:
+`PostResult.retry` says whether a retry could change the answer, `retry_after` what the receiver asked for.
 
 The URL of an incoming webhook is itself a secret (whoever has it can post to the channel), so no message here
 ever shows more of it than its scheme and host.
@@ -18,20 +21,19 @@ ever shows more of it than its scheme and host.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
 
-MAX_TEXT = 30_000
-ATTEMPTS = 3
-TIMEOUT_S = 10.0
-BACKOFF_S = (1.0, 2.0)
-MAX_WAIT_S = 30.0
+from core.notify.dialects import body_of
+
+DEADLINE_S = 15.0
 USER_AGENT = "runai-triage/0.1 (watch --post)"
-CUT = "\n\n_(cut: the whole report is in the watch's output)_"
+# Enough of a receiver's answer to quote why it refused a post (Slack answers `invalid_payload`, ...).
+ANSWER_BYTES = 2048
+# Answers that say this body can never be accepted: sending it again would get the same answer.
+REJECTED = frozenset({400, 413, 415, 422})
 
 
 class WebhookRefused(Exception):
@@ -70,7 +72,7 @@ class OnePostTransport(httpx.AsyncBaseTransport):
         wanted = self._url
         same = (request.url.scheme, request.url.host, request.url.port, request.url.raw_path) == (
             wanted.scheme, wanted.host, wanted.port, wanted.raw_path
-        )  # fmt: skip
+        )
         if request.method != "POST" or not same:
             raise WebhookRefused(f"{request.method} to {where(str(request.url))}: only the one POST to the webhook")
         return await self._inner.handle_async_request(request)
@@ -82,34 +84,31 @@ class OnePostTransport(httpx.AsyncBaseTransport):
 @dataclass(frozen=True, slots=True)
 class PostResult:
     ok: bool
-    attempts: int
     status: int | None = None
     problem: str | None = None  # why it failed, in words (never the URL's path)
-
-
-def payload(text: str) -> bytes:
-    """The JSON body, the text cut at MAX_TEXT characters with a note."""
-    if len(text) > MAX_TEXT:
-        text = text[: MAX_TEXT - len(CUT)] + CUT
-    return json.dumps({"text": text}, ensure_ascii=False).encode("utf-8")
+    retry: bool = True  # False: the receiver refused this body for good; sending it again would not change that
+    retry_after: float | None = None  # seconds the receiver asked to wait (429, 503)
 
 
 class WebhookPoster:
+    """Posts to one webhook URL in one dialect (core.notify.dialects), one attempt per `post`."""
+
     def __init__(
         self,
         url: str,
+        dialect: str,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        timeout_s: float = TIMEOUT_S,
+        deadline_s: float = DEADLINE_S,
     ) -> None:
         self.url = check_url(url)
         self.where = where(self.url)
-        self._sleep = sleep
+        self.dialect = dialect
+        self.deadline_s = deadline_s
         inner = transport or httpx.AsyncHTTPTransport()
         self._http = httpx.AsyncClient(
             transport=OnePostTransport(inner, self.url),
-            timeout=httpx.Timeout(timeout_s),
+            timeout=httpx.Timeout(deadline_s),
             follow_redirects=False,
             headers={"User-Agent": USER_AGENT},
         )
@@ -117,33 +116,48 @@ class WebhookPoster:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def post(self, text: str) -> PostResult:
-        """Post `text` as `{"text": ...}`; tried at most ATTEMPTS times, every failure said in `problem`."""
-        body = payload(text)
-        problem = "not sent"
-        status: int | None = None
-        for attempt in range(1, ATTEMPTS + 1):
-            wait: float | None = None
-            try:
-                response = await self._http.post(
-                    self.url, content=body, headers={"Content-Type": "application/json"}
-                )
-            except WebhookRefused:
-                raise
-            except httpx.HTTPError as exc:
-                status, problem = None, f"{type(exc).__name__} from {self.where}"
-            else:
-                status = response.status_code
-                if 200 <= status < 300:
-                    return PostResult(True, attempt, status)
-                problem = f"{self.where} answered {status}"
-                if status == 429:
-                    wait = _retry_after(response)
-                elif status < 500:
-                    return PostResult(False, attempt, status, problem + " (not retried: a retry would not change it)")
-            if attempt < ATTEMPTS:
-                await self._sleep(min(MAX_WAIT_S, wait if wait is not None else BACKOFF_S[attempt - 1]))
-        return PostResult(False, ATTEMPTS, status, f"{problem}, after {ATTEMPTS} attempts")
+    async def post(self, text: str, key: str) -> PostResult:
+        """Post `text` (already in this poster's dialect) with its stable `key`, in the body where the dialect
+        has a place for it and as the `Idempotency-Key` header, so a receiver can drop a repeat."""
+        body = body_of(text, self.dialect, key)
+        headers = {"Content-Type": "application/json", "Idempotency-Key": key}
+        try:
+            async with asyncio.timeout(self.deadline_s):
+                async with self._http.stream("POST", self.url, content=body, headers=headers) as response:
+                    # A 2xx status is the receiver's yes: its body (a word, or a trickle) is not waited for.
+                    answer = b"" if 200 <= response.status_code < 300 else await _first_bytes(response)
+        except WebhookRefused:
+            raise
+        except TimeoutError:
+            return PostResult(False, problem=f"{self.where} did not answer within {self.deadline_s:g} s")
+        except httpx.ConnectError:
+            return PostResult(False, problem=f"{self.where} refused the connection or could not be reached")
+        except httpx.HTTPError as exc:
+            return PostResult(False, problem=f"{type(exc).__name__} from {self.where}")
+        status = response.status_code
+        if 200 <= status < 300:
+            return PostResult(True, status)
+        said = _said(answer)
+        problem = f"{self.where} answered {status}" + (f" ({said})" if said else "")
+        if status in REJECTED:
+            return PostResult(False, status, problem, retry=False)
+        return PostResult(False, status, problem, retry_after=_retry_after(response))
+
+
+async def _first_bytes(response: httpx.Response) -> bytes:
+    """The start of the answer; the rest is not read (a receiver's answer is a word or two)."""
+    kept = b""
+    async for chunk in response.aiter_raw():
+        kept += chunk[: ANSWER_BYTES - len(kept)]
+        if len(kept) >= ANSWER_BYTES:
+            break
+    return kept
+
+
+def _said(answer: bytes) -> str:
+    text = answer.decode("utf-8", "replace")
+    shown = "".join(ch if ch.isprintable() else " " for ch in text).strip()
+    return shown[:120] + ("..." if len(shown) > 120 else "")
 
 
 def _retry_after(response: httpx.Response) -> float | None:

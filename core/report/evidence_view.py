@@ -123,7 +123,7 @@ def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
             _TIERS.index(pair[0]), not _explaining_log(pair[1], report), pair[1].signal != "hung-rank",
             pair[1].signal == "phase",
         ),
-    )  # fmt: skip
+    )
 
 
 def _line(item: EvidenceItem, tier: str) -> EvidenceLine:

@@ -15,11 +15,11 @@ from typing import Any
 
 from core.models.quantity import format_bytes
 from core.models.report import AFTER_NOW, NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
+from core.plural import plural
 from core.report.evidence_view import EvidenceView, report_pods
 from core.report.fold import fold_texts
 from core.report.names import name_range, number_runs
 from core.safety.untrusted import clean
-from core.words import plural
 
 # What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
 NEXT_STEP: dict[str, str] = {

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from core.sim.audit import requested as audit_requested
     from core.sim.bundle import BundleError, load_bundle
-    from core.sim.control_plane import ControlPlane
+    from core.sim.control_plane import SESSION_TTL_S, ControlPlane
     from core.sim.loopback import LoopbackServer
     from core.sim.workload_index import index_of
 
@@ -78,7 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     server = LoopbackServer(plane)
     url = server.start()
     has_kube = plane.has_kubernetes
-    ready = (url, plane.issue_token(), plane.kube_token if has_kube else None, bundle.captured_at.isoformat(), has_kube)
+    bundle = plane.bundle  # a live tenant's, shifted to start now (core.sim.live.plane)
+    token = plane.issue_token(ttl_s=SESSION_TTL_S)  # the app's session: it cannot refresh a ready token
+    ready = (url, token, plane.kube_token if has_kube else None, bundle.captured_at.isoformat(), has_kube)
     _say(out, dict(zip(READY_KEYS, ready, strict=True)))
     # While the app still loads, the workload list is sorted newest first (how the picker first asks for it), so
     # its first page does not wait for that; a request that comes first waits for the sort, never sorts twice.

@@ -78,6 +78,12 @@ def _reshaped(answer: SimResponse, fault: Fault | None, *, kube: bool) -> SimRes
     return SimResponse(status, dict(answer.headers), body, delay_s=outcome.extra_delay_s, shape=shape)
 
 
+# The session of the program that serves a tenant to itself (the app's simulator, `--demo`, `--case`): its client
+# holds a ready token it cannot refresh, so the token lasts as long as any such process could run. Tokens from
+# the token endpoint, and the one `serve` prints, keep the hour a real tenant gives.
+SESSION_TTL_S = 365 * 86400.0
+
+
 class ControlPlane:
     def __init__(
         self,
@@ -121,9 +127,10 @@ class ControlPlane:
     def has_kubernetes(self) -> bool:
         return self.bundle.kubernetes is not None
 
-    def issue_token(self, subject: str = "sim-user") -> str:
+    def issue_token(self, subject: str = "sim-user", ttl_s: float | None = None) -> str:
+        """A token for `subject`, valid for the plane's token lifetime (an hour, as a real tenant's) or `ttl_s`."""
         with self._lock:
-            return self._tokens.issue(subject)
+            return self._tokens.issue(subject, ttl_s)
 
     def revoke_tokens(self) -> None:
         with self._lock:

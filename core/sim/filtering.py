@@ -66,7 +66,7 @@ WORKLOAD_FIELDS: dict[str, ListField] = {
         "totalRunningTimeSeconds",
         paths={"allocatedGPU": ("allocatedResources", "gpu")},
     ),
-}  # fmt: skip
+}
 WORKLOAD_SORT_FIELDS: frozenset[str] = frozenset(WORKLOAD_FIELDS)
 PROJECT_FIELDS: dict[str, ListField] = list_fields("text", "name", "clusterId")
 

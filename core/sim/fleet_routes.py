@@ -36,7 +36,7 @@ from core.sim.pod_index import POD_FIELDS, pod_index_of
 NODE_FIELDS: dict[str, ListField] = list_fields(
     "text", "name", "status", "nodePool", "gpuType", "nvLinkDomainUid", "nvLinkCliqueId", "clusterUuid",
     paths={"gpuType": ("gpuInfo", "gpuType")},
-)  # fmt: skip
+)
 # What `verbosity=full` adds to a pod of the tenant-wide list.
 FULL_ONLY_KEYS = ("workloadName", "projectName")
 VERBOSITY = ("brief", "full")
@@ -78,7 +78,7 @@ def list_pods(ctx: RouteContext) -> SimResponse:
     chunk, nxt = pod_index_of(ctx.bundle).page(
         offset, limit, deleted=deleted, completed=completed, conditions=conditions, sort_by=sort_by,
         descending=descending,
-    )  # fmt: skip
+    )
     if verbosity == "brief":
         chunk = [{k: v for k, v in pod.items() if k not in FULL_ONLY_KEYS} for pod in chunk]
     body: dict[str, Any] = {"pods": chunk}
@@ -115,7 +115,7 @@ def cluster_nodes(ctx: RouteContext) -> SimResponse:
     mine = [
         n for n in ctx.bundle.nodes
         if same_cluster(str(n.get("clusterUuid") or ""), wanted) and (not name or n.get("name") == name)
-    ]  # fmt: skip
+    ]
     return _nodes(ctx, mine)
 
 

@@ -28,7 +28,7 @@ POD_FIELDS: dict[str, ListField] = {
     **list_fields("text", "clusterId", "workloadId", "revisionId", "nodeName", "currentNodepool",
               paths={"currentNodepool": ("currentNodePool",)}),
     **list_fields("date", "createdAt", "completedAt", "deletedAt"),
-}  # fmt: skip
+}
 KEPT_QUERIES = 8
 
 
@@ -80,7 +80,7 @@ class PodIndex:
         chosen = [
             p for p in candidates
             if (completed is None or bool(p.get("completedAt")) == completed) and all(c.test(p) for c in rest)
-        ]  # fmt: skip
+        ]
         if sort_by:
             chosen = sort_items(chosen, POD_FIELDS[sort_by], descending)
         return chosen

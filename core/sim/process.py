@@ -89,7 +89,7 @@ class SimProcess:
             handle.process = subprocess.Popen(
                 handle._command,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=handle._stderr, env=env,
-            )  # fmt: skip
+            )
         except OSError as exc:
             handle._start_failed = exc
         return handle

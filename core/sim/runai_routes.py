@@ -71,7 +71,7 @@ def _workload_query(ctx: RouteContext, *, sorted_as_asked: bool) -> dict[str, An
     return {
         "deleted": deleted, "search": search, "conditions": conditions, "sort_by": sort_by,
         "descending": descending,
-    }  # fmt: skip
+    }
 
 
 # A bundle holds each workload as `GET /workloads/{id}` answers it; the list's items (the SDK's `Workload`)

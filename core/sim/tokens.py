@@ -55,9 +55,9 @@ class TokenIssuer:
         # token -> exact expiry instant (the `exp` claim is rounded down to whole seconds)
         self._valid: dict[str, float] = {}
 
-    def issue(self, subject: str) -> str:
+    def issue(self, subject: str, ttl_s: float | None = None) -> str:
         now = self._clock()
-        expires = now + self.ttl_s
+        expires = now + (self.ttl_s if ttl_s is None else ttl_s)
         header = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
         claims = {
             "sub": subject,

@@ -1,6 +1,6 @@
 """Tier 2: Kubernetes evidence (pod, previous logs, events, node) through the official ``kubernetes`` client.
 
-Every read goes through the six GET reads of ``CoreReads`` (``kube_reads``: the requests ``CoreV1Api`` sends,
+Every read goes through the six GET reads of ``CoreReads`` (``kube_core_v1``: the requests ``CoreV1Api`` sends,
 without loading its 250 models) and comes back unread, so the raw bytes are parsed by our own tolerant models
 (unknown fields kept, bad fields reported, nothing lost), with an explicit ``(connect, read)`` timeout. Every
 failure the API or the network can produce comes back as a ``Missing`` whose ``why`` a user can act on; nothing
@@ -29,19 +29,19 @@ from kubernetes.client.exceptions import ApiException
 from core.models.base import preview
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import ShapeError, parse_json, parse_object, parse_page
+from core.plural import duration
 from core.safety.untrusted import clean_log
 from core.sources.budget import remaining as budget_remaining
 from core.sources.evidence import Missing
 from core.sources.kube_config import KubeConnection, KubeSettings, KubeUnavailable, build_configuration
 from core.sources.kube_containers import choose_log_container, terminated_without_restart
+from core.sources.kube_core_v1 import CoreReads
 from core.sources.kube_deadline import ReadDeadline
 from core.sources.kube_explain import BodyTooLarge, ReadTooSlow, explain, host_of, log_400, status_message
 from core.sources.kube_guard import read_only_api_client
-from core.sources.kube_reads import CoreReads
 from core.sources.kube_types import EVENTS_TTL, SOURCE_LOGS, ContainerChoice, KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice, is_namespace_name
 from core.sources.tap import Tap
-from core.words import duration
 
 # Names used in the report for where a piece of evidence came from (the kubectl equivalent of the read).
 SOURCE_POD = "kubectl describe pod"

@@ -151,7 +151,7 @@ def _unless_recovered(workload: Workload, obs: Sequence[Observation], judged: Ju
     if back is None:
         return judged
     return Judgement(False, f"{phase}: recovered, running again since {back.up_since.strftime('%H:%M:%S')} UTC "
-                            f"after a crash at {back.crashed_at.strftime('%H:%M:%S')} UTC")  # fmt: skip
+                            f"after a crash at {back.crashed_at.strftime('%H:%M:%S')} UTC")
 
 
 def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgement:

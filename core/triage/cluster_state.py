@@ -11,8 +11,8 @@ from datetime import datetime
 
 from core.diagnosis.signals.control_plane import cluster_health
 from core.models.runai import Cluster
+from core.plural import duration
 from core.safety.untrusted import clean
-from core.words import duration
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,9 +66,10 @@ async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fi
     failed events, pods or pod read leaves that part out and is named in `problems`, never read as "nothing"."""
     problems: list[str] = []
     with polite():
-        workload, events = await asyncio.gather(
+        answers: list[Any] = await asyncio.gather(
             tier1.get_workload(workload_id), tier1.get_events(workload_id, limit=EVENTS_READ), return_exceptions=True
         )
+        workload, events = answers
         if isinstance(workload, BaseException):
             raise workload
         newest: tuple[tuple[datetime | None, str], ...] = ()
@@ -92,9 +93,9 @@ async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fi
                 unread = tuple(n for n, pod in zip(names, read, strict=True) if _missing(pod))
                 problems += [f"pod {n}" for n in unread]
     conditions = tuple(sorted((clean(c.type or "", one_line=True, max_len=60), clean(c.status or "", max_len=20))
-                              for c in workload.conditions or ()))  # fmt: skip
+                              for c in workload.conditions or ()))
     return Fingerprint(workload.phase, workload.phase_updated_at, newest, restarts, counted, tuple(problems), unread,
-                       conditions)  # fmt: skip
+                       conditions)
 
 
 def _missing(pod: Any) -> bool:
@@ -111,7 +112,7 @@ def _restarts(pod: Any) -> list[Restart]:
         last = cs.last_state.terminated if cs.last_state is not None else None
         state, since = _state(cs.state)
         out.append(Restart(meta.name or "", cs.name or "", cs.restart_count or 0, last.finished_at if last else None,
-                           state, since))  # fmt: skip
+                           state, since))
     return out
 
 
@@ -150,7 +151,7 @@ def what_changed(before: Fingerprint, now: Fingerprint) -> list[str]:
     if not out and before.conditions != now.conditions:
         changed = sorted(set(now.conditions) - set(before.conditions))
         out.append("condition " + ", ".join(f"{kind}={status}" for kind, status in changed) if changed else
-                   "conditions changed")  # fmt: skip
+                   "conditions changed")
     seen = set(before.events)
     fresh = [e for e in now.events if e not in seen]
     # New events are said when nothing else changed: a restart or a phase change brings its own events.

@@ -63,7 +63,7 @@ class NodesRequest:
     def __post_init__(self) -> None:
         if not (self.cluster_id or "").strip():
             raise UsageError("missing a cluster id (--cluster-id): the nodes are a cluster's. Identifiers are "
-                             "never guessed.")  # fmt: skip
+                             "never guessed.")
         problem = invalid_workload_id(self.cluster_id.strip(), "cluster id")
         if problem:
             raise UsageError(f"cluster id: {problem}")
@@ -76,12 +76,12 @@ class NodesRequest:
             raise UsageError(str(exc).replace("lookback", "--since", 1)) from None
         if not 0.0 < self.threshold.fail_rate <= 1.0:
             raise UsageError(f"--fail-rate {self.threshold.fail_rate:g}: give a share of the workloads, more than "
-                             "0 and at most 1 (0.5 or 50%)")  # fmt: skip
+                             "0 and at most 1 (0.5 or 50%)")
         if self.threshold.min_workloads < 1:
             raise UsageError(f"--min-workloads {self.threshold.min_workloads}: at least 1")
         if not 1 <= self.max_failures <= MAX_FAILURES:
             raise UsageError(f"--max-failures {self.max_failures}: diagnose from 1 to {MAX_FAILURES:,} failures "
-                             "(narrow the window for more)")  # fmt: skip
+                             "(narrow the window for more)")
         if not 1 <= self.concurrency <= MAX_DIAGNOSES:
             raise UsageError(f"--concurrency {self.concurrency}: a whole number from 1 to {MAX_DIAGNOSES}")
 
@@ -167,16 +167,16 @@ def _counted_tier2(
             return (_Counted(kube, tally) if kube is not None else None), why
 
     return {"tier2": _Counted(tier2, tally) if tier2 is not None else None, "tier2_unavailable": unavailable,
-            "open_tier2": opened}  # fmt: skip
+            "open_tier2": opened}
 
 
 def _failure_filters(cluster_id: str, start: datetime) -> list[str]:
     return [filter_item("clusterId", "==", cluster_id), filter_item("phaseUpdatedAt", ">=", start),
-            *attention_filters()]  # fmt: skip
+            *attention_filters()]
 
 
 async def _failing(tier1: Any, request: NodesRequest, start: datetime, end: datetime, result: NodesResult,
-                   wanted: set[str]) -> list[Workload]:  # fmt: skip
+                   wanted: set[str]) -> list[Workload]:
     """The workloads listed as failing (or needing attention) in the window, live and deleted, newest first,
     that ran on a node in view."""
     rows: list[Workload] = []
@@ -186,7 +186,7 @@ async def _failing(tier1: Any, request: NodesRequest, start: datetime, end: date
             page = await tier1.list_workloads(
                 filters=_failure_filters(request.cluster_id, start), sort_by="phaseUpdatedAt", sort_order="desc",
                 offset=offset, limit=MAX_LIMIT, deleted=deleted,
-            )  # fmt: skip
+            )
             result.unreadable += len({p.index for p in page.problems})
             result.failures_listed += len(page.items)
             rows += [w for w in page.items if w.id in wanted and _in_window(w, start, end)]
@@ -220,7 +220,7 @@ async def nodes_view(
     request = dataclasses.replace(request, cluster_id=scope.cluster_id)
     start, end = request.window(now)
     result = NodesResult(request, start, end, cluster=scope.cluster, cluster_unread=scope.cluster_unread,
-                         notes=list(scope.notes))  # fmt: skip
+                         notes=list(scope.notes))
     try:
         listed = await read_nodes(counted, request.cluster_id, request.node_pool)
         nodes = listed.nodes
@@ -264,7 +264,7 @@ def _no_such_node(node: str, nodes: list[Any] | None) -> str:
     shown = ", ".join(quote(n, 80) for n in names[:SHOWN_NODES])
     more = f", and {len(names) - SHOWN_NODES} more" if len(names) > SHOWN_NODES else ""
     return (f"{said} is not a node of this cluster, and no pod ran on one of that name in the window. Its nodes: "
-            f"{shown or 'none listed'}{more}. Use one of these names, exactly as written.")  # fmt: skip
+            f"{shown or 'none listed'}{more}. Use one of these names, exactly as written.")
 
 
 def _names_in_view(request: NodesRequest, nodes: list[Any] | None) -> set[str] | None:
@@ -303,7 +303,7 @@ async def _verdicts(
         else:
             asked.append(w)
     requests = [DiagnosisRequest(cluster_id=request.cluster_id, workload_id=w.id, lookback=request.since, now=now,
-                                 count_others=False) for w in asked]  # fmt: skip
+                                 count_others=False) for w in asked]
     if progress is not None:
         progress(0, len(requests))
     done = 0

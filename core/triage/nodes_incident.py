@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.plural import plural
 from core.report.markdown import md_code, md_escape, md_evidence
 from core.report.parts import other_pods
 from core.triage.nodes import NodesResult
 from core.triage.nodes_render import iso, line, scope_words, short_time
 from core.triage.nodes_rows import NODE_FAILURE_KEY, NodeFailure, NodeRow, summary
-from core.words import plural
 
 # Per shared cause: the work on the node itself, after it is cordoned and drained.
 _REPAIR: dict[str, str] = {
@@ -170,7 +170,7 @@ def _state(row: NodeRow) -> str:
     if not s.listed:
         return f"not in the node list now{f' ({line(s.unread, 200)})' if s.unread else ''}"
     parts = [s.words(), f"pool {line(s.pool, 60)}" if s.pool else "pool unknown",
-             f"{s.gpus} GPUs" if s.gpus is not None else "GPUs unknown"]  # fmt: skip
+             f"{s.gpus} GPUs" if s.gpus is not None else "GPUs unknown"]
     if s.taints:
         parts.append("taints " + ", ".join(s.taints))
     return "; ".join(parts)
@@ -181,7 +181,7 @@ def incident(result: NodesResult, row: NodeRow) -> Incident:
     said = f"{row.failed} of the {plural(row.workloads, 'workload')} that ran on {line(row.name, 120)}{rate} failed"
     if row.cause is not None:
         said += (f"; {row.cause.count} of them share one cause, {row.cause.key}: {row.cause.text}, from "
-                 f"{short_time(row.cause.at, result.end)} UTC")  # fmt: skip
+                 f"{short_time(row.cause.at, result.end)} UTC")
     projects = {f.project for f in row.failures if f.project}
     if projects:
         said += f", across {plural(len(projects), 'project')}"
@@ -201,7 +201,7 @@ def incident(result: NodesResult, row: NodeRow) -> Incident:
 
 def _footer(result: NodesResult) -> str:
     return (f"runai-triage, {scope_words(result)}, generated {iso(result.end)}, {plural(result.reads, 'API read')}; "
-            "read-only: nothing was changed on the cluster")  # fmt: skip
+            "read-only: nothing was changed on the cluster")
 
 
 def _pieces(item: Item) -> tuple[bool, tuple[str, ...]]:

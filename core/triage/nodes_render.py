@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any
 
 from core.models.report import Finding
+from core.plural import plural
 from core.report.markdown import md_code, md_escape
 from core.report.parts import safe_tree
 from core.safety.untrusted import clean
 from core.triage.nodes import SCHEMA, NodesResult
 from core.triage.nodes_rows import NodeFailure, NodeRow
 from core.triage.verdicts import count_line
-from core.words import plural
 
 MARK = "⚑"
 
@@ -65,7 +65,7 @@ def scope_words(result: NodesResult) -> str:
     name = f"{line(result.cluster.name, 80)} " if result.cluster is not None else ""
     what = f"node {line(r.node, 120)}" if r.node else f"pool {line(r.node_pool, 80)}" if r.node_pool else "all nodes"
     return (f"cluster {name}({line(r.cluster_id, 80)}) · {what} · window {result.start.strftime('%Y-%m-%d %H:%M')} "
-            f"to {result.end.strftime('%Y-%m-%d %H:%M')} UTC ({r.since})")  # fmt: skip
+            f"to {result.end.strftime('%Y-%m-%d %H:%M')} UTC ({r.since})")
 
 
 def headline(result: NodesResult) -> str:
@@ -101,12 +101,12 @@ def footer(result: NodesResult) -> list[str]:
         out.append("The window holds more pods than are read at once: the counts are a floor. Narrow the window.")
     if result.more_failures:
         out.append(f"More failures than the {r.max_failures:,} diagnosed: the rest count as failed, \"not "
-                   "diagnosed\". Narrow the window or raise --max-failures.")  # fmt: skip
+                   "diagnosed\". Narrow the window or raise --max-failures.")
     t = r.threshold
     crossing = result.crossing
     said = ", ".join(line(row.name, 80) for row in crossing) if crossing else "none"
     out.append(f"Threshold: {round(100 * t.fail_rate)}% of at least {plural(t.min_workloads, 'workload')} failed; "
-               f"crossed by: {said}.")  # fmt: skip
+               f"crossed by: {said}.")
     return out
 
 
@@ -117,7 +117,7 @@ _COLUMNS = ("NODE", "STATE", "POOL", "GPUS", "WORKLOADS", "FAILED", "RATE", "VER
 def _cells(row: NodeRow) -> list[str]:
     mark = f"{MARK} " if row.cause is not None else "  "
     return [mark + line(row.name, 60), row.state.words(), line(row.state.pool or "—", 30), gpus_text(row),
-            str(row.workloads), str(row.failed), rate_text(row), verdicts_text(row, short=True)]  # fmt: skip
+            str(row.workloads), str(row.failed), rate_text(row), verdicts_text(row, short=True)]
 
 
 def to_text(result: NodesResult) -> str:
@@ -142,11 +142,11 @@ def to_text(result: NodesResult) -> str:
 def to_markdown(result: NodesResult) -> str:
     out = [f"## {md_escape(headline(result))}", "", md_escape(scope_words(result)), ""]
     out += ["| | Node | State | Pool | GPUs | Workloads | Failed | Rate | Verdicts |",
-            "|---|---|---|---|---:|---:|---:|---:|---|"]  # fmt: skip
+            "|---|---|---|---|---:|---:|---:|---:|---|"]
     for row in result.rows:
         cells = [MARK if row.cause is not None else "", md_code(line(row.name, 120)), md_escape(row.state.words()),
                  md_escape(line(row.state.pool or "—", 60)), gpus_text(row), str(row.workloads), str(row.failed),
-                 rate_text(row), md_escape(verdicts_text(row))]  # fmt: skip
+                 rate_text(row), md_escape(verdicts_text(row))]
         out.append("| " + " | ".join(cells) + " |")
     causes = [(row, cause_line(row, result.end)) for row in result.rows if row.cause is not None]
     if causes:
@@ -167,7 +167,7 @@ def _failure_json(failure: NodeFailure) -> dict[str, Any]:
         "source": failure.source,
         "pods": [line(p, 200) for p in failure.pods],
         "failure": line(failure.verdict.failure, 600) if failure.verdict and failure.verdict.failure else None,
-    }  # fmt: skip
+    }
 
 
 def node_json(row: NodeRow, end: datetime) -> dict[str, Any]:
@@ -191,7 +191,7 @@ def node_json(row: NodeRow, end: datetime) -> dict[str, Any]:
         "causeDetail": {"kind": cause.key, "text": cause.text, "firstAt": iso(cause.at), "count": cause.count}
         if cause is not None else None,
         "projects": [line(p, 200) for p in row.projects],
-    }  # fmt: skip
+    }
 
 
 def json_dict_finding(finding: Finding) -> dict[str, Any]:
@@ -221,7 +221,7 @@ def to_dict(result: NodesResult) -> dict[str, Any]:
         "reads": result.reads,
         "politeness": {"diagnoses": r.politeness.diagnoses, "requests": r.politeness.requests},
         "notes": [line(n, 400) for n in result.notes],
-    }  # fmt: skip
+    }
 
 
 def to_json(result: NodesResult) -> str:

@@ -189,7 +189,7 @@ def _failure(workload: Workload, verdict: Verdict | None, pods: tuple[str, ...])
         line = verdict.failure
     label = verdict_label(report) if verdict is not None else NOT_DIAGNOSED
     return NodeFailure(workload.id or "", workload.name, workload.project_name, label, workload.phase_updated_at,
-                       line, source, verdict, pods, workload)  # fmt: skip
+                       line, source, verdict, pods, workload)
 
 
 def _when(failure: NodeFailure) -> float:
@@ -256,7 +256,7 @@ def ran_by_node(pods: Iterable[RunaiPod]) -> dict[str, dict[str, RanThere]]:
             for wid, ps in by_workload.items()
         }
         for node, by_workload in grouped.items()
-    }  # fmt: skip
+    }
 
 
 def _first(values: Iterable[str | None]) -> str | None:

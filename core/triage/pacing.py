@@ -67,7 +67,9 @@ class Pacer:
         """A read failed: the next one after twice the last wait (up to MAX_BACKOFF_S), and never before the
         server's `Retry-After`."""
         self.failures += 1
-        wait = min(MAX_BACKOFF_S, max(self.interval_s, 1.0) * 2**self.failures)
+        # The exponent stops growing once the wait is at its ceiling: a tenant down for days (thousands of
+        # failures) must not overflow a float.
+        wait = min(MAX_BACKOFF_S, max(self.interval_s, 1.0) * 2 ** min(self.failures, 32))
         asked = retry_after_of(error)
         if asked is not None:
             wait = max(wait, min(asked, MAX_RETRY_AFTER_S))

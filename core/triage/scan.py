@@ -223,7 +223,7 @@ async def scan(
     request = dataclasses.replace(request, cluster_id=scope.cluster_id)
     start, end = request.window(now)
     result = ScanResult(request, start, end, cluster=scope.cluster, cluster_unread=scope.cluster_unread,
-                        notes=scope.notes)  # fmt: skip
+                        notes=scope.notes)
     rows = await _list(tier1, request, result)
     if not rows and (request.project or request.name_prefix):
         result.matched = await filters_match(tier1, request.cluster_id, request.project, request.name_prefix)
@@ -260,7 +260,7 @@ async def scan(
         if not keep_on_interrupt:
             raise
         # Ctrl-C: the diagnoses that finished are the scan's result, said as a part; the rest are not lost silently.
-        await batch.aclose()
+        await batch.aclose()  # type: ignore[attr-defined]  # an async generator, typed as its iterator
         result.interrupted = True
         result.notes.append(
             f"interrupted after {len(verdicts)} of {len(requests)} diagnoses: the {len(requests) - len(verdicts)} "
@@ -268,7 +268,7 @@ async def scan(
         )
     result.entries = [ScanEntry(w, j.why, verdicts[i]) for i, (w, j) in enumerate(chosen) if i in verdicts]
     result.skipped += [(w.name or w.id or "", "not diagnosed: the scan was interrupted")
-                       for i, (w, _) in enumerate(chosen) if i not in verdicts]  # fmt: skip
+                       for i, (w, _) in enumerate(chosen) if i not in verdicts]
     return result
 
 

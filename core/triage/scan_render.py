@@ -16,11 +16,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from core.plural import plural
 from core.report.render import finding_label, json_dict, md_code, md_escape
 from core.report.why import why_line
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
-from core.words import plural
 
 FAILURE_SCHEMA = "runai-triage/scan-failure@1"
 CLUSTER_SCHEMA = "runai-triage/scan-cluster@1"

@@ -106,11 +106,11 @@ def main() -> None:
     samples = alternate(sides, args.reps)
     base = median(samples["baseline"])
     print(f"\nendless history ({PER_PAGE:,} records a page, cap {MAX_HISTORY_RECORDS:,} records) vs a history of "
-          f"{big_history.RECORDS:,} records read whole; {args.reps} repetitions, medians")  # fmt: skip
+          f"{big_history.RECORDS:,} records read whole; {args.reps} repetitions, medians")
     for name, values in samples.items():
         pages = sorted({o[1] for o in outcomes[name]})
         print(f"  {name:<14} {ms(median(values))} {spread(values)}  ratio {ratio(median(values), base):5.2f}x  "
-              f"history pages {pages}")  # fmt: skip
+              f"history pages {pages}")
         print(f"  {'':<14} history: {outcomes[name][-1][2]}")
     quiet = {o[1] for o in outcomes["endless"]}
     busy = {o[1] for o in outcomes["endless, busy"]}

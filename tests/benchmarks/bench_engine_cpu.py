@@ -31,7 +31,7 @@ from typing import Any
 import httpx
 
 from core.diagnosis.engine import run_to_report
-from core.diagnosis.history import analyse_history
+from core.diagnosis.history_analysis import analyse_history
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.rules import classify
 from core.models.pages import parse_page
@@ -147,16 +147,16 @@ def _measure(
         size = sum(len(b) for b in bodies)
         print(f"\n{label}: {len(requests)} diagnosis(es), {len(bodies)} responses, {size / 1e6:.1f} MB of JSON")
         print_ratio("CPU of the diagnoses (process_time)", samples["diagnosis"],
-                    "baseline json.loads of the same bodies", samples["baseline"], target)  # fmt: skip
+                    "baseline json.loads of the same bodies", samples["baseline"], target)
         gc_ms = [g.seconds for g in gcs[1:]]  # the first was the warm-up round
         per_gen = gcs[-1].collections
         print(f"  of which cyclic GC: {median(gc_ms) * 1000:.1f} ms {spread(gc_ms)}; collections in the last "
-              f"run: gen0 {per_gen[0]}, gen1 {per_gen[1]}, gen2 {per_gen[2]}")  # fmt: skip
+              f"run: gen0 {per_gen[0]}, gen1 {per_gen[1]}, gen2 {per_gen[2]}")
         # The baseline's own collections: whether a full one falls inside it is what moves it most between runs.
         base_ms = [g.seconds for g in base_gcs]
         full = sum(g.collections[2] for g in base_gcs)
         print(f"  the baseline's cyclic GC: {median(base_ms) * 1000:.1f} ms {spread(base_ms)}; full collections in "
-              f"its {len(base_gcs)} runs: {full}")  # fmt: skip
+              f"its {len(base_gcs)} runs: {full}")
         if profile:
             _profile(diagnose)
 
@@ -181,7 +181,7 @@ def _measure_analysis(reps: int) -> None:
     )
     print(f"\nengine logic alone on {len(records):,} parsed records (analyse_history + classify every occurrence):")
     print(f"  CPU {median(samples['analysis']) * 1000:.1f} ms {spread(samples['analysis'])}; baseline sorting the "
-          f"records by time {median(samples['sort']) * 1000:.1f} ms")  # fmt: skip
+          f"records by time {median(samples['sort']) * 1000:.1f} ms")
 
 
 def _demo_requests(captured: datetime) -> list[DiagnosisRequest]:

@@ -29,7 +29,7 @@ def _diagnose(case: str, workload_id: str, *extra: str) -> list[str]:
     return [
         sys.executable, "-m", "tui.cli", "diagnose", "--case", str(CASES / case),
         "--cluster-id", CLUSTER, "--workload-id", workload_id, *extra,
-    ]  # fmt: skip
+    ]
 
 
 def _preempted_id() -> str:
@@ -61,7 +61,7 @@ def main() -> None:
         print_ratio(
             "diagnose --case example-oom.json (Tier 2)", samples[prefix + "oom"],
             "python -c 'import httpx, pydantic'", base, TARGET,
-        )  # fmt: skip
+        )
         for name, what in (("oom-no-kube", "same with --no-kube"), ("preempted", "example-preempted (routed out)")):
             values = samples[prefix + name]
             print(f"  {what}: {median(values) * 1000:8.1f} ms {spread(values)}"

@@ -75,7 +75,7 @@ def main() -> None:
             args.reps,
         )
         print(f"listing the demo tenant ({items['client'][-1]} workloads, {PAGE} a page), CPU of this process, "
-              f"median of {args.reps}")  # fmt: skip
+              f"median of {args.reps}")
         assert items["client"][-1] == items["baseline"][-1]
         print_ratio("RunaiClient", samples["client"], "raw httpx + .json()", samples["baseline"], TARGET)
 

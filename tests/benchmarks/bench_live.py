@@ -1,6 +1,7 @@
 """What following the tenant costs: the picker's refresh per interval, and a long-running watch's memory.
 
-Run: `.venv/bin/python -m tests.benchmarks.bench_live [--reps N] [--polls N] [--skip-watch] [--skip-refresh]`
+Run: `.venv/bin/python -m tests.benchmarks.bench_live [--reps N] [--days N] [--poll-s S] [--skip-watch]
+[--skip-refresh]`
 
 1. The refresh of a 50-row page (the app headless at 140x60, the demo tenant served by `runai-triage serve` in a
    process of its own, so its CPU is not counted). Per refresh: the requests it sent (from the server's request
@@ -8,10 +9,13 @@ Run: `.venv/bin/python -m tests.benchmarks.bench_live [--reps N] [--polls N] [--
    re-render of the same table (`show_workloads` of the same rows, painted). Twice: when nothing moved (the rows
    are updated in place) and when the rows came back in another order (the table is drawn again, the cursor kept
    on its workload). Target: at most 2x the plain re-render.
-2. A watch over N simulated polls (default 10,000) of the live demo tenant, its clock moved 5 s a poll: the
-   watch's traced memory (tracemalloc; what the simulator, served from the same process, allocates is left out)
-   after a tenth of the polls, half, and all of them, and the growth. Flat means the growth is small and does
-   not follow the polls.
+2. A watch (the whole `watch` command in-process, tui.commands.watch_run) over a simulated week of the live demo tenant,
+   a poll every 30 s of its time (20,160 polls): the tenant runs in a process of its own
+   (tests/benchmarks/live_child.py) on a clock the benchmark moves through a shared 8-byte file, so nothing it
+   allocates (a week of moving workloads) is in this process, and tracemalloc traces this process whole: its
+   total traced memory after each simulated day, with how full the product's bounded caches are, and the growth
+   from the day every cache is full (past which at least 10,000 polls run) to the end. Flat means that growth
+   is small and does not follow the polls.
 
 Nothing here asserts a time.
 """
@@ -21,24 +25,28 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
+import resource
+import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
 
-from core.sim.demo import load_demo_bundle
-from core.sim.live.clock import SteppedClock
-from core.sim.live.settings import LiveSettings
+from core.sim.process import SimProcess
 from core.sources.credentials import BearerToken
 from core.sources.runai import RunaiClient
-from core.tenant import Tenant, open_bundle_tenant
-from core.triage.watch import Watcher, WatchRequest
-from core.triage.watch_state import WatchState
+from core.tenant import Tenant, open_served_tenant
+from core.triage.watch import WatchRequest
 from tests.benchmarks.harness import ServedCase, print_ratio
+from tests.benchmarks.live_child import MappedClock, make_clock_file
 from tui.app import TriageApp
+from tui.commands.start import StartOptions
+from tui.commands.watch_run import WatchRun
 from tui.screens.picker import PickerScreen
-from tui.start import StartOptions
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (140, 60)
@@ -106,62 +114,106 @@ async def bench_refresh(reps: int) -> None:
     print_ratio("refresh, rows moved (table redrawn)", moved[1:], baseline, plain[1:], 2.0)
 
 
-async def bench_watch(polls: int) -> None:
-    print(f"\nA watch over {polls:,} simulated polls of the live demo tenant (5 s of its time a poll):")
-    bundle = load_demo_bundle()
-    clock = SteppedClock(bundle.captured_at)
-    tenant = open_bundle_tenant(bundle, label="demo tenant, live", live=LiveSettings(seed=1), live_clock=clock)
-    watcher = Watcher(WatchRequest("demo-east", interval_s=5), tenant.runai, WatchState("bench"), clock,
-                      {"open_tier2": tenant.open_tier2})
-    # The simulator serves from this process: what it keeps (thousands of new workloads, its request log) is
-    # left out, so the figures are the watch's own (with its clients'). Tracing starts once the watch has run a
-    # tenth of the polls: what it still holds at the end, allocated since, is its growth.
-    simulator = [tracemalloc.Filter(False, pattern) for pattern in
-                 ("*/core/sim/*", "*/urllib/parse.py", "*/http/server.py", "*/socketserver.py")]
-    start, middle = polls // 10, polls // 2 + polls // 20
-    marks: dict[int, int] = {}
-    started = time.monotonic()
-    try:
-        for poll in range(1, polls + 1):
+class _Week:
+    """The watch's sleep in the benchmark: moves the shared clock on, samples memory at the end of each
+    simulated day, and stops the watch after its last poll."""
+
+    def __init__(self, clock: MappedClock, polls: int, poll_s: float, sample_s: float = 86400.0) -> None:
+        self.clock, self.polls, self.poll_s, self.sample_s = clock, polls, poll_s, sample_s
+        self.seconds = 0.0
+        self.done = 0
+        self.samples: list[tuple[int, float, int, int, int]] = []  # (poll, day, traced bytes, cache entries, bound)
+        self.started = time.monotonic()
+
+    def monotonic(self) -> float:
+        return self.seconds
+
+    async def __call__(self, wait: float) -> None:
+        self.done += 1
+        sample_before = int(self.seconds // self.sample_s)
+        self.seconds += self.poll_s  # one poll every poll_s of the tenant's time, whatever the pacer asked
+        self.clock.set(self.seconds)
+        if int(self.seconds // self.sample_s) != sample_before or self.done == self.polls:
+            gc.collect()
+            entries, bound = _cache_fill()
+            traced = tracemalloc.get_traced_memory()[0]
+            self.samples.append((self.done, self.seconds / 86400, traced, entries, bound))
+            print(f"  day {self.seconds / 86400:4.1f}  poll {self.done:>7,}  traced {traced / 1024:8.0f} KiB  caches "
+                  f"{entries:>6,} of {bound:,}  ({time.monotonic() - self.started:.0f} s)", flush=True)
+        if self.done >= self.polls:
+            raise asyncio.CancelledError  # what Ctrl-C does to a watch
+
+
+def _cache_fill() -> tuple[int, int]:
+    """Entries held by every bounded cache of the product's modules (functools.lru_cache), and their bounds."""
+    entries = bound = 0
+    for name, module in list(sys.modules.items()):
+        if not (name.startswith("core.") or name.startswith("tui.")):
+            continue
+        for value in vars(module).values():
+            info = getattr(value, "cache_info", None)
+            if callable(info) and getattr(value, "__module__", None) == name:
+                stats = info()
+                if stats.maxsize:
+                    entries, bound = entries + stats.currsize, bound + stats.maxsize
+    return entries, bound
+
+
+async def bench_watch(days: float, poll_s: float, sample_h: float) -> None:
+    polls = int(days * 86400 / poll_s)
+    print(f"\nA watch over {days:g} simulated days of the live demo tenant, a poll every {poll_s:g} s of its time "
+          f"({polls:,} polls); the tenant in a process of its own, the watch's whole process traced:")
+    with tempfile.TemporaryDirectory() as tmp:
+        clock_file = Path(tmp) / "clock"
+        make_clock_file(clock_file)
+        process = SimProcess.start(command=[sys.executable, "-P", "-m", "tests.benchmarks.live_child", "--clock",
+                                            str(clock_file)])
+        tenant = open_served_tenant(process, label="demo tenant, live")
+        assert tenant.captured_at is not None
+        clock = MappedClock(clock_file, tenant.captured_at)
+        week = _Week(clock, polls, poll_s, sample_h * 3600)
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            run = WatchRun(WatchRequest("demo-east", interval_s=poll_s), StartOptions(mode="demo"), "jsonl", (),
+                           Path(tmp) / "state.json", out=sink, err=sink, clock=clock, sleep=week,
+                           opener=lambda: tenant, post_clock=week.monotonic)
+            gc.collect()
+            tracemalloc.start()
             try:
-                async for entry in watcher.sweep():
-                    watcher.delivered(entry)
-            except Exception as exc:  # a failed sweep is a poll too
-                print(f"  poll {poll}: {type(exc).__name__}: {exc}")
-            clock.advance(5)
-            if poll == start:
-                gc.collect()
-                tracemalloc.start()
-            elif poll in (middle, polls):
-                gc.collect()
-                snapshot = tracemalloc.take_snapshot().filter_traces(simulator)
-                marks[poll] = sum(stat.size for stat in snapshot.statistics("filename"))
-    finally:
-        tracemalloc.stop()
-        await tenant.aclose()
-    elapsed = time.monotonic() - started
-    counts = watcher.counts
-    print(f"  {counts.sweeps:,} sweeps in {elapsed:.0f} s, {polls * 5 / 3600:.1f} h of the tenant's time; "
-          f"{counts.diagnosed:,} diagnoses, {counts.delivered:,} delivered; the state holds "
-          f"{len(watcher.state.done):,} keys")
-    for poll, size in marks.items():
-        print(f"  kept from what was allocated after poll {start:,}, at poll {poll:>6,}: {size / 1024:8.0f} KiB")
-    per = marks[polls] / max(1, polls - start)
-    print(f"  growth over the last {polls - start:,} polls: {marks[polls] / 1024:+.0f} KiB ({per:+.1f} bytes a poll); "
-          f"from poll {middle:,} to {polls:,}: {(marks[polls] - marks[middle]) / 1024:+.0f} KiB")
+                await run.run()
+            finally:
+                tracemalloc.stop()
+    counts = run.watcher.counts if run.watcher is not None else None
+    if counts is not None:
+        print(f"  {counts.sweeps:,} sweeps ({counts.failed_sweeps} failed), {counts.diagnosed:,} diagnoses, "
+              f"{counts.delivered:,} delivered, in {time.monotonic() - week.started:.0f} s")
+    end = week.samples[-1]
+    # The caches are full when they stop growing: each is at its bound, or holds every distinct key there is.
+    settled = next((s for s in week.samples if s[3] == end[3]), end)
+    if settled is end or len(week.samples) < 2:
+        print("  the caches grew until the end: run more days to see past the point where they are full")
+        settled = week.samples[len(week.samples) // 2]
+    past = end[0] - settled[0]
+    growth = end[2] - settled[2]
+    print(f"  from day {settled[1]:.1f} (caches {settled[3]:,} entries, as at the end) to day {end[1]:.1f}: "
+          f"{past:,} polls, traced memory {settled[2] / 1024:.0f} -> {end[2] / 1024:.0f} KiB "
+          f"({growth / 1024:+.0f} KiB, {growth / max(1, past):+.1f} bytes a poll)")
+    print(f"  after {end[1]:.1f} simulated days: {end[2] / 1024:.0f} KiB traced; peak RSS of this process "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reps", type=int, default=15)
-    parser.add_argument("--polls", type=int, default=10_000)
+    parser.add_argument("--days", type=float, default=7.0, help="simulated days of the watch (default 7)")
+    parser.add_argument("--poll-s", type=float, default=30.0, help="the tenant's seconds between polls (default 30)")
+    parser.add_argument("--sample-h", type=float, default=12.0, help="simulated hours between samples (default 12)")
     parser.add_argument("--skip-refresh", action="store_true")
     parser.add_argument("--skip-watch", action="store_true")
     args = parser.parse_args()
     if not args.skip_refresh:
         asyncio.run(bench_refresh(args.reps))
     if not args.skip_watch:
-        asyncio.run(bench_watch(args.polls))
+        asyncio.run(bench_watch(args.days, args.poll_s, args.sample_h))
 
 
 if __name__ == "__main__":

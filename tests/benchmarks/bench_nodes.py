@@ -69,7 +69,7 @@ def _copy(entry: dict[str, Any], copy_no: int, back: timedelta, *, ended: bool) 
     for pod in entry.get("pods") or []:
         moved = _shift(pod, back)
         moved.update(id=f"{pod['id'][:-6]}{copy_no:06d}", workloadId=wl["id"], workloadName=wl["name"],
-                     name=f"{pod['name']}-c{copy_no}")  # fmt: skip
+                     name=f"{pod['name']}-c{copy_no}")
         if ended and not moved.get("completedAt") and not moved.get("deletedAt"):
             moved.update(completedAt=_at(moved, "k8sPhaseUpdatedAt") or _at(moved, "createdAt"), k8sPhase="Succeeded")
         pods.append(moved)
@@ -130,11 +130,11 @@ async def run(servers: dict[str, ServedCase], sizes: dict[str, int], reps: int, 
     base = median(times["demo"])
     print(f"24-hour Nodes view of demo-east, --concurrency {concurrency}, median of {reps}, server in its own process")
     print(f"{'tenant':<15}{'workloads':>10}{'window pods':>12}{'list reads':>11}{'diagnosis reads':>16}"
-          f"{'requests':>9}{'seconds':>9}{'vs demo':>9}")  # fmt: skip
+          f"{'requests':>9}{'seconds':>9}{'vs demo':>9}")
     for name in tenants:
         kinds, took = counted[name], median(times[name])
         print(f"{name:<15}{sizes[name]:>10,}{seen[name].pods:>12,}{kinds['list']:>11,}{kinds['diagnosis']:>16,}"
-              f"{sum(kinds.values()):>9,}{took:>9.2f}{ratio(took, base):>8.2f}x")  # fmt: skip
+              f"{sum(kinds.values()):>9,}{took:>9.2f}{ratio(took, base):>8.2f}x")
     first = {name: (r.rows[0].name, r.rows[0].failed, r.rows[0].workloads) for name, r in seen.items()}
     print("first node (name, failed, workloads): " + "; ".join(f"{n}: {t}" for n, t in first.items()))
 

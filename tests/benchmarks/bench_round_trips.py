@@ -134,7 +134,7 @@ def _measure(case: Case, latencies: list[float], reps: int, timeline: bool) -> N
             if case.target is not None:
                 target = f"   target <= {case.target:g}: {'meets' if effective <= case.target else 'MISSES'}"
             print(f"  T({latency:g} ms) = {median(values) * 1000:8.1f} ms {spread(values)}  effective sequential "
-                  f"round trips {effective:5.2f} of {requests} requests{target}")  # fmt: skip
+                  f"round trips {effective:5.2f} of {requests} requests{target}")
         if timeline:
             asyncio.run(_timeline(servers[latencies[-1]], case.request, latencies[-1]))
 

@@ -144,7 +144,7 @@ def _time_pages(demo: CaseBundle, workloads: int, reps: int) -> None:
     big = _grown(demo, workloads)
     small_t, big_t = Tenant("demo", demo), Tenant("large", big)
     print(f"simulator list pages: {len(big.workloads):,} workloads against {len(demo.workloads):,}, "
-          f"CPU per request, median of {reps}")  # fmt: skip
+          f"CPU per request, median of {reps}")
     print(f"{'query':28s} {'large':>10s} {'demo':>10s} {'ratio':>7s}")
     worst = 0.0
     measures = (
@@ -164,7 +164,7 @@ def _time_pages(demo: CaseBundle, workloads: int, reps: int) -> None:
             if what == "next page":
                 worst = max(worst, r)
             print(f"{kind + ': ' + what:28s} {large * 1000:8.2f}ms {small * 1000:8.2f}ms {r:6.1f}x  "
-                  f"{spread(samples['large'])}")  # fmt: skip
+                  f"{spread(samples['large'])}")
     print(f"worst next-page ratio {worst:.1f}x   target <= {TARGET:g}x: {'meets' if worst <= TARGET else 'MISSES'}")
 
 
@@ -178,9 +178,9 @@ def main() -> None:
         added, n = _memory(
             lambda s=size: load_demo_bundle() if s is None else _grown(load_demo_bundle(), s),
             lambda b, lab=label: Tenant(lab, b),
-        )  # fmt: skip
+        )
         print(f"memory the simulator adds ({label}, {n:,} workloads): {added / 2**20:7.1f} MiB, "
-              f"{added / n:7.0f} bytes per workload")  # fmt: skip
+              f"{added / n:7.0f} bytes per workload")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ def ready_time(root: Path) -> float:
     child = subprocess.Popen(
         [sys.executable, "-P", "-m", "core.sim.child", "--demo"],
         cwd=root, env=python_env(root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-    )  # fmt: skip
+    )
     assert child.stdout is not None and child.stdin is not None
     line = child.stdout.readline()
     elapsed = time.perf_counter() - start
@@ -47,7 +47,7 @@ def peak_mib(root: Path) -> float:
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=root, env=python_env(root), capture_output=True,
-                          text=True, check=True)  # fmt: skip
+                          text=True, check=True)
     return int(done.stdout.split()[-1]) / 1024  # KiB on Linux
 
 

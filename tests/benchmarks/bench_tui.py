@@ -163,7 +163,7 @@ def launch_round(mode: str) -> dict[str, float]:
     done = subprocess.run(
         [sys.executable, "-m", "tests.benchmarks.tui_child", mode],
         cwd=ROOT, env=python_env(), capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    )
     if done.returncode != 0:
         raise RuntimeError(f"tui_child {mode} exited {done.returncode}: {done.stderr[-2000:]}")
     painted, opened = (float(x) for x in done.stdout.split())
@@ -268,7 +268,7 @@ async def app_round(pages: int, story_id: str) -> dict[str, float]:
     return {
         "verdict": verdict, "rerun": rerun, "empty": empty, "page": min(switches), "attention": attention,
         "reads": reads,
-    }  # fmt: skip
+    }
 
 
 def chart_round() -> dict[str, float]:
@@ -354,7 +354,7 @@ def main() -> None:
     base = minimal | {
         "first": first_base["first"], "cold": empty_cold, "floor": empty_cold, "verdict": ours["empty"],
         "rerun": ours["empty"],
-    }  # fmt: skip
+    }
 
     print(f"terminal app vs a minimal Textual app, headless {SIZE[0]}x{SIZE[1]}, median of {rounds}")
     print(f"{'measure':32s} {'app':>9s}   {'baseline':22s} {'baseline':>9s} {'ratio':>7s}")
@@ -372,7 +372,7 @@ def main() -> None:
     print(" before its app started, so what is left is the screen's first mount, the run and its paint: the floor")
     print(" for the cold figure of any warm-up done in this process)")
     print(f"(the minimal app pushes the same empty screen in {first_base['cold'] * 1000:.1f} ms cold, "
-          f"{minimal['verdict'] * 1000:.1f} ms warm)")  # fmt: skip
+          f"{minimal['verdict'] * 1000:.1f} ms warm)")
     print(f"(bytecode of this checkout's {compiled} modules compiled before the first round, as an install does)")
     print(f"(the needs-attention page made {int(app_rounds[-1]['reads'])} events reads)")
     charts = [chart_round() for _ in range(rounds)]

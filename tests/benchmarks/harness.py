@@ -105,7 +105,7 @@ class ServedCase:
             "--latency-ms", str(self.latency_ms),
             "--request-log", str(tmp / "requests.jsonl"),
             "--kubeconfig-out", str(self.kubeconfig),
-        ]  # fmt: skip
+        ]
         self._proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
         assert self._proc.stdout is not None
         deadline = time.monotonic() + 120

@@ -65,7 +65,7 @@ def main() -> None:
     parser.add_argument(
         "--golden", nargs="?", const=GOLDEN, type=Path, metavar="DIR",
         help="measure the text stored in golden records (default folder: this checkout's)",
-    )  # fmt: skip
+    )
     parser.add_argument("--each", action="store_true", help="list every report's numbers, longest first")
     args = parser.parse_args()
     shapes: dict[str, Any] = stored(args.golden) if args.golden else asyncio.run(_diagnosed())

@@ -47,7 +47,7 @@ PROJECT_FIELDS = {f.value for f in ProjectFilterSortFields}
 STORIES = (
     "inference-revision-pull", "di-leader-oom", "v2-pytorchjob-crash", "long-history", "oom-rising",
     "node-notready", "resnet-bench-by-name", "disconnected-cluster", "dist-oom-cascade", "mount-pvc-missing",
-)  # fmt: skip
+)
 _FILTER_FIELD = re.compile(r"^([A-Za-z][A-Za-z0-9_.]*)(?:==|!=|<=|>=|=@|!@|=\^|=\$)")
 
 
@@ -130,7 +130,7 @@ async def test_the_client_sends_only_parameters_the_sdk_sends(served: Tenant) ->
     await served.runai.list_clusters_page()
     await scan(ScanRequest(cluster, since="24h", max_workloads=20), served.runai, served.kube, now=served.captured_at)
     await nodes_view(NodesRequest(cluster, node_pool="default", max_failures=5), served.runai, served.kube,
-                     now=served.captured_at)  # fmt: skip
+                     now=served.captured_at)
     requests = plane.requests
     assert len(requests) > 200
     problems = [p for r in requests for p in _problems(r)]
@@ -150,7 +150,7 @@ def _problems(request: RecordedRequest) -> list[str]:
     if documented is None:
         return [f"{path}: not a GET the SDK makes"]
     out = [f"{path}: sends {name}, which the API does not take there" for name, _ in request.query
-           if name not in documented]  # fmt: skip
+           if name not in documented]
     for name, value in request.query:
         if name == "sortBy" and path == "/api/v1/workloads" and value not in SORT_BY:
             out.append(f"{path}: sortBy={value} is not documented")

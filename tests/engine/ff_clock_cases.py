@@ -160,15 +160,15 @@ def looping_service(key: str, name: str, log: str, *, last_end: float, code: int
     """A JVM inference service in a crash loop: its previous instance ended `last_end` minutes ago."""
     s = Story(key, name, "recsys", "Running", phase_at=3 * 60, created=3 * 60 + 4, kind="Inference",
               image="ghcr.io/acme/orders:2.7.18", command="java -jar /app/orders.jar", running_pods=1,
-              gpu=0)  # fmt: skip
+              gpu=0)
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Running")
     pod = s.add_pod(node="cpu-m-07", created=s.created - 0.5, k8s_phase="CrashLoopBackOff", updated=last_end)
     s.add_event(last_end - 0.2, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}"
-                f"({pod.uid})", pod=pod.name, obj_uid=pod.uid)  # fmt: skip
+                f"({pod.uid})", pod=pod.name, obj_uid=pod.uid)
     back_off = f"back-off 5m0s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", back_off),
                                  terminated("Error", code, last_end + 0.15, last_end), restarts=37)],
-                   phase="Running")  # fmt: skip
+                   phase="Running")
     s.add_log(pod.name, log, previous=True)
     s.nodes.append(node("cpu-m-07", gpu="none"))
     return s
@@ -177,7 +177,7 @@ def looping_service(key: str, name: str, log: str, *, last_end: float, code: int
 def failed_job(key: str, name: str, log: str, *, end: float, code: int = 1) -> Story:
     """A JVM batch job that failed once (restartPolicy Never): the log is its only instance's."""
     s = Story(key, name, "recsys", "Failed", phase_at=end - 0.2, created=end + 2, image="ghcr.io/acme/ledger:1.4.2",
-              command="java -jar /app/ledger-export.jar", gpu=0)  # fmt: skip
+              command="java -jar /app/ledger-export.jar", gpu=0)
     pod = s.add_pod(node="cpu-m-07", created=end + 1.5, k8s_phase="Error", updated=end, completed=end)
     s.phase_message = f"Workload failed: pod {pod.name} container main terminated (Error), exit code {code}"
     lifecycle(s, end + 0.2, s.phase_at, "Failed", s.phase_message)
@@ -191,12 +191,12 @@ def case_spring_port_local_time() -> Case:
     """Spring Boot 2 logging in Shanghai time without a zone: every line reads 8 h after the container's end."""
     end = at(4.5)
     s = looping_service("ff-clock-01", "orders-api", port_in_use(end, lambda m, ms: boot2(m, ms, SHANGHAI)),
-                        last_end=4.5)  # fmt: skip
+                        last_end=4.5)
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["Web server failed to start. Port 8080 was already in use.", "no zone", "local time"],
         "noEvidence": ["no line that explains", "LoggingFailureAnalysisReporter"],
-    }  # fmt: skip
+    }
 
 
 def case_jdbc_access_denied_local_time() -> Case:
@@ -207,7 +207,7 @@ def case_jdbc_access_denied_local_time() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["Caused by: java.sql.SQLException: Access denied for user 'ledger'", "local time"],
         "noEvidence": ["no line that explains", "Application run failed"],
-    }  # fmt: skip
+    }
 
 
 def case_jdbc_link_failure_zoned() -> Case:
@@ -215,12 +215,12 @@ def case_jdbc_link_failure_zoned() -> Case:
     the database's host that does not resolve."""
     end = at(41.2)
     s = failed_job("ff-clock-03", "ledger-reconcile", communications_failure(end, lambda m, ms: boot3(m, ms, SHANGHAI)),
-                   end=41.2)  # fmt: skip
+                   end=41.2)
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["Caused by: java.net.UnknownHostException: ledger-db.finance.svc.cluster.local"],
         "noEvidence": ["no line that explains", "reads later than"],
-    }  # fmt: skip
+    }
 
 
 # The same crash in three clocks: (name, stamp writer); the cited line must not depend on it.

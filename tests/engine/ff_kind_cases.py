@@ -24,12 +24,12 @@ def distributed_inference(key: str, name: str, kind: str) -> Story:
                   "worker": {"image": VLLM, "command": "ray start --block --address=$(LWS_LEADER_ADDRESS):6379",
                              "compute": {"cpuMemoryRequest": "96Gi", "cpuMemoryLimit": "96Gi"}},
                   "workers": 1, "restartPolicy": "RecreateGroupOnPodRestart",
-              })  # fmt: skip
+              })
     lifecycle(s, 190, 12, "Failed", "")
     leader = s.add_pod(node="gpu-h-20", created=195, k8s_phase="Error", updated=12 - 4 / 60, role="leader",
-                       completed=12 - 4 / 60, reports_resources=False)  # fmt: skip
+                       completed=12 - 4 / 60, reports_resources=False)
     worker = s.add_pod(node="gpu-h-21", created=195, k8s_phase="OOMKilled", updated=12, role="worker", index=1,
-                       completed=12, reports_resources=False)  # fmt: skip
+                       completed=12, reports_resources=False)
     s.phase_message = f"Workload failed: pod {worker.name} container main terminated (OOMKilled)"
     s.history[-1]["spec"]["phaseUpdate"]["phaseMessage"] = s.phase_message
     s.add_kube_pod(worker, [cstatus("main", VLLM, terminated("OOMKilled", 137, 190, 12))], phase="Failed")
@@ -48,7 +48,7 @@ def case_kind_distributed_inference_spaced() -> Case:
         "evidence": ["Submitted command (worker): ray start", "Submitted CPU memory request/limit (leader): 128Gi"],
         "memory": {"limitBytes": 96 * GI, "pod": "llama-405b-lws-worker-1"},
         "noMissing": ["kind-specific spec"],
-    }  # fmt: skip
+    }
 
 
 CASES = {"kind-distributed-inference-spaced": case_kind_distributed_inference_spaced}

@@ -116,7 +116,7 @@ SERVERS: dict[str, tuple[str, str, str, str, str, str, int, str, str]] = {
                               "failed to load 'reranker' version 1", "failed to load all models"),
     "log-ray-task-error": ("ff-log-04", "ray-ranker-train", RAY, "Training", "rayproject/ray-ml:2.38.0-gpu",
                            "python driver.py", 1, "Expected input batch_size (64) to match", "RayTaskError"),
-}  # fmt: skip
+}
 
 
 def server_case(name: str) -> Case:
@@ -125,7 +125,7 @@ def server_case(name: str) -> Case:
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": [root], "noEvidence": [wrapper], "recommendations": [root],
-    }  # fmt: skip
+    }
 
 
 CASES = {name: (lambda name=name: server_case(name)) for name in SERVERS}

@@ -79,7 +79,7 @@ def _expects(category: str, *, restarts: int, last: str, since: str, more: list[
         "evidence": [f"restarted {restarts} times", f"last crash {last}", f"crash-looping for {since}",
                      *(more or [])],
         "noText": ["expired", "older than the 24h lookback"],
-    }  # fmt: skip
+    }
 
 
 def case_crash_loop_jupyter_seconds() -> Case:
@@ -88,19 +88,19 @@ def case_crash_loop_jupyter_seconds() -> Case:
     s = Story("ff-loop-01", "rapids-lab", "research", "Running", phase_at=14 * 60 + 20, created=14 * 60 + 22,
               kind="Workspace", image="nvcr.io/nvidia/rapidsai/notebooks:24.10-cuda12.5-py3.11",
               command="start-notebook.py", args="--ServerApp.root_dir=/home/jovyan/work/proj-rapids",
-              running_pods=1, mem=("64Gi", "64Gi"), restart_policy="Always")  # fmt: skip
+              running_pods=1, mem=("64Gi", "64Gi"), restart_policy="Always")
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Running")
     pod = s.add_pod(node="gpu-l-04", created=s.created - 0.1, k8s_phase="CrashLoopBackOff", updated=0.5)
     _run_ai_back_offs(s, pod.name, pod.uid, 0.3, 14 * 60 + 18, 600)
     back_off = f"back-off 5m0s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", back_off),
-                                 terminated("Error", 1, 33 * S, 31 * S), restarts=172)], phase="Running")  # fmt: skip
+                                 terminated("Error", 1, 33 * S, 31 * S), restarts=172)], phase="Running")
     s.add_kube_event(0.3, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})",
-                     pod=pod.name, count=3850, first=14 * 60 + 18)  # fmt: skip
+                     pod=pod.name, count=3850, first=14 * 60 + 18)
     s.add_log(pod.name, JUPYTER, previous=True)
     s.nodes.append(node("gpu-l-04"))
     expect = _expects("CRASH_APP_ERROR", restarts=172, last="2026-11-30T11:59:29", since="14 h 18 min",
-                      more=["Bad config encountered during initialization"])  # fmt: skip
+                      more=["Bad config encountered during initialization"])
     return [s], _req(s), expect
 
 
@@ -109,7 +109,7 @@ def case_crash_loop_vllm_minutes() -> Case:
     kubelet's back-off event has the events.k8s.io shape: `eventTime` (the first) and `series`."""
     s = Story("ff-loop-02", "qwen-serve", "genai", "Degraded", phase_at=3 * 24 * 60, created=3 * 24 * 60 + 5,
               kind="Inference", image="vllm/vllm-openai:v0.6.4.post1", command="vllm serve Qwen/Qwen2.5-7B-Instruct",
-              running_pods=1, requested_pods=2, mem=("24Gi", "24Gi"))  # fmt: skip
+              running_pods=1, requested_pods=2, mem=("24Gi", "24Gi"))
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Degraded", "1/2 replicas available")
     good = s.add_pod(node="gpu-t4-01", created=s.created - 1, k8s_phase="Running", updated=s.phase_at, index=0)
     s.add_kube_pod(good, [cstatus("main", s.image, running(s.phase_at))], phase="Running")
@@ -117,17 +117,17 @@ def case_crash_loop_vllm_minutes() -> Case:
     _run_ai_back_offs(s, pod.name, pod.uid, 2, 23 * 60, 280)
     back_off = f"back-off 5m0s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", back_off),
-                                 terminated("Error", 1, 7.6, 7), restarts=1450)], phase="Running")  # fmt: skip
+                                 terminated("Error", 1, 7.6, 7), restarts=1450)], phase="Running")
     event = s.add_kube_event(0.7, "BackOff", f"Back-off restarting failed container main in pod {pod.name}",
-                             pod=pod.name, first=3 * 24 * 60 - 2)  # fmt: skip
+                             pod=pod.name, first=3 * 24 * 60 - 2)
     event.update(count=None, firstTimestamp=None, lastTimestamp=None,
                  series={"count": 1449, "lastObservedTime": ts(0.7)[:-1] + ".214000Z"},
-                 reportingComponent="kubelet", reportingInstance="gpu-t4-02", action="Backoff")  # fmt: skip
+                 reportingComponent="kubelet", reportingInstance="gpu-t4-02", action="Backoff")
     event["eventTime"] = ts(3 * 24 * 60 - 2)[:-1] + ".000000Z"
     s.add_log(pod.name, VLLM_BF16, previous=True)
     s.nodes += [node("gpu-t4-01", gpu="Tesla-T4"), node("gpu-t4-02", gpu="Tesla-T4")]
     expect = _expects("CRASH_APP_ERROR", restarts=1450, last="2026-11-30T11:53:00", since="2 d 23 h",
-                      more=["Bfloat16 is only supported"])  # fmt: skip
+                      more=["Bfloat16 is only supported"])
     expect["noEvidence"] = ["Engine process failed to start"]
     expect["recommendations"] = ["Bfloat16"]
     return [s], _req(s), expect
@@ -139,7 +139,7 @@ def case_crash_loop_oom_eight_days() -> Case:
     s = Story("ff-loop-03", "bge-embedder", "recsys", "Running", phase_at=8 * 24 * 60, created=8 * 24 * 60 + 3,
               kind="Workspace", image="ghcr.io/huggingface/text-embeddings-inference:1.5",
               command="text-embeddings-router --model-id BAAI/bge-large-en-v1.5", running_pods=1, mem=("2Gi", "2Gi"),
-              restart_policy="Always")  # fmt: skip
+              restart_policy="Always")
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Running")
     pod = s.add_pod(node="cpu-m-07", created=s.created - 0.5, k8s_phase="CrashLoopBackOff", updated=2.5)
     _run_ai_back_offs(s, pod.name, pod.uid, 2.5, 23 * 60, 290)
@@ -147,9 +147,9 @@ def case_crash_loop_oom_eight_days() -> Case:
         s.add_event(at, "OOMKilled", "Container main was OOM killed", pod=pod.name, obj_uid=pod.uid)
     back_off = f"back-off 5m0s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", back_off),
-                                 terminated("OOMKilled", 137, 3.4, 3), restarts=2310)], phase="Running")  # fmt: skip
+                                 terminated("OOMKilled", 137, 3.4, 3), restarts=2310)], phase="Running")
     s.add_kube_event(1, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})",
-                     pod=pod.name, count=2309, first=8 * 24 * 60 - 1)  # fmt: skip
+                     pod=pod.name, count=2309, first=8 * 24 * 60 - 1)
     s.nodes.append(node("cpu-m-07", gpu="none"))
     expect = _expects("OOM_KILLED", restarts=2310, last="2026-11-30T11:57:00", since="7 d 23 h")
     expect["memory"] = {"limitBytes": 2 * GI}
@@ -161,21 +161,21 @@ def case_crash_loop_hours_apart() -> Case:
     is 3 h old, so its Kubernetes events have expired, and the report says so."""
     s = Story("ff-loop-04", "moe-pretrain", "research", "Running", phase_at=20 * 60, created=20 * 60 + 4,
               running_pods=1, mem=("128Gi", "128Gi"), restart_policy="OnFailure", backoff_limit=10,
-              command="python train.py")  # fmt: skip
+              command="python train.py")
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Running")
     pod = s.add_pod(node="gpu-m-12", created=s.created - 1, k8s_phase="Running", updated=180)
     for at in (180, 365, 551, 736, 922, 1108):
         s.add_event(at - 0.2, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}"
-                    f"({pod.uid})", pod=pod.name, obj_uid=pod.uid)  # fmt: skip
+                    f"({pod.uid})", pod=pod.name, obj_uid=pod.uid)
     s.add_kube_pod(pod, [cstatus("main", s.image, running(179.8), terminated("Error", 1, 365, 180), restarts=6)],
-                   phase="Running")  # fmt: skip
+                   phase="Running")
     s.add_log(pod.name, TRAIN_NAN, previous=True)
     s.nodes.append(node("gpu-m-12"))
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["restarted 6 times", "last crash 2026-11-30T09:00:00", "FloatingPointError"],
         "missing": ["have likely expired"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -31,17 +31,17 @@ def _operator_events(s: Story, victims: list[tuple[str, float]], job_kind: str =
     """The training operator's events on the job: each pod's exit, then the job's failure."""
     for pod, at in victims:
         s.add_event(at, "ExitedWithCode", f"Pod: {s.ns}.{pod} exited with code 1", type_="Normal",
-                    source="pytorchjob-controller", kind=job_kind, obj_name=s.name)  # fmt: skip
+                    source="pytorchjob-controller", kind=job_kind, obj_name=s.name)
     s.add_event(victims[-1][1] - S, f"{job_kind}Failed",
                 f"{job_kind} {s.ns}/{s.name} is failed because 1 Worker replica(s) failed.",
-                type_="Normal", source="pytorchjob-controller", kind=job_kind, obj_name=s.name)  # fmt: skip
+                type_="Normal", source="pytorchjob-controller", kind=job_kind, obj_name=s.name)
 
 
 def _lost_by_the_node_controller(s: Story, lost: PodPlan, not_ready: float, marked: float) -> None:
     """The node lifecycle controller's event on the lost pod, then the taint manager's after the toleration."""
     s.add_event(not_ready, "NodeNotReady", "Node is not ready", source="node-controller", pod=lost.name)
     s.add_event(marked, "TaintManagerEviction", f"Marking for deletion Pod {s.ns}/{lost.name}", type_="Normal",
-                source="taint-eviction-controller", pod=lost.name)  # fmt: skip
+                source="taint-eviction-controller", pod=lost.name)
 
 
 def _victims(s: Story, nodes: list[str], at: float, clock: str, skip: int) -> list[tuple[str, float]]:
@@ -54,7 +54,7 @@ def _victims(s: Story, nodes: list[str], at: float, clock: str, skip: int) -> li
         role, index = ("master", 0) if i == 0 else ("worker", i - 1)
         end = at - i * 2 * S
         plan = s.add_pod(node=node_name, created=118, k8s_phase="Error", updated=end, role=role, index=index,
-                         completed=end)  # fmt: skip
+                         completed=end)
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 115, end))], phase="Failed")
         s.add_log(plan.name, NCCL_VICTIM.format(r=8 * i, clock=clock))
         s.nodes.append(node(node_name))
@@ -70,7 +70,7 @@ def case_node_notready_taint_eviction() -> Case:
     s = Story("ff-node-01", "llama-ft-ddp", "nlp", "Failed", phase_at=29.5, created=120, kind="Distributed", gpu=8,
               requested_pods=4, mem=("256Gi", "256Gi"), restart_policy="OnFailure", backoff_limit=3,
               command="torchrun --nnodes 4 --nproc-per-node 8 finetune.py",
-              extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})  # fmt: skip
+              extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})
     nodes = ["gpu-n-10", "gpu-n-11", "gpu-n-12", "gpu-n-13"]
     lost = s.add_pod(node="gpu-n-12", created=118, k8s_phase="Running", updated=115, role="worker", index=1)
     victims = _victims(s, nodes, 30.0, "11:30:00.412", skip=2)
@@ -83,22 +83,22 @@ def case_node_notready_taint_eviction() -> Case:
         conditions=[condition("Ready", "False", 40),
                     condition("DisruptionTarget", "True", 35, "DeletionByTaintManager",
                               "Taint manager: deleting due to NoExecute taint")],
-    )  # fmt: skip
+    )
     s.add_kube_event(40, "NodeNotReady", "Node is not ready", pod=lost.name, component="node-controller")
     s.add_kube_event(35, "TaintManagerEviction", f"Marking for deletion Pod {s.ns}/{lost.name}", pod=lost.name,
-                     type_="Normal", component="taint-eviction-controller")  # fmt: skip
+                     type_="Normal", component="taint-eviction-controller")
     s.nodes.append(node("gpu-n-12", ready="Unknown", ready_since=40,
                         taints=[taint("node.kubernetes.io/unreachable", "NoExecute", 40),
-                                taint("node.kubernetes.io/unreachable", "NoSchedule", 40)]))  # fmt: skip
+                                taint("node.kubernetes.io/unreachable", "NoSchedule", 40)]))
     s.add_node_event(40, "gpu-n-12", "NodeNotReady", "Node gpu-n-12 status is now: NodeNotReady", type_="Normal",
-                     component="node-controller")  # fmt: skip
+                     component="node-controller")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "NODE_FAILURE", "recurrence": 1,
         "firstFailure": lost.name, "orderSorted": True,
         "evidence": [f"First failure: pod {lost.name}", "gpu-n-12"],
         "recommendations": ["OnFailure", "gpu-n-12"], "noRecommendations": ["Fix the code"],
         "paths": [r"^/api/v1/nodes/gpu-n-12$"],
-    }  # fmt: skip
+    }
 
 
 def case_xid79_node_down() -> Case:
@@ -108,31 +108,31 @@ def case_xid79_node_down() -> Case:
     s = Story("ff-node-02", "sd3-pretrain", "research", "Failed", phase_at=21.5, created=150, kind="Distributed",
               gpu=8, requested_pods=4, mem=("512Gi", "512Gi"), restart_policy="Never",
               command="torchrun --nnodes 4 --nproc-per-node 8 train_sd3.py",
-              extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})  # fmt: skip
+              extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})
     nodes = ["gpu-x-30", "gpu-x-31", "gpu-x-32", "gpu-x-33"]
     lost = s.add_pod(node="gpu-x-31", created=148, k8s_phase="Unknown", updated=27, role="worker", index=0,
-                     completed=27, deleted=24)  # fmt: skip
+                     completed=27, deleted=24)
     victims = _victims(s, nodes, 22.0, "11:38:00.090", skip=1)
     _operator_events(s, victims)
     s.phase_message = f"Workload failed: pod {victims[0][0]} container main terminated (Error), exit code 1"
     lifecycle(s, 145, 21.5, "Failed", s.phase_message)
     _lost_by_the_node_controller(s, lost, 32, 27)
     s.add_event(24, "NodeLost", f"Node gpu-x-31 which was running pod {lost.name} is unresponsive",
-                source="node-controller", pod=lost.name)  # fmt: skip
+                source="node-controller", pod=lost.name)
     s.nodes.append(node("gpu-x-31", ready="Unknown", ready_since=32,
                         taints=[taint("node.kubernetes.io/unreachable", "NoExecute", 32)],
                         extra_conditions=[condition("AcceleratedHardwareReady", "False", 33, "NvidiaXID79Error",
-                                                    XID79)]))  # fmt: skip
+                                                    XID79)]))
     s.add_node_event(33, "gpu-x-31", "NvidiaXID79Error", XID79, component="kernel-monitor")
     s.add_node_event(32, "gpu-x-31", "NodeNotReady", "Node gpu-x-31 status is now: NodeNotReady", type_="Normal",
-                     component="node-controller")  # fmt: skip
+                     component="node-controller")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "NODE_FAILURE", "recurrence": 1,
         "firstFailure": lost.name, "orderSorted": True,
         "evidence": [f"First failure: pod {lost.name}"],
         "recommendations": ["Resubmit", "gpu-x-31"], "noRecommendations": ["Fix the code"],
         "queries": [["/pods", "deleted=true"]], "findings": [{"kind": "gpu-hardware", "node": "gpu-x-31"}],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -46,7 +46,7 @@ def _job(key: str, name: str, phase_at: float) -> Story:
     return Story(key, name, "vision", "Failed", phase_at=phase_at, created=phase_at + 95, kind="Distributed", gpu=4,
                  requested_pods=4, mem=("96Gi", "96Gi"), restart_policy="OnFailure", backoff_limit=0,
                  command="torchrun --nnodes 4 --nproc-per-node 4 train.py",
-                 extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})  # fmt: skip
+                 extra_spec={"distributedFramework": "PyTorch", "numWorkers": 3})
 
 
 def case_oom_in_replaced_pod() -> Case:
@@ -54,12 +54,12 @@ def case_oom_in_replaced_pod() -> Case:
     s = _job("ff-order-01", "detr-ddp", 50.5)
     oom_at = 51 + 18 * S  # 11:08:42
     gone = s.add_pod(node="gpu-o-22", created=145, k8s_phase="OOMKilled", updated=oom_at, role="worker", index=2,
-                     completed=oom_at, deleted=oom_at - 3 * S)  # fmt: skip
+                     completed=oom_at, deleted=oom_at - 3 * S)
     victims: list[PodPlan] = []
     for i, (role, index) in enumerate((("master", 0), ("worker", 0), ("worker", 1))):
         end = oom_at - (6 + 2 * i) * S  # 11:08:48, :50, :52
         plan = s.add_pod(node=f"gpu-o-2{i + 5}", created=145, k8s_phase="Error", updated=end, role=role, index=index,
-                         completed=end)  # fmt: skip
+                         completed=end)
         log = RENDEZVOUS if role == "master" else RESET.format(r=4 * i)
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 140, end))], phase="Failed")
         s.add_log(plan.name, log)
@@ -69,9 +69,9 @@ def case_oom_in_replaced_pod() -> Case:
     s.add_pod_series(gone, "CPU_MEMORY_USAGE_BYTES", ramp(70 * GI, 102_900_000_000, 139, oom_at + 0.5, step_min=1))
     s.add_event(oom_at, "OOMKilled", "Container main was OOM killed", pod=gone.name, obj_uid=gone.uid)
     s.add_event(oom_at - 3 * S, "SuccessfulDelete", f"Deleted pod: {gone.name}", type_="Normal",
-                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
     s.add_event(oom_at - 4 * S, "SuccessfulCreate", f"Created pod: {gone.name}", type_="Normal",
-                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
     s.phase_message = f"Workload failed: pod {victims[0].name} container main terminated (Error), exit code 1"
     lifecycle(s, 140, 50.5, "Failed", s.phase_message)
     return [s], _req(s), {
@@ -80,7 +80,7 @@ def case_oom_in_replaced_pod() -> Case:
         "queries": [["/pods", "deleted=true"]],
         "evidence": [f"First failure: pod {gone.name}", "OOMKilled"],
         "memory": {"limitBytes": 96 * GI, "peakBytes": 102_900_000_000, "pod": gone.name},
-    }  # fmt: skip
+    }
 
 
 def case_cause_recorded_after_its_victim() -> Case:
@@ -90,11 +90,11 @@ def case_cause_recorded_after_its_victim() -> Case:
     s = _job("ff-order-02", "sam-ddp", 40.5)
     oom_at = 41
     gone = s.add_pod(node="gpu-o-32", created=135, k8s_phase="OOMKilled", updated=oom_at, role="worker", index=2,
-                     completed=oom_at, deleted=oom_at - 5 * S)  # fmt: skip
+                     completed=oom_at, deleted=oom_at - 5 * S)
     for i, (role, index) in enumerate((("master", 0), ("worker", 0), ("worker", 1))):
         end = oom_at + 3 * S if i == 1 else oom_at - (4 + i) * S
         plan = s.add_pod(node=f"gpu-o-3{i + 5}", created=135, k8s_phase="Error", updated=end, role=role, index=index,
-                         completed=end)  # fmt: skip
+                         completed=end)
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 130, end))], phase="Failed")
         s.add_log(plan.name, RESET.format(r=4 * i))
         s.nodes.append(node(plan.node or ""))
@@ -106,7 +106,7 @@ def case_cause_recorded_after_its_victim() -> Case:
         "outcome": "diagnosed", "category": "OOM_KILLED", "recurrence": 1,
         "firstFailure": gone.name, "orderSorted": True,
         "notes": ["recorded 3 s before the first failure"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

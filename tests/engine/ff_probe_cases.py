@@ -36,19 +36,19 @@ def _http_probe(path: str, period: int, threshold: int, delay: int = 0) -> Json:
     """A core/v1 Probe as the API server returns it (its defaults filled in)."""
     handler = {"httpGet": {"path": path, "port": 8000, "scheme": "HTTP"}}
     return {**handler, "initialDelaySeconds": delay, "periodSeconds": period, "failureThreshold": threshold,
-            "timeoutSeconds": 1, "successThreshold": 1}  # fmt: skip
+            "timeoutSeconds": 1, "successThreshold": 1}
 
 
 def case_nim_startup_probe_kill() -> Case:
     """A NIM service downloading 140 GB of weights; its startup probe allows 30 x 10 s = 5 min, so the kubelet
     restarts it after 5 min every time (exit 137), and the download starts over: CrashLoopBackOff."""
     s = Story("ff-probe-01", "llama-70b-nim", "genai", "Running", phase_at=95, created=100, kind="Inference", gpu=4,
-              mem=("256Gi", "256Gi"), image=NIM, running_pods=1, command="/opt/nim/start_server.sh")  # fmt: skip
+              mem=("256Gi", "256Gi"), image=NIM, running_pods=1, command="/opt/nim/start_server.sh")
     pod = s.add_pod(node="gpu-w-40", created=99, k8s_phase="CrashLoopBackOff", updated=1, containers=["nim-llm"])
     s.add_phase(s.created, "Pending")
     s.add_phase(95, "Running")
     probe = ('Startup probe failed: Get "http://10.244.3.17:8000/v1/health/ready": dial tcp 10.244.3.17:8000: '
-             "connect: connection refused")  # fmt: skip
+             "connect: connection refused")
     kill = "Container nim-llm failed startup probe, will be restarted"
     for at in (89.9, 70, 50, 30, 11.2):
         s.add_event(at, "Unhealthy", probe, pod=pod.name)
@@ -57,7 +57,7 @@ def case_nim_startup_probe_kill() -> Case:
     s.add_kube_event(6, "Killing", kill, pod=pod.name, type_="Normal", count=2, first=11.1)
     backoff = f"back-off 2m40s restarting failed container=nim-llm pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("nim-llm", s.image, waiting("CrashLoopBackOff", backoff),
-                                 last=terminated("Error", 137, 11.1, 6), restarts=9)], phase="Running")  # fmt: skip
+                                 last=terminated("Error", 137, 11.1, 6), restarts=9)], phase="Running")
     container = s.kube_pods[-1]["spec"]["containers"][0]
     container["startupProbe"] = _http_probe("/v1/health/ready", 10, 30)
     container["livenessProbe"] = _http_probe("/v1/health/live", 10, 3)
@@ -71,7 +71,7 @@ def case_nim_startup_probe_kill() -> Case:
                             "ran 5 min before the kill", "cache the model"],
         "noRecommendations": ["liveness probe killed", "Fix the code"],
         "reason": ["its startup probe failed", "failed startup probe"], "noReason": ["liveness"],
-    }  # fmt: skip
+    }
 
 
 def case_triton_liveness_after_readiness() -> Case:
@@ -80,30 +80,30 @@ def case_triton_liveness_after_readiness() -> Case:
     probe killed; the readiness failures corroborate."""
     s = Story("ff-probe-02", "triton-ranker", "recsys", "Running", phase_at=300, created=305, kind="Inference",
               image="nvcr.io/nvidia/tritonserver:24.08-py3", running_pods=1,
-              command="tritonserver --model-repository=/models")  # fmt: skip
+              command="tritonserver --model-repository=/models")
     pod = s.add_pod(node="gpu-w-41", created=304, k8s_phase="CrashLoopBackOff", updated=2)
     s.add_phase(s.created, "Pending")
     s.add_phase(300, "Running")
     ready = "Readiness probe failed: HTTP probe failed with statuscode: 503"
     live = ('Liveness probe failed: Get "http://10.244.9.4:8000/v2/health/live": context deadline exceeded '
-            "(Client.Timeout exceeded while awaiting headers)")  # fmt: skip
+            "(Client.Timeout exceeded while awaiting headers)")
     s.add_event(30, "Unhealthy", ready, pod=pod.name)
     s.add_event(10.5, "Unhealthy", live, pod=pod.name)
     s.add_event(10, "Killing", "Container main failed liveness probe, will be restarted", type_="Normal",
-                pod=pod.name)  # fmt: skip
+                pod=pod.name)
     s.add_kube_event(10.6, "Unhealthy", ready, pod=pod.name, count=118, first=30)
     s.add_kube_event(10.5, "Unhealthy", live, pod=pod.name, count=3, first=10.8)
     s.add_kube_event(10, "Killing", "Container main failed liveness probe, will be restarted", pod=pod.name,
-                     type_="Normal")  # fmt: skip
+                     type_="Normal")
     backoff = f"back-off 10s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", backoff),
-                                 last=terminated("Error", 137, 299, 9.9), restarts=1)], phase="Running")  # fmt: skip
+                                 last=terminated("Error", 137, 299, 9.9), restarts=1)], phase="Running")
     container = s.kube_pods[-1]["spec"]["containers"][0]
     container["livenessProbe"] = _http_probe("/v2/health/live", 10, 3, delay=30)
     container["readinessProbe"] = _http_probe("/v2/health/ready", 10, 3)
     s.add_log(pod.name, "I1130 11:49:58.102311 1 grpc_server.cc:2466] Started GRPCInferenceService at 0.0.0.0:8001\n"
               "W1130 11:50:12.870021 1 pinned_memory_manager.cc:187] failed to allocate pinned system memory, "
-              "falling back to non-pinned system memory\n", previous=True)  # fmt: skip
+              "falling back to non-pinned system memory\n", previous=True)
     s.nodes.append(node("gpu-w-41"))
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
@@ -112,7 +112,7 @@ def case_triton_liveness_after_readiness() -> Case:
                             "initialDelaySeconds 30 + failureThreshold 3 x periodSeconds 10 = 1 min"],
         "noRecommendations": ["startup probe killed", "readiness probe was failing"],
         "reason": ["its liveness probe failed"], "noReason": ["startup", "readiness"],
-    }  # fmt: skip
+    }
 
 
 def case_readiness_never_passed() -> Case:
@@ -120,7 +120,7 @@ def case_readiness_never_passed() -> Case:
     restarted by the kubelet; the autoscaler gave up on the revision and ended its pod (SIGTERM, exit 143). What
     ended it is not read; the report says the readiness probe failed and that it does not kill."""
     s = Story("ff-probe-03", "bge-embed", "recsys", "Failed", phase_at=12, created=30, kind="Inference",
-              image="ghcr.io/huggingface/text-embeddings-inference:1.5", command="text-embeddings-router")  # fmt: skip
+              image="ghcr.io/huggingface/text-embeddings-inference:1.5", command="text-embeddings-router")
     pod = s.add_pod(node="gpu-w-42", created=29, k8s_phase="Error", updated=12.5, completed=12.5)
     s.add_phase(s.created, "Pending")
     s.add_phase(28, "Running")
@@ -134,14 +134,14 @@ def case_readiness_never_passed() -> Case:
     s.add_kube_pod(pod, [cstatus("main", s.image, terminated("Error", 143, 28, 12.5))], phase="Failed")
     s.add_log(pod.name, "2026-11-30T11:32:10.211Z  INFO text_embeddings_router: router/src/main.rs:140: Starting "
               "HTTP server: 0.0.0.0:8080\n2026-11-30T11:32:10.212Z  INFO text_embeddings_router::http::server: "
-              "Ready\n")  # fmt: skip
+              "Ready\n")
     s.nodes.append(node("gpu-w-42"))
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "UNKNOWN",
         "evidence": ["Readiness probe failed"],
         "recommendations": ["readiness probe was failing", "never restarts it"],
         "noRecommendations": ["startup probe killed", "liveness probe killed"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -36,7 +36,7 @@ def _job(key: str, name: str, pods: int, phase_at: float, **kw: object) -> Story
     s = Story(key, name, "research", "Failed", phase_at=phase_at, created=600, kind="Distributed", gpu=8,
               requested_pods=pods, mem=("512Gi", "512Gi"), restart_policy="Never",
               command=f"torchrun --nnodes {pods} --nproc-per-node 8 train.py",
-              extra_spec={"distributedFramework": "PyTorch", "numWorkers": pods - 1}, **kw)  # type: ignore[arg-type]  # fmt: skip
+              extra_spec={"distributedFramework": "PyTorch", "numWorkers": pods - 1}, **kw)  # type: ignore[arg-type]
     s.add_phase(s.created, "Pending")
     s.add_phase(590, "Running")
     return s
@@ -45,11 +45,11 @@ def _job(key: str, name: str, pods: int, phase_at: float, **kw: object) -> Story
 def _exited(s: Story, role: str, index: int, node_name: str, end: float, log: str | None, message: str = "") -> PodPlan:
     """A rank that timed out itself and exited 1 (the operator's ExitedWithCode event names it)."""
     plan = s.add_pod(node=node_name, created=598, k8s_phase="Error", updated=end, role=role, index=index,
-                     completed=end)  # fmt: skip
+                     completed=end)
     s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 590, end, message or None))],
-                   phase="Failed")  # fmt: skip
+                   phase="Failed")
     s.add_event(end - S, "ExitedWithCode", f"Pod: {s.ns}.{plan.name} exited with code 1", type_="Normal",
-                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+                source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
     if log is not None:
         s.add_log(plan.name, log)
     return plan
@@ -57,7 +57,7 @@ def _exited(s: Story, role: str, index: int, node_name: str, end: float, log: st
 
 def _failed_job_event(s: Story, at: float) -> None:
     s.add_event(at, "PyTorchJobFailed", f"PyTorchJob {s.ns}/{s.name} is failed because 1 Worker replica(s) failed.",
-                type_="Normal", source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+                type_="Normal", source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
 
 
 def case_nccl_timeout_65_pods_xid79() -> Case:
@@ -71,13 +71,13 @@ def case_nccl_timeout_65_pods_xid79() -> Case:
         node_name = f"gpu-h-{0 if role == 'master' else index + 1:02d}"
         _exited(s, role, index, node_name, 4.0 - (12 + k * 0.6) * S, None)
     hung = s.add_pod(node="gpu-h-42", created=598, k8s_phase="Running", updated=590, role="worker", index=41,
-                     deleted=3)  # fmt: skip
+                     deleted=3)
     _failed_job_event(s, 3.6)
     s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
     s.add_phase(3.5, "Failed", s.phase_message)
     s.add_kube_event(3.1, "Killing", "Stopping container main", pod=hung.name, type_="Normal", host="gpu-h-42")
     s.nodes += [node("gpu-h-08"), node("gpu-h-42", extra_conditions=[
-        condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]  # fmt: skip
+        condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]
     s.add_node_event(14, "gpu-h-42", "NvidiaXID79Error", XID79, component="kernel-monitor")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
@@ -85,7 +85,7 @@ def case_nccl_timeout_65_pods_xid79() -> Case:
         "findings": [{"kind": "gpu-hardware", "node": "gpu-h-42", "owner": "administrator", "explains": True}],
         "recommendations": ["gpu-h-42", "cordon"], "noRecommendations": ["Fix the code"],
         "paths": [r"^/api/v1/nodes/gpu-h-42$"], "queries": [["/pods", "deleted=true"]],
-    }  # fmt: skip
+    }
 
 
 def case_gloo_timeout_killed_rank_xid119() -> Case:
@@ -96,7 +96,7 @@ def case_gloo_timeout_killed_rank_xid119() -> Case:
     _exited(s, "worker", 0, "gpu-f-02", 20.0 - 13 * S, None, GLOO.replace("rank0", "rank8").splitlines()[-1])
     _exited(s, "worker", 1, "gpu-f-04", 20.0 - 15 * S, None, GLOO.replace("rank0", "rank16").splitlines()[-1])
     hung = s.add_pod(node="gpu-f-03", created=598, k8s_phase="Error", updated=19.0, role="worker", index=2,
-                     completed=19.0)  # fmt: skip
+                     completed=19.0)
     s.add_kube_pod(hung, [cstatus("main", s.image, terminated("Error", 137, 590, 19.0))], phase="Failed")
     s.add_kube_event(19.5, "Killing", "Stopping container main", pod=hung.name, type_="Normal", host="gpu-f-03")
     _failed_job_event(s, 19.6)
@@ -109,7 +109,7 @@ def case_gloo_timeout_killed_rank_xid119() -> Case:
         "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-f-03", "SIGKILL (exit 137)"],
         "findings": [{"kind": "gpu-hardware", "node": "gpu-f-03", "explains": True}],
         "recommendations": ["gpu-f-03"], "paths": [r"^/api/v1/nodes/gpu-f-03$"],
-    }  # fmt: skip
+    }
 
 
 def case_nccl_timeout_hung_rank_node_clean() -> Case:
@@ -120,7 +120,7 @@ def case_nccl_timeout_hung_rank_node_clean() -> Case:
     _exited(s, "master", 0, "gpu-g-01", 10.0 - 14 * S, None)
     _exited(s, "worker", 0, "gpu-g-02", 10.0 - 16 * S, None)
     hung = s.add_pod(node="gpu-g-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
-                     deleted=9)  # fmt: skip
+                     deleted=9)
     s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
     _failed_job_event(s, 9.6)
     s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
@@ -130,7 +130,7 @@ def case_nccl_timeout_hung_rank_node_clean() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
         "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-g-04"],
         "noText": ["gpu-hardware", "Not the workload's fault"], "paths": [r"^/api/v1/nodes/gpu-g-04$"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -34,10 +34,10 @@ def _cycles(s: Story, cycles: list[tuple[float, float]], node_name: str) -> list
     gone: list[PodPlan] = []
     for i, (at, resumed) in enumerate(cycles):
         pod = s.add_pod(node=f"{node_name}-{i}", created=at + 60, k8s_phase="Running", updated=at - 0.2,
-                        deleted=at - 0.5)  # fmt: skip
+                        deleted=at - 0.5)
         pod.uid = uid("pod", s.key, pod.name, str(i))
         s.add_event(at, "Evict", _taker(i, s, pod.name), type_="Normal", source="kai-scheduler", kind="PodGroup",
-                    obj_name=f"pg-{s.name}-0")  # fmt: skip
+                    obj_name=f"pg-{s.name}-0")
         s.add_event(at - 0.1, "Killing", "Stopping container main", type_="Normal", pod=pod.name, obj_uid=pod.uid)
         s.add_phase(at - 0.3, "Pending", "Waiting for resources")
         s.add_phase(resumed, "Running")
@@ -51,7 +51,7 @@ def case_preempted_four_times_then_oom() -> Case:
     OOM-killed at the 64 GiB limit (its memory grew through the run)."""
     s = Story("ff-resume-01", "llama3-8b-pt", "nlp", "Failed", phase_at=8, created=3 * DAY + 420, gpu=8,
               mem=("64Gi", "64Gi"), restart_policy="OnFailure", preemptible=True,
-              command="torchrun --nproc-per-node 8 pretrain.py --resume auto")  # fmt: skip
+              command="torchrun --nproc-per-node 8 pretrain.py --resume auto")
     s.add_phase(s.created, "Pending")
     s.add_phase(3 * DAY + 410, "Running")
     cycles = [(3 * DAY, 3 * DAY - 45), (2 * DAY + 300, 2 * DAY + 120), (DAY + 500, DAY + 460), (800, 610)]
@@ -71,7 +71,7 @@ def case_preempted_four_times_then_oom() -> Case:
                  "each time requeued and run again, last from 01:50 (phase Running)",
                  "the last run then ran 10 h 2 min up to the failure", "not counted"],
         "noRecommendations": ["preemption"], "paths": [r"/metrics$"],
-    }  # fmt: skip
+    }
 
 
 CRASH = (
@@ -89,19 +89,19 @@ def case_reclaimed_resumed_then_crash_loop() -> Case:
     """A workspace whose pod was taken by another project's quota reclaim six hours ago and resumed an hour
     later; since a config change 40 min ago its container crash-loops (exit 1)."""
     s = Story("ff-resume-02", "mistral-serve-dev", "genai", "Running", phase_at=300, created=3 * DAY,
-              kind="Workspace", running_pods=1, command="python /app/serve.py")  # fmt: skip
+              kind="Workspace", running_pods=1, command="python /app/serve.py")
     s.add_phase(s.created, "Pending")
     s.add_phase(3 * DAY - 5, "Running")
     _cycles(s, [(360, 300)], "gpu-w-3")
     pod = s.add_pod(node="gpu-w-31", created=301, k8s_phase="CrashLoopBackOff", updated=2)
     for i, at in enumerate((40, 38, 35, 30, 21, 12, 3)):
         s.add_event(at, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})",
-                    pod=pod.name, in_events=i >= 4)  # fmt: skip
+                    pod=pod.name, in_events=i >= 4)
     backoff = f"back-off 5m0s restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", backoff),
-                                 last=terminated("Error", 1, 3.3, 3.2), restarts=7)], phase="Running")  # fmt: skip
+                                 last=terminated("Error", 1, 3.3, 3.2), restarts=7)], phase="Running")
     s.add_kube_event(3, "BackOff", f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})",
-                     pod=pod.name, count=7, first=40)  # fmt: skip
+                     pod=pod.name, count=7, first=40)
     s.add_log(pod.name, CRASH, previous=True)
     s.nodes.append(node("gpu-w-31"))
     return [s], _req(s), {
@@ -110,7 +110,7 @@ def case_reclaimed_resumed_then_crash_loop() -> Case:
         "evidence": ["max_model_len 65536"],
         "text": ["preempted at 06:00 and run again from 07:00 (phase Running); it has been running 5 h since"],
         "noRecommendations": ["preemption"],
-    }  # fmt: skip
+    }
 
 
 def case_preempted_for_the_run_that_ended() -> Case:
@@ -118,13 +118,13 @@ def case_preempted_for_the_run_that_ended() -> Case:
     the workload failed (SIGTERM, exit 143) and never ran again. That preemption ended it: routed out at Step 1,
     nothing after it read."""
     s = Story("ff-resume-03", "sdxl-ft-sweep-3", "vision", "Failed", phase_at=20, created=2 * DAY, gpu=4,
-              extra_spec={"terminateAfterPreemption": True}, restart_policy="OnFailure")  # fmt: skip
+              extra_spec={"terminateAfterPreemption": True}, restart_policy="OnFailure")
     s.add_phase(s.created, "Pending")
     s.add_phase(2 * DAY - 10, "Running")
     _cycles(s, [(DAY + 600, DAY + 540), (900, 870)], "gpu-e-6")
     pod = s.add_pod(node="gpu-e-63", created=871, k8s_phase="Error", updated=20.5, completed=20.5)
     s.add_event(21, "Evict", _taker(0, s, pod.name), type_="Normal", source="kai-scheduler", kind="PodGroup",
-                obj_name=f"pg-{s.name}-0")  # fmt: skip
+                obj_name=f"pg-{s.name}-0")
     s.phase_message = error_message(pod.name, 143)
     s.add_phase(20, "Failed", s.phase_message)
     s.add_kube_pod(pod, [cstatus("main", s.image, terminated("Error", 143, 870, 20.5))], phase="Failed")
@@ -133,7 +133,7 @@ def case_preempted_for_the_run_that_ended() -> Case:
     return [s], _req(s), {
         "outcome": "preempted", "category": None, "recurrence": 0, "noPaths": [r"/history$"],
         "evidence": ["pg-chat-serving-0"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -52,7 +52,7 @@ def _req(s: Story) -> Json:
 
 
 def sdk_revision(s: Story, number: int, phase: str, created: float, *, phase_at: float, running_pods: int,
-                 image: str, message: str = "") -> Json:  # fmt: skip
+                 image: str, message: str = "") -> Json:
     """A revision as the SDK's `Revision` model reads it (every required key, the optional ones a tenant sends)."""
     revision = revision_json(s, uid("revision", s.key, str(number)), f"{s.name}-{number:05d}", phase, created, image)
     revision.update({
@@ -65,7 +65,7 @@ def sdk_revision(s: Story, number: int, phase: str, created: float, *, phase_at:
         "conditions": [],
         "phaseMessage": message,
         "phaseUpdatedAt": ts(phase_at),
-    })  # fmt: skip
+    })
     return revision
 
 
@@ -80,7 +80,7 @@ def _revision_pod(s: Story, name: str, phase: str, created: float, updated: floa
 def _serving(key: str, name: str, *, mem: tuple[str, str]) -> Story:
     """An inference serving from its first revision for three days; a second revision was made 45 min ago."""
     s = Story(key, name, "genai", "Running", phase_at=4320, created=4330, kind="Inference", image=VLLM, mem=mem,
-              command="vllm serve", running_pods=2, requested_pods=2, submitted_by="sofia@example.com")  # fmt: skip
+              command="vllm serve", running_pods=2, requested_pods=2, submitted_by="sofia@example.com")
     s.add_phase(s.created, "Pending").add_phase(4320, "Running")
     for i in range(2):
         old = s.add_pod(node=f"gpu-r-1{i}", created=4325, k8s_phase="Running", updated=4320, index=i)
@@ -102,7 +102,7 @@ def case_revision_newest_crash_loops() -> Case:
     event = _back_off(s, pod, pod_id, 0.8)
     rev1 = sdk_revision(s, 1, "Running", 4330, phase_at=4320, running_pods=2, image=VLLM)
     rev2 = sdk_revision(s, 2, "Initializing", 45, phase_at=44, running_pods=0, image=VLLM,
-                        message="Waiting for the revision's pods to become ready")  # fmt: skip
+                        message="Waiting for the revision's pods to become ready")
     listed = _revision_pod(s, pod, "CrashLoopBackOff", 44.5, 0.8, "gpu-r-12")
     s.inference_revisions = [
         {"revision": rev1, "pods": [_revision_pod(s, f"{s.name}-00001-deployment-5b7c-{i}", "Running", 4325,
@@ -111,15 +111,15 @@ def case_revision_newest_crash_loops() -> Case:
          "history": [{"meta": {"creationTimestamp": ts(45), "type": "PhaseUpdate"},
                       "spec": {"phaseUpdate": {"phase": "Initializing", "phaseMessage": rev2["phaseMessage"]}}},
                      {"meta": {"creationTimestamp": ts(0.8), "type": "Event"}, "spec": {"event": event}}]},
-    ]  # fmt: skip
+    ]
     plan = s.add_pod(node="gpu-r-12", created=44.5, k8s_phase="CrashLoopBackOff", updated=0.8, index=9)
     s.pods.remove(plan)  # the workload's own pods list only the serving revision's; Kubernetes has them all
     plan.name, plan.uid = pod, pod_id
     back_off = f"back-off 5m0s restarting failed container=main pod={pod}_{s.ns}({pod_id})"
     s.add_kube_pod(plan, [cstatus("main", s.image, waiting("CrashLoopBackOff", back_off),
-                                  terminated("Error", 1, 1.6, 0.9), restarts=11)], phase="Running")  # fmt: skip
+                                  terminated("Error", 1, 1.6, 0.9), restarts=11)], phase="Running")
     s.add_kube_event(0.8, "BackOff", "Back-off restarting failed container main in pod " + pod, pod=pod, count=143,
-                     first=43)  # fmt: skip
+                     first=43)
     s.add_log(pod, HF_MISSING, previous=True)
     s.nodes.append(node("gpu-r-12"))
     return [s], _req(s), {
@@ -128,7 +128,7 @@ def case_revision_newest_crash_loops() -> Case:
         "recommendations": ["is not a local folder"],
         "paths": [r"/inferences/[^/]+/revisions$", r"/inferences/revisions/[^/]+/pods$"],
         "noQueries": [[r"/revisions$", "limit"], [r"/revisions$", "offset"], [r"/revisions/[^/]+/pods$", "limit"]],
-    }  # fmt: skip
+    }
 
 
 def case_revision_oom_at_start_tier1_only() -> Case:
@@ -140,10 +140,10 @@ def case_revision_oom_at_start_tier1_only() -> Case:
     _back_off(s, pod, pod_id, 2)
     rev2 = sdk_revision(s, 2, "Running", 4330, phase_at=4320, running_pods=2, image=VLLM)
     rev3 = sdk_revision(s, 3, "Failed", 95, phase_at=60, running_pods=0, image=VLLM,
-                        message=f"Revision {s.name}-00003 failed to become ready")  # fmt: skip
+                        message=f"Revision {s.name}-00003 failed to become ready")
     oom = {"id": uid("event", s.key, "oom"), "createdAt": ts(2.2), "type": "Warning", "clusterId": s.cluster,
            "reason": "OOMKilled", "message": "Container main was OOM killed", "source": "kubelet",
-           "involvedObject": {"uid": pod_id, "kind": "Pod", "name": pod, "namespace": s.ns}}  # fmt: skip
+           "involvedObject": {"uid": pod_id, "kind": "Pod", "name": pod, "namespace": s.ns}}
     s.inference_revisions = [
         {"revision": rev2},
         {"revision": rev3, "pods": [_revision_pod(s, pod, "OOMKilled", 94, 2.2, "gpu-r-13")], "events": [oom]},
@@ -154,7 +154,7 @@ def case_revision_oom_at_start_tier1_only() -> Case:
         "memory": {"limitBytes": 12 * GI},
         "paths": [r"/inferences/revisions/[^/]+/pods$", r"/inferences/revisions/[^/]+/events$"],
         "bundle": {"kube": False},
-    }  # fmt: skip
+    }
 
 
 CASES = {

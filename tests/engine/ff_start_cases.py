@@ -31,18 +31,18 @@ def _req(s: Story) -> Json:
 
 def _pending(key: str, name: str, created: float, node_name: str, k8s_phase: str) -> tuple[Story, str]:
     s = Story(key, name, "speech", "Pending", phase_at=created - 0.1, created=created, gpu=2,
-              command="python train_asr.py")  # fmt: skip
+              command="python train_asr.py")
     pod = s.add_pod(node=node_name, created=created - 0.2, k8s_phase=k8s_phase, updated=created - 0.5)
     s.add_phase(s.created, "Pending")
     s.add_event(created - 0.3, "Scheduled", f"Successfully assigned {s.ns}/{pod.name} to {node_name}",
-                type_="Normal", source="kai-scheduler", pod=pod.name)  # fmt: skip
+                type_="Normal", source="kai-scheduler", pod=pod.name)
     return s, pod.name
 
 
 def _not_ready(name: str, since: float, message: str, *, status: str = "False") -> Json:
     made = node(name, ready=status, ready_since=since,
                 taints=[taint("node.kubernetes.io/not-ready" if status == "False" else "node.kubernetes.io/unreachable",
-                              "NoExecute", since)])  # fmt: skip
+                              "NoExecute", since)])
     ready = next(c for c in made["status"]["conditions"] if c["type"] == "Ready")
     ready["message"] = message
     return made
@@ -59,9 +59,9 @@ def case_sandbox_runtime_down() -> Case:
     s.add_kube_pod(plan, [cstatus("main", s.image, waiting("ContainerCreating"))], phase="Pending")
     s.add_kube_event(1, "FailedCreatePodSandBox", RUNTIME_DOWN, pod=pod, count=21, first=25.5, host="gpu-e-50")
     s.nodes.append(_not_ready("gpu-e-50", 2, "container runtime is down, PLEG is not healthy: pleg was last seen "
-                              "active 3m12s ago; threshold is 3m0s"))  # fmt: skip
+                              "active 3m12s ago; threshold is 3m0s"))
     s.add_node_event(2, "gpu-e-50", "NodeNotReady", "Node gpu-e-50 status is now: NodeNotReady", type_="Normal",
-                     component="kubelet")  # fmt: skip
+                     component="kubelet")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "NODE_FAILURE",
         "evidence": ["Failed to create pod sandbox", "containerd.sock"],
@@ -69,7 +69,7 @@ def case_sandbox_runtime_down() -> Case:
         "recommendations": ["could not create the pod's sandbox", "container runtime cannot be reached", "gpu-e-50",
                             "crictl"],
         "noRecommendations": ["Fix the code"], "paths": [r"^/api/v1/nodes/gpu-e-50$"],
-    }  # fmt: skip
+    }
 
 
 def case_init_stuck_node_not_ready() -> Case:
@@ -81,7 +81,7 @@ def case_init_stuck_node_not_ready() -> Case:
     plan = s.pods[0]
     fetching = cstatus("fetch-shards", "docker.io/amazon/aws-cli:2.17.0", {"running": {}})
     s.add_kube_pod(plan, [cstatus("main", s.image, waiting("PodInitializing"))], phase="Pending",
-                   init_containers=["fetch-shards"], init_statuses=[fetching])  # fmt: skip
+                   init_containers=["fetch-shards"], init_statuses=[fetching])
     s.add_kube_event(8, "NodeNotReady", "Node is not ready", pod=pod, component="node-controller")
     s.nodes.append(_not_ready("gpu-e-51", 8, "Kubelet stopped posting node status.", status="Unknown"))
     return [s], _req(s), {
@@ -89,7 +89,7 @@ def case_init_stuck_node_not_ready() -> Case:
         "evidence": ["Node is not ready"],
         "recommendations": ["went NotReady under the pod before it started", "gpu-e-51"],
         "paths": [r"^/api/v1/nodes/gpu-e-51$"],
-    }  # fmt: skip
+    }
 
 
 def case_sandbox_network_plugin() -> Case:
@@ -106,7 +106,7 @@ def case_sandbox_network_plugin() -> Case:
         "outcome": "diagnosed", "category": "NODE_FAILURE",
         "evidence": ["failed to setup network for sandbox"],
         "recommendations": ["network plugin", "gpu-e-52"],
-    }  # fmt: skip
+    }
 
 
 def case_scheduler_not_ready_nodes_is_a_wait() -> Case:
@@ -117,7 +117,7 @@ def case_scheduler_not_ready_nodes_is_a_wait() -> Case:
     s.add_event(9, "FailedScheduling", "0/12 nodes are available: 3 node(s) had untolerated taint "
                 "{node.kubernetes.io/not-ready: }, 9 Insufficient nvidia.com/gpu. preemption: 0/12 nodes are "
                 "available: 12 No preemption victims found for incoming pod.", source="kai-scheduler",
-                pod=s.pod_name())  # fmt: skip
+                pod=s.pod_name())
     return [s], _req(s), {"outcome": "pending", "category": None, "recurrence": 0, "noPaths": [r"/history$"]}
 
 

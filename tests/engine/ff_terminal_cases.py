@@ -35,7 +35,7 @@ def _req(s: Story) -> Json:
 
 
 def _failed(s: Story, code: int, *, started: float, ended: float, log: str, container_cmd: list[str] | None = None,
-            reason: str = "Error", previous: bool = False) -> Story:  # fmt: skip
+            reason: str = "Error", previous: bool = False) -> Story:
     """A one-pod workload whose main container ended with `code` at `ended` minutes ago, and its log."""
     pod = s.add_pod(node="gpu-w-31", created=started + 1, k8s_phase="Error", updated=ended, completed=ended)
     s.phase_message = f"Workload failed: pod {pod.name} container main terminated ({reason}), exit code {code}"
@@ -66,13 +66,13 @@ def case_last_second_python() -> Case:
         f"{py_stamp(end, 412)} INFO trainer: exiting with status 1\n"
     )
     s = Story("ff-term-01", "mistral-ft-ckpt", "nlp", "Failed", phase_at=27.5, created=6 * 60 + 5,
-              command="python train.py --save-every 500")  # fmt: skip
+              command="python train.py --save-every 500")
     _failed(s, 1, started=6 * 60, ended=27.8, log=log)
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["OSError: [Errno 28] No space left on device"], "noEvidence": ["no line that explains"],
         "recommendations": ["No space left on device"],
-    }  # fmt: skip
+    }
 
 
 def case_last_second_kubelet_stamps() -> Case:
@@ -95,13 +95,13 @@ def case_last_second_kubelet_stamps() -> Case:
         "/etc/gateway/config.yaml: no such file or directory\n"
     )
     s = Story("ff-term-02", "feature-gateway", "recsys", "Failed", phase_at=12.2, created=13,
-              image="ghcr.io/acme/feature-gateway:1.14.2", command="/gateway", gpu=0)  # fmt: skip
+              image="ghcr.io/acme/feature-gateway:1.14.2", command="/gateway", gpu=0)
     _failed(s, 1, started=12.45, ended=12.4, log=log)
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["failed to load config: open /etc/gateway/config.yaml"],
         "noEvidence": ["no line that explains"],
-    }  # fmt: skip
+    }
 
 
 # -- 2. progress meters -----------------------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def case_curl_meter_dns() -> Case:
     writes `curl: (6) Could not resolve host` straight after its meter, and the shell passes on curl's 6."""
     s = Story("ff-term-03", "llama-ft-fetch", "nlp", "Failed", phase_at=44.5, created=47,
               command="sh -c 'curl -fSL -o /data/weights.safetensors "
-              "https://models.internal.example/llama-3-8b/weights.safetensors && python finetune.py'")  # fmt: skip
+              "https://models.internal.example/llama-3-8b/weights.safetensors && python finetune.py'")
     log = curl_meter(4, "curl: (6) Could not resolve host: models.internal.example")
     script = s.command.split(" ", 2)[2].strip("'")
     _failed(s, 6, started=44.9, ended=44.8, log=log, container_cmd=["sh", "-c", script])
@@ -135,7 +135,7 @@ def case_curl_meter_dns() -> Case:
         "evidence": ["curl: (6) Could not resolve host: models.internal.example", "curl exit status 6"],
         "noEvidence": ["no line that explains"],
         "recommendations": ["could not be resolved"],
-    }  # fmt: skip
+    }
 
 
 GIT_FETCH = (
@@ -157,12 +157,12 @@ def _init_failed(s: Story, container: str, image: str, code: int, log: str, **sp
     """`s` Failed: init container `container` (`image`, with `spec` for its command or args) exited `code` one
     minute before the workload's phase changed; `log` its only instance's."""
     pod = s.add_pod(node="gpu-w-31", created=s.created - 0.5, k8s_phase="Init:Error", updated=s.phase_at + 0.2,
-                    completed=s.phase_at + 0.2)  # fmt: skip
+                    completed=s.phase_at + 0.2)
     s.phase_message = f"Workload failed: pod {pod.name} init container {container} terminated (Error), exit code {code}"
     lifecycle(s, s.created - 1, s.phase_at, "Failed", s.phase_message)
     ended = terminated("Error", code, s.phase_at + 0.25, s.phase_at + 0.2)
     made = s.add_kube_pod(pod, [cstatus("main", s.image, waiting("PodInitializing"))], phase="Failed",
-                          init_containers=[container], init_statuses=[cstatus(container, image, ended)])  # fmt: skip
+                          init_containers=[container], init_statuses=[cstatus(container, image, ended)])
     made["spec"]["initContainers"][0].update(image=image, **spec)
     s.add_log(pod.name, log, container=container)
     s.nodes.append(node("gpu-w-31"))
@@ -180,7 +180,7 @@ def case_git_meter_fatal() -> Case:
         "outcome": "diagnosed", "category": "INIT_FAILED", "recurrence": 1,
         "evidence": ["Log line 9 of container fetch-code", "fatal: fetch-pack: invalid index-pack output",
                      "git stopped on a fatal error"],
-    }  # fmt: skip
+    }
 
 
 # -- 3. sh -c scripts ------------------------------------------------------------------------------------------
@@ -192,14 +192,14 @@ def case_busybox_syntax_error() -> Case:
         'if [ -s /work/app.jar ] then echo "Java app fetched"; fi'
     )
     s = Story("ff-term-05", "jar-runner", "speech", "Failed", phase_at=5.5, created=7, image="busybox:1.36.1",
-              command=f"sh -c '{script}'", gpu=0)  # fmt: skip
+              command=f"sh -c '{script}'", gpu=0)
     log = 'sh: syntax error: unexpected "fi" (expecting "then")\n'
     _failed(s, 2, started=6, ended=5.9, log=log, container_cmd=["sh", "-c", script])
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ['syntax error: unexpected "fi"', "sh exit status 2"],
         "noEvidence": ["wget exit status", "could not be parsed"],
-    }  # fmt: skip
+    }
 
 
 def case_bash_syntax_error() -> Case:
@@ -216,7 +216,7 @@ def case_bash_syntax_error() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1,
         "evidence": ["syntax error near unexpected token", "bash exit status 2"],
         "noEvidence": ["Python exit status", "script file Python could not open"],
-    }  # fmt: skip
+    }
 
 
 def case_busybox_echoes_java() -> Case:
@@ -224,14 +224,14 @@ def case_busybox_echoes_java() -> Case:
     Nothing here ran Java."""
     script = 'echo "Installing Java agent"; cp /agent/dd-java-agent.jar /shared/ || exit 1'
     s = Story("ff-term-07", "orders-api-batch", "recsys", "Failed", phase_at=15.5, created=18, gpu=0,
-              image="eclipse-temurin:21-jre", command="java -jar /app/orders.jar")  # fmt: skip
+              image="eclipse-temurin:21-jre", command="java -jar /app/orders.jar")
     log = "Installing Java agent\ncp: can't stat '/agent/dd-java-agent.jar': No such file or directory\n"
     _init_failed(s, "agent", "busybox:1.36.1", 1, log, command=["sh", "-c", script])
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "INIT_FAILED", "recurrence": 1,
         "evidence": ["can't stat '/agent/dd-java-agent.jar'", "sh exit status 1"],
         "noEvidence": ["Java program", "Java exit status"],
-    }  # fmt: skip
+    }
 
 
 # -- 4. exit 0, restarted for ever -----------------------------------------------------------------------------
@@ -245,7 +245,7 @@ def _exits_zero(s: Story, log: str, *, ended: float, restarts: int, back_offs: i
     waited = f"back-off {back_off} restarting failed container=main pod={pod.name}_{s.ns}({pod.uid})"
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("CrashLoopBackOff", waited),
                                  terminated("Completed", 0, ended, ended), restarts=restarts)],
-                   phase="Running")  # fmt: skip
+                   phase="Running")
     s.add_kube_event(ended - 0.2, "BackOff", message, pod=pod.name, count=back_offs, first=s.phase_at - 1)
     s.add_log(pod.name, log, previous=True)
     s.nodes.append(node("gpu-w-31"))
@@ -257,16 +257,16 @@ def case_exit_zero_crash_loop() -> Case:
     `DEPLOY_ENV is not set` and exits 0; the kubelet restarts it, 212 times since this morning."""
     s = Story("ff-term-08", "orders-ranker", "recsys", "Running", phase_at=5 * 60, created=5 * 60 + 3,
               kind="Inference", image="ghcr.io/acme/orders-ranker:3.2.0", command="/entrypoint.sh",
-              running_pods=1, gpu=0.5)  # fmt: skip
+              running_pods=1, gpu=0.5)
     s.conditions = [condition("Available", "False", 5 * 60 - 2, "CrashLoopBackOff",
-                              f"container main in pod {s.pod_name()} is waiting: CrashLoopBackOff")]  # fmt: skip
+                              f"container main in pod {s.pod_name()} is waiting: CrashLoopBackOff")]
     _exits_zero(s, "DEPLOY_ENV is not set\n", ended=1.6, restarts=212, back_offs=1190, back_off="5m0s")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "UNKNOWN", "recurrence": 1,
         "evidence": ["DEPLOY_ENV is not set", "restarted 212 times"], "noEvidence": ["no line that explains"],
         "text": ["keeps exiting 0", "restartPolicy Always"],
         "recommendations": ["a setting it needs is missing"],
-    }  # fmt: skip
+    }
 
 
 def case_exit_zero_last_words() -> Case:
@@ -274,7 +274,7 @@ def case_exit_zero_last_words() -> Case:
     exits 0, and is started again. No line reads as a failure: its last line is what it said as it stopped."""
     s = Story("ff-term-09", "orders-sync", "recsys", "Running", phase_at=40, created=42, kind="Workspace",
               image="ghcr.io/acme/orders-sync:0.9.1", command="python -m orders_sync", running_pods=1, gpu=0,
-              restart_policy="Always")  # fmt: skip
+              restart_policy="Always")
     end = at(1.0)
     log = (
         f"{py_stamp(end, 221)} INFO sync: connected to amqp://mq.internal:5672, queue orders-sync\n"
@@ -287,7 +287,7 @@ def case_exit_zero_last_words() -> Case:
                      "keeps exiting 0"],
         "noEvidence": ["no line that explains"],
         "noRecommendations": ["a setting it needs is missing", "Nothing read names the cause"],
-    }  # fmt: skip
+    }
 
 
 CASES = {

@@ -26,7 +26,7 @@ TRACEBACK = (
 
 def _job(key: str, name: str, pods: int, **kw: Any) -> Story:
     s = Story(key, name, "nlp", "Failed", phase_at=30, created=120, kind="Distributed", gpu=8, requested_pods=pods,
-              command="torchrun train.py", **kw)  # fmt: skip
+              command="torchrun train.py", **kw)
     lifecycle(s, 110, 30, "Failed", "")
     return s
 
@@ -43,12 +43,12 @@ def case_fold_nine_pods_exit_one() -> Case:
         role, index = ("master", 0) if i == 0 else ("worker", i - 1)
         end = 30 - i * S
         plan = s.add_pod(node=f"gpu-f-{i:02d}", created=115, k8s_phase="Error", updated=end, role=role, index=index,
-                         completed=end)  # fmt: skip
+                         completed=end)
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", 1, 112, end))], phase="Failed")
         s.add_log(plan.name, TRACEBACK)
         s.nodes.append(node(plan.node or ""))
         s.add_event(end, "ExitedWithCode", f"Pod: {s.ns}.{plan.name} exited with code 1", type_="Normal",
-                    source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)  # fmt: skip
+                    source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
         plans.append(plan)
     s.add_event(30 - 9 * S, "PyTorchJobFailed", f"PyTorchJob {s.ns}/{s.name} is failed because 1 Master replica(s) "
                 "failed.", type_="Normal", source="pytorchjob-controller", kind="PyTorchJob", obj_name=s.name)
@@ -64,7 +64,7 @@ def case_fold_three_workers_oom_no_samples() -> Case:
         oom = i < 3
         end = 30 - i * S
         plan = s.add_pod(node=f"gpu-g-{i:02d}", created=115, k8s_phase="OOMKilled" if oom else "Error", updated=end,
-                         role="worker", index=i, completed=end)  # fmt: skip
+                         role="worker", index=i, completed=end)
         reason, code = ("OOMKilled", 137) if oom else ("Error", 143)
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated(reason, code, 112, end))], phase="Failed")
         s.nodes.append(node(plan.node or ""))

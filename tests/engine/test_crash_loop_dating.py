@@ -18,7 +18,7 @@ LOG = "Traceback (most recent call last):\n  File \"/app/serve.py\", line 9, in 
 
 def looping(minutes_ago: float, *, kube_events: bool) -> Story:
     s = Story(f"loop-age-{minutes_ago}", "batch-api", "nlp", "Running", phase_at=2 * 24 * 60, created=2 * 24 * 60 + 2,
-              kind="Workspace", running_pods=1, restart_policy="Always")  # fmt: skip
+              kind="Workspace", running_pods=1, restart_policy="Always")
     s.add_phase(s.created, "Pending").add_phase(s.phase_at, "Running")
     pod = s.add_pod(node="gpu-d-01", created=s.created - 1, k8s_phase="CrashLoopBackOff", updated=minutes_ago)
     message = f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})"
@@ -26,7 +26,7 @@ def looping(minutes_ago: float, *, kube_events: bool) -> Story:
         s.add_event(minutes_ago + i * 5, "BackOff", message, pod=pod.name, obj_uid=pod.uid)
     state = waiting("CrashLoopBackOff", f"back-off 5m0s restarting failed container=main pod={pod.name}")
     s.add_kube_pod(pod, [cstatus("main", s.image, state, terminated("Error", 1, minutes_ago + 0.2, minutes_ago),
-                                 restarts=3120)], phase="Running")  # fmt: skip
+                                 restarts=3120)], phase="Running")
     if kube_events:
         s.add_kube_event(minutes_ago, "BackOff", message, pod=pod.name, count=3119, first=2 * 24 * 60 - 3)
     s.add_log(pod.name, LOG, previous=True)

@@ -39,7 +39,7 @@ def _long_story() -> Any:
         s.add_phase(end + 55, "Running")
         for i in range(RECORDS_PER_RUN):
             s.add_event(end + 50 - i * 0.1, "BackOff", f"Back-off restarting failed container main in pod {pod}",
-                        pod=pod, in_events=False)  # fmt: skip
+                        pod=pod, in_events=False)
         s.add_event(end + 0.05, "OOMKilled", "Container main was OOM killed", pod=pod, in_events=False)
         s.add_phase(end, "Failed", oom_message(pod))
     return s

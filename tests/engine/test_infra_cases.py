@@ -79,7 +79,7 @@ def case_gpu_ecc_in_log() -> Case:
         "logLine": "uncorrectable ECC error encountered", "noEvidence": ["frame #0"],
         "recommendations": ["cordon", "gpu-e-70"], "noRecommendations": NO_CODE_ADVICE,
         "nowhere": ["out-of-memory usually"],
-    }  # fmt: skip
+    }
 
 
 def case_node_pods_refused() -> Case:
@@ -90,7 +90,7 @@ def case_node_pods_refused() -> Case:
         "findings": [{"kind": "gpu-hardware", "node": "gpu-e-75", "explains": True}],
         "missing": ["other pods on node gpu-e-75", "403"],
         "bundle": {"faults": [{"match": "GET /api/v1/pods", "status": 403, "times": 1}]},
-    }  # fmt: skip
+    }
 
 
 def case_gpu_xid48_node_event() -> Case:
@@ -99,7 +99,7 @@ def case_gpu_xid48_node_event() -> Case:
         20.2, "gpu-e-72", "XidError",
         "NVRM: Xid (PCI:0000:b1:00): 48, pid=2211, name=python, An uncorrectable double bit error (DBE) has been "
         "detected on GPU in the framebuffer at partition 0, subpartition 0.", component="kernel-monitor",
-    )  # fmt: skip
+    )
     s.nodes[-1] = node(
         "gpu-e-72",
         extra_conditions=[condition("GPUXIDErrors", "True", 20.2, "XID48", "Xid 48 reported by the NVIDIA driver")],
@@ -108,32 +108,32 @@ def case_gpu_xid48_node_event() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "gpu-hardware", "node": "gpu-e-72", "explains": True}],
         "paths": [r"^/api/v1/nodes/gpu-e-72$", r"^/api/v1/pods$"], "noRecommendations": NO_CODE_ADVICE,
-    }  # fmt: skip
+    }
 
 
 def case_gpu_condition_only() -> Case:
     """No node event, only the detector's condition: a CUDA error a failing GPU gives sends the diagnosis to the
     node, whose condition names the fault; the pods on it are listed after."""
     s = _crashed("i-cond", "sd-cond", "[rank0]: RuntimeError: CUDA error: unspecified launch failure\n",
-                 node_name="gpu-e-84")  # fmt: skip
+                 node_name="gpu-e-84")
     s.nodes[-1] = node("gpu-e-84", extra_conditions=[condition(
         "AcceleratedHardwareReady", "False", 20.3, "NvidiaXID79Error",
-        "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])  # fmt: skip
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "gpu-hardware", "node": "gpu-e-84", "explains": True}],
         "paths": [r"^/api/v1/nodes/gpu-e-84$", r"^/api/v1/pods$"], "noRecommendations": NO_CODE_ADVICE,
-    }  # fmt: skip
+    }
 
 
 def case_app_cuda_error_reads_no_node() -> Case:
     """An illegal memory access is the application's: the node is not read for it."""
     s = _crashed("i-illegal", "illegal-access", "RuntimeError: CUDA error: an illegal memory access was encountered\n",
-                 node_name="gpu-e-85")  # fmt: skip
+                 node_name="gpu-e-85")
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "findings": [],
         "noPaths": [r"^/api/v1/nodes/", r"^/api/v1/pods$"], "recommendations": ["illegal memory access"],
-    }  # fmt: skip
+    }
 
 
 # -- gpu-driver-runtime ----------------------------------------------------------------------------------
@@ -144,7 +144,7 @@ def case_driver_mismatch_in_log() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "gpu-driver-runtime", "node": "gpu-e-73", "explains": True}],
         "logLine": "Driver/library version mismatch", "noRecommendations": NO_CODE_ADVICE,
-    }  # fmt: skip
+    }
 
 
 def case_device_plugin_unexpected_admission() -> Case:
@@ -163,7 +163,7 @@ def case_device_plugin_unexpected_admission() -> Case:
         "outcome": "diagnosed", "category": "UNKNOWN",
         "findings": [{"kind": "gpu-driver-runtime", "node": "gpu-e-74", "explains": True}],
         "recommendations": ["device plugin", "gpu-e-74"], "noRecommendations": ["Do not rerun unchanged"],
-    }  # fmt: skip
+    }
 
 
 # -- network-fabric ----------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def case_fabric_first_failure() -> Case:
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR",
         "findings": [{"kind": "network-fabric", "node": "gpu-e-71", "explains": True}],
         "logLine": "status=12", "recommendations": ["InfiniBand"], "noRecommendations": NO_CODE_ADVICE,
-    }  # fmt: skip
+    }
 
 
 def case_fabric_victim_is_not_a_finding() -> Case:
@@ -220,7 +220,7 @@ def _evicted(key: str, name: str, message: str, node_name: str, **node_kw: Any) 
     s.add_kube_pod(
         pod, [cstatus("main", s.image, terminated("Error", 137, 55, 15))], phase="Failed", reason="Evicted",
         message=message,
-    )  # fmt: skip
+    )
     s.nodes.append(node(node_name, **node_kw))
     return s
 
@@ -233,12 +233,12 @@ def case_pid_pressure_eviction() -> Case:
     s.kube_pods.append(
         other_pod("etl-9c1-0", "runai-recsys", "gpu-e-77", bystander, phase="Failed", created=51, reason="Evicted",
                   message="The node had condition: [PIDPressure]. ")
-    )  # fmt: skip
+    )
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "NODE_FAILURE",
         "findings": [{"kind": "node-pressure", "node": "gpu-e-77", "explains": True}],
         "recommendations": ["cordon"], "otherPods": ["runai-recsys/etl-9c1-0"],
-    }  # fmt: skip
+    }
 
 
 def case_own_storage_limit_is_not_node_pressure() -> Case:
@@ -246,11 +246,11 @@ def case_own_storage_limit_is_not_node_pressure() -> Case:
     s = _evicted(
         "i-own-limit", "tts-cache", "Pod ephemeral local storage usage exceeds the total limit of containers 10Gi. ",
         "gpu-e-78",
-    )  # fmt: skip
+    )
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "NODE_FAILURE", "findings": [],
         "recommendations": ["ephemeral-storage limit"], "noRecommendations": ["administrator"],
-    }  # fmt: skip
+    }
 
 
 # -- admission -----------------------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def case_quota_denial_failed() -> Case:
         "outcome": "diagnosed", "category": "UNKNOWN",
         "findings": [{"kind": "admission", "node": None, "explains": True}],
         "recommendations": ["gpu-quota", "fits the quota"], "noRecommendations": ["Do not rerun unchanged"],
-    }  # fmt: skip
+    }
 
 
 def case_limit_range_pending() -> Case:
@@ -287,7 +287,7 @@ def case_limit_range_pending() -> Case:
         "findings": [{"kind": "admission", "node": None, "explains": True}],
         "reason": ["no pod was ever created", "maximum memory usage per Container is 64Gi"],
         "recommendations": ["LimitRange"],
-    }  # fmt: skip
+    }
 
 
 # -- control-plane -------------------------------------------------------------------------------------------
@@ -297,7 +297,7 @@ def case_apiserver_timeout_pending() -> Case:
         "outcome": "pending", "category": None,
         "findings": [{"kind": "control-plane", "node": None, "explains": True}],
         "reason": ["etcdserver: request timed out"],
-    }  # fmt: skip
+    }
 
 
 def case_cluster_stale_liveness() -> Case:
@@ -309,7 +309,7 @@ def case_cluster_stale_liveness() -> Case:
         "findings": [{"kind": "control-plane", "node": None, "explains": False}],
         "recommendations": ["ValueError", "Restore the cluster's connection"],
         "bundle": {"clusters": clusters},
-    }  # fmt: skip
+    }
 
 
 def case_cluster_service_issues() -> Case:
@@ -322,7 +322,7 @@ def case_cluster_service_issues() -> Case:
          "lastTransitionTime": "2026-11-30T11:20:00Z"},
         {"type": "Connected", "status": "True", "reason": "ClusterConnected",
          "message": "the cluster is connected to the control plane", "lastTransitionTime": "2025-03-11T09:25:00Z"},
-    ]  # fmt: skip
+    ]
     clusters = [
         {**c, "status": {"state": "ServiceIssues", "conditions": failing}} if c["name"] == "demo-east" else c
         for c in DEMO_CLUSTERS
@@ -332,7 +332,7 @@ def case_cluster_service_issues() -> Case:
         "findings": [{"kind": "control-plane", "node": None, "explains": False}],
         "recommendations": ["reports state ServiceIssues", "ServiceNotReady", "0/1 replicas available"],
         "bundle": {"clusters": clusters},
-    }  # fmt: skip
+    }
 
 
 # -- traps ---------------------------------------------------------------------------------------------------
@@ -340,25 +340,25 @@ def case_cuda_oom_is_not_hardware() -> Case:
     log = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has 79.1 GiB in total\n"
     s = _crashed("i-cuda-oom", "cuda-oom-trap", log, node_name="gpu-e-80")
     return [s], _req(s), {"outcome": "diagnosed", "category": "CRASH_APP_ERROR", "findings": [],
-                          "recommendations": ["GPU memory"]}  # fmt: skip
+                          "recommendations": ["GPU memory"]}
 
 
 def case_killed_is_not_a_node_fault() -> Case:
     s = _crashed("i-killed", "killed-trap", "step 10\n/entrypoint.sh: line 3:    42 Killed    python train.py\n",
-                 code=137, node_name="gpu-e-81")  # fmt: skip
+                 code=137, node_name="gpu-e-81")
     return [s], _req(s), {"outcome": "diagnosed", "category": "UNKNOWN", "findings": [], "logLine": "Killed"}
 
 
 def case_application_xid_is_not_hardware() -> Case:
     s = _crashed("i-xid13", "xid13-trap", "RuntimeError: CUDA error: an illegal memory access was encountered\n",
-                 node_name="gpu-e-82")  # fmt: skip
+                 node_name="gpu-e-82")
     s.add_node_event(
         20.1, "gpu-e-82", "XidError",
         "NVRM: Xid (PCI:0000:3b:00): 13, pid=4242, name=python, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): "
         "Out Of Range Address", component="kernel-monitor",
-    )  # fmt: skip
+    )
     return [s], _req(s), {"outcome": "diagnosed", "category": "CRASH_APP_ERROR", "findings": [],
-                          "recommendations": ["illegal memory access"]}  # fmt: skip
+                          "recommendations": ["illegal memory access"]}
 
 
 def case_oom_beside_node_pressure() -> Case:
@@ -368,13 +368,13 @@ def case_oom_beside_node_pressure() -> Case:
     lifecycle(s, 75, 20, "Failed", oom_message(pod.name))
     s.add_kube_pod(pod, [cstatus("main", s.image, terminated("OOMKilled", 137, 75, 20))], phase="Failed")
     s.add_node_event(20.5, "gpu-e-83", "NodeHasInsufficientMemory", "Node gpu-e-83 status is now: "
-                     "NodeHasInsufficientMemory", type_="Normal")  # fmt: skip
+                     "NodeHasInsufficientMemory", type_="Normal")
     s.nodes.append(node("gpu-e-83", memory_pressure=True))
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "OOM_KILLED",
         "findings": [{"kind": "node-pressure", "node": "gpu-e-83", "explains": False}],
         "recommendations": ["limit"],
-    }  # fmt: skip
+    }
 
 
 CASES: dict[str, Callable[[], Case]] = {
@@ -405,7 +405,7 @@ def test_infra_bundles_on_disk_match_their_builders() -> None:
 def test_every_finding_kind_has_a_case() -> None:
     kinds = {f["kind"] for name in CASES for f in CASES[name]()[2].get("findings", [])}
     assert kinds == {"gpu-hardware", "gpu-driver-runtime", "network-fabric", "node-pressure", "admission",
-                     "control-plane"}  # fmt: skip
+                     "control-plane"}
 
 
 @pytest.mark.parametrize("path", sorted(INFRA_CASES.glob("*.json")), ids=lambda p: p.stem)
@@ -414,7 +414,7 @@ async def test_infra_case(path: Path) -> None:
     expect = bundle["expect"]
     report, requests = await diagnose_bundle(bundle, **bundle["request"])
     check(report, requests, {k: v for k, v in expect.items() if k not in {"findings", "logLine", "nowhere",
-                                                                          "reason", "otherPods"}})  # fmt: skip
+                                                                          "reason", "otherPods"}})
     found = [{"kind": f.kind, "node": f.node, "explains": f.explains} for f in report.findings]
     assert found == expect["findings"], report.findings
     for f in report.findings:

@@ -194,7 +194,7 @@ def case_per_pod_memory_oom_storm() -> Case:
         s.add_pod(node=f"gpu-s-0{i}", created=115, k8s_phase="OOMKilled" if i < 6 else "Error", updated=30 - i * S,
                   role="worker", index=i, completed=30 - i * S)
         for i in range(8)
-    ]  # fmt: skip
+    ]
     first = pods[0]  # the earliest end (30 minutes ago; the others end seconds after it)
     _fail_message(s, oom_message(first.name))
     for i, plan in enumerate(pods):
@@ -202,7 +202,7 @@ def case_per_pod_memory_oom_storm() -> Case:
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated(reason, code, 110, 30 - i * S))], phase="Failed")
         s.nodes.append(node(plan.node or ""))
     s.add_summed_series("CPU_MEMORY_USAGE_BYTES", {p.name: ramp(30 * GI, 51_000_000_000, 108, 30.5, step_min=1)
-                                                    for p in pods})  # fmt: skip
+                                                    for p in pods})
     return (
         [s],
         _req(s),
@@ -606,7 +606,7 @@ def _revision_case(key: str, name: str, *, covered: bool) -> Case:
         revision_json(s, uid("rev", key, str(n)), f"{name}-{n:05d}", "Failed" if n == 3 else "Running",
                       600 if n == 2 else 12, image if n == 3 else s.image)
         for n in (2, 3)
-    ]  # fmt: skip
+    ]
     s.inference_revisions = [{"revision": revisions[0]}, {"revision": revisions[1], "pods": [pod], "events": [event]}]
     s.add_kube_pod(live, [cstatus("main", s.image, running(590))], phase="Running")
     s.nodes.append(node("gpu-m-96"))

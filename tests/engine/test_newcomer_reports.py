@@ -35,7 +35,7 @@ async def demo() -> AsyncIterator[Tenant]:
 async def story(tenant: Tenant, key: str, **extra: Any) -> Report:
     case = STORIES[key]
     kwargs: dict[str, Any] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h",
-                              "now": tenant.captured_at, **extra}  # fmt: skip
+                              "now": tenant.captured_at, **extra}
     if case.get("lookup") == "id":
         kwargs["workload_id"] = case["workloadId"]
     else:
@@ -66,7 +66,7 @@ async def test_a_crash_loop_is_said_beside_the_count_never_one_off(demo: Tenant,
     case = STORIES[key]
     assert demo.captured_at is not None
     result = await scan(ScanRequest(cluster_id=case["clusterId"], since="24h"), demo.runai, demo.kube,
-                        now=demo.captured_at)  # fmt: skip
+                        now=demo.captured_at)
     [entry] = [e for e in result.entries if e.workload.id == case["workloadId"]]
     head = entry_lines(entry)[0]
     assert "once in 24h" in head and said in head, head
@@ -83,7 +83,7 @@ async def test_a_single_failure_without_restarts_is_still_a_one_off(demo: Tenant
 async def test_scan_says_an_ooms_peak_and_a_pulls_cause_within_the_first_columns(demo: Tenant) -> None:
     assert demo.captured_at is not None
     result = await scan(ScanRequest(cluster_id=STORIES["oom-rising"]["clusterId"], since="24h"), demo.runai, demo.kube,
-                        now=demo.captured_at)  # fmt: skip
+                        now=demo.captured_at)
     why = {e.workload.name: top_line(e)[0] for e in result.entries}
     # llama-ft-7b's peak against its limit, not a pod line cut before the numbers.
     assert why["llama-ft-7b"] == "OOM-killed: peak 47.9 GiB = 99.7% of the 48 GiB limit", why["llama-ft-7b"]
@@ -183,7 +183,7 @@ def _init_restarts_under_never() -> tuple[list[Story], dict[str, Any], dict[str,
     s.add_kube_pod(pod, [cstatus("main", s.image, waiting("PodInitializing"))], phase="Pending",
                    init_containers=["fetch"],
                    init_statuses=[cstatus("fetch", "busybox:1.36", waiting("CrashLoopBackOff", back_off),
-                                          last=terminated("Error", 1, 4, 3.9), restarts=4)])  # fmt: skip
+                                          last=terminated("Error", 1, 4, 3.9), restarts=4)])
     return [s], {"cluster_id": s.cluster, "workload_id": s.id}, {}
 
 
@@ -209,5 +209,5 @@ async def test_the_demo_no_longer_contradicts_itself(demo: Tenant) -> None:
     for key in ("long-history", "init-crashloop"):
         report = await story(demo, key)
         odd = [r for r in report.recommendations if "NotReady from" in r or "restart policy is Never" in r
-               or "restart policy submitted is Never" in r]  # fmt: skip
+               or "restart policy submitted is Never" in r]
         assert not odd, (key, odd)

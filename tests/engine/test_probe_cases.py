@@ -62,7 +62,7 @@ def case_pending_with_nothing_read_pods_waiting() -> Case:
         _req(s),
         {"outcome": "pending", "category": None, "recurrence": 0, "noPaths": [r"/pods$", *NOTHING_BUT_PODS],
          "noReason": ["only scheduling"], "bundle": {"kube": False}},
-    )  # fmt: skip
+    )
 
 
 def case_pending_scheduling_evidence_reads_no_pods() -> Case:
@@ -74,12 +74,12 @@ def case_pending_scheduling_evidence_reads_no_pods() -> Case:
         _req(s),
         {"outcome": "pending", "category": None, "recurrence": 0, "noPaths": [r"/pods$", *NOTHING_BUT_PODS],
          "reason": ["Insufficient nvidia.com/gpu"], "bundle": {"kube": False}},
-    )  # fmt: skip
+    )
 
 
 def case_stopped_desired_phase_only() -> Case:
     s = Story("p-stopped-desired", "notebook-7", "nlp", "Stopped", phase_at=30, created=300, kind="Workspace",
-              desired_phase="Stopped")  # fmt: skip
+              desired_phase="Stopped")
     s.add_phase(s.created, "Pending").add_phase(295, "Running").add_phase(30, "Stopped")
     s.add_pod(node="gpu-e-34", created=299, k8s_phase="Succeeded", updated=30, completed=30)
     return (
@@ -87,7 +87,7 @@ def case_stopped_desired_phase_only() -> Case:
         _req(s),
         {"outcome": "diagnosed", "category": "SCHEDULING_POLICY_TERMINATED", "evidence": ["Desired phase: Stopped"],
          "bundle": {"kube": False}},
-    )  # fmt: skip
+    )
 
 
 def case_failed_desired_stopped_keeps_the_crash() -> Case:
@@ -114,7 +114,7 @@ def case_phase_spelt_in_lower_case() -> Case:
         {"outcome": "not-terminal", "category": None, "recurrence": 0, "noPaths": [r"/pods$", *NOTHING_BUT_PODS],
          "reason": ["not one the Run:ai API documents", "'Failed'"], "noReason": ["not in a failed state"],
          "bundle": {"kube": False, "off_spec": "phase 'failed' in lower case: the 2.24 phase enum is case-exact"}},
-    )  # fmt: skip
+    )
 
 
 # -- a cluster status word beside a message ------------------------------------------------------------------
@@ -130,13 +130,13 @@ def case_cluster_connected_message_with_failures() -> Case:
     clusters = [
         {**c, "status": {"state": "Connected", "conditions": [connected]}, "lastLiveness": "2026-11-30T11:59:00Z"}
         for c in DEMO_CLUSTERS
-    ]  # fmt: skip
+    ]
     return (
         [s],
         _req(s),
         {"outcome": "diagnosed", "category": "CRASH_APP_ERROR", "findings": [],
          "bundle": {"kube": False, "clusters": clusters}},
-    )  # fmt: skip
+    )
 
 
 # -- a credential in the shape Kubernetes and Run:ai store env vars in ---------------------------------------
@@ -157,7 +157,7 @@ def case_env_pair_in_a_log_line() -> Case:
         _req(s),
         {"outcome": "diagnosed", "category": "CRASH_APP_ERROR", "evidence": ["upload refused"],
          "nowhere": [HF_SECRET]},
-    )  # fmt: skip
+    )
 
 
 CASES: dict[str, Callable[[], Case]] = {

@@ -54,7 +54,7 @@ KEYS = list(EXAMPLES) + [e["key"] for e in EXPECTATIONS]
 
 SCHEMA = "runai-triage/report@1"
 REQUIRED = ("schema", "outcome", "category", "workload", "evidence", "missing", "memory", "recurrence",
-            "recommendations")  # fmt: skip
+            "recommendations")
 WORKLOAD_KEYS = ("id", "name", "project", "clusterId", "phase", "namespace")
 
 # What must never reach a reader raw: C0 controls but tab and newline, DEL, C1 (0x9b is a one-byte CSI),
@@ -364,7 +364,7 @@ def _active(tokens: list[Token]) -> list[str]:
     return [
         t.type for t in _walk(tokens)
         if t.type in _ACTIVE and not (t.type == "html_block" and _OWN_HTML.fullmatch(t.content))
-    ]  # fmt: skip
+    ]
 
 
 _QUOTES = re.compile(r'(?<![\w"])"(?P<q>[^"\n]*(?:"[^"\n]*)*?)"(?=[.,;)]?(?:\s|$))')

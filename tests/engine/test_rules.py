@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from core.diagnosis.engine import run_to_report
-from core.diagnosis.history import analyse_history
+from core.diagnosis.history_analysis import analyse_history
 from core.diagnosis.request import DiagnosisRequest
 from core.models.runai import HistoryRecord
 from core.report.render import to_json, to_markdown, to_text

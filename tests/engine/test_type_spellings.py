@@ -24,7 +24,7 @@ DISTRIBUTED_INFERENCE = [
     "DistributedInference", "Distributed Inference", "distributed-inference", "distributed_inference",
     "DISTRIBUTED INFERENCE", "Distributed Inferences", "distributedinference", " Distributed\u00a0Inference ",
     "Distributed\u200bInference", "Distributed-Inference",
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("spelling", DISTRIBUTED_INFERENCE)
@@ -57,7 +57,7 @@ async def test_the_client_and_the_simulator_agree_on_every_spelling(spelling: st
 
 @pytest.mark.parametrize(("kind", "segment"), [("training", "trainings"), ("Work space", "workspaces"),
                                                  ("distributed_training", "distributed"), ("INFERENCE", "inferences"),
-                                                 ("interactive", "workspaces")])  # fmt: skip
+                                                 ("interactive", "workspaces")])
 async def test_each_kind_spelt_otherwise_is_answered_at_its_endpoint(kind: str, segment: str) -> None:
     s: Story = failed_app_exit(f"kind-{kind}", "bert-cls")
     s.kind = kind

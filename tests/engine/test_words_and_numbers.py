@@ -18,9 +18,9 @@ import pytest_asyncio
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import IN_CASE_BUNDLE, DiagnosisRequest
 from core.models.report import Report
+from core.plural import duration
 from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
-from core.words import duration
 from tests.integration.test_record import _cli
 from tests.paths import CASES
 
@@ -38,7 +38,7 @@ async def demo() -> AsyncIterator[Tenant]:
 async def story(tenant: Tenant, key: str, **extra: Any) -> Report:
     case = STORIES[key]
     kwargs: dict[str, Any] = {"cluster_id": case["clusterId"], "lookback": case.get("lookback") or "24h",
-                              "now": tenant.captured_at, **extra}  # fmt: skip
+                              "now": tenant.captured_at, **extra}
     if case.get("lookup") == "id":
         kwargs["workload_id"] = case["workloadId"]
     else:
@@ -65,7 +65,7 @@ async def test_a_stale_cluster_says_how_long_ago_in_words(demo: Tenant) -> None:
 async def test_one_match_still_running_is_checked_not_called_ambiguous(demo: Tenant) -> None:
     case = STORIES["running-healthy"]
     request = DiagnosisRequest(cluster_id=case["clusterId"], name=case["name"], project=case["project"],
-                               now=demo.captured_at)  # fmt: skip
+                               now=demo.captured_at)
     report = await run_to_report(request, demo.runai, demo.kube)
     assert report.outcome == "running" and report.workload.id == case["workloadId"]
     # Several matches, none terminal, stay ambiguous: there is a choice to make.
@@ -143,7 +143,7 @@ def test_a_name_absent_from_a_case_bundle_says_the_bundle_lacks_it(tmp_path: Pat
     case = CASES / "example-oom.json"
     cluster = json.loads(case.read_text(encoding="utf-8"))["workloads"][0]["workload"]["clusterId"]
     code, out, err = _cli(["diagnose", "--case", str(case), "--cluster-id", cluster, "--name", "no-such-job",
-                           "--project", "x"])  # fmt: skip
+                           "--project", "x"])
     assert code == 0, err
     assert f"no workload named no-such-job in project x {IN_CASE_BUNDLE}" in out
     assert "on this cluster" not in out

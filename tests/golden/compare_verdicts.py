@@ -24,7 +24,7 @@ RECORD_KEYS = ("case", "request", "reads", "calls", "failed")
 REPORT_KEYS = (
     "schema", "outcome", "category", "workload", "missing", "memory", "findings", "recommendations", "reason",
     "nextAction", "notes", "history", "terminationOrder", "generatedAt", "lookbackStart",
-)  # fmt: skip
+)
 LISTED = 50
 
 

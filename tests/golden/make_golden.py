@@ -43,7 +43,7 @@ RULES = CASES / "rules"
 BUNDLE_GROUPS = {
     "rules": RULES, "infra": CASES / "infra", "firstfailure": CASES / "firstfailure",
     "multipod": CASES / "multipod", "probes": CASES / "probes",
-}  # fmt: skip
+}
 FORMATS = ("text", "markdown", "json")
 
 Json = dict[str, Any]

@@ -92,7 +92,7 @@ def measure(
     unseen = tuple(
         m for item in evidence
         if (m := quote_of(str(item.get("text", "")))) is not None and m not in flat and _loose(m) not in folded
-    )  # fmt: skip
+    )
     seen_masked: set[str] = set()
     alike: list[str] = []
     named = list(pods)

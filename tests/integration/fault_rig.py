@@ -110,7 +110,7 @@ SECONDARY_E2E: tuple[Endpoint, ...] = (
     Endpoint("kube pods on node", "GET /api/v1/pods", CASES / "infra" / "gpu-xid48-node-event.json",
              "079b1c6d-f363-5823-9d85-1944b9bcb370", NODE_CLUSTER, kube=True,
              source="kubectl get pods --all-namespaces --field-selector spec.nodeName"),
-)  # fmt: skip
+)
 
 # The fault matrix's columns, as bundle fault items (without "match"). A persistent fault: every attempt gets it.
 FAULTS: dict[str, dict[str, Any]] = {

@@ -210,7 +210,7 @@ async def test_token_endpoint_refusal_by_both_versions(make: Make) -> None:
          "body": '{"error": "invalid_client", "error_description": "client authentication failed"}'},
         {"match": "POST /api/v1/token", "status": 401, "times": 1,
          "body": '{"code": 401, "message": "invalid client credentials"}'},
-    ]  # fmt: skip
+    ]
     client, cp = await make(faults=faults)
     with pytest.raises(AuthError) as info:
         await client.get_workload(WID)

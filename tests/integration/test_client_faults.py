@@ -217,7 +217,7 @@ async def test_500_retried_only_when_the_policy_says_so(rig: Factory) -> None:
 async def test_token_post_is_not_retried_on_503(rig: Factory) -> None:
     # A 503 is not a token: v1 is asked next, and neither POST is retried.
     r = await rig([{"match": "POST /api/v2/token", "status": 503, "times": 1},
-                   {"match": "POST /api/v1/token", "status": 503, "times": 1}])  # fmt: skip
+                   {"match": "POST /api/v1/token", "status": 503, "times": 1}])
     with pytest.raises(ApiError) as info:
         await r.client.get_pods(WID)
     assert info.value.status == 503 and "POST /api/v1/token" in str(info.value)

@@ -214,7 +214,7 @@ def test_a_cluster_is_found_by_its_exact_name_or_its_id_in_capitals(capsys: pyte
         status, out, err = _run_in_process(
             capsys, "--demo", "--cluster-id", given, "--name", story["name"], "--project", story["project"],
             "--format", "json",
-        )  # fmt: skip
+        )
         assert status == 0, err
         doc = json.loads(out)
         assert (doc["outcome"], doc["category"]) == ("diagnosed", "OOM_KILLED")
@@ -424,7 +424,7 @@ def test_the_apps_options_before_a_command_are_the_commands(capsys: pytest.Captu
     # `runai-triage --demo diagnose ...` reads as `runai-triage diagnose --demo ...` (global flags, as kubectl's).
     story = DEMO["oom-rising"]
     status = cli.main(["--demo", "--cluster-id", story["clusterId"], "diagnose", "--workload-id",
-                       story["workloadId"], "--format", "json"])  # fmt: skip
+                       story["workloadId"], "--format", "json"])
     captured = capsys.readouterr()
     assert status == 0, captured.err
     assert json.loads(captured.out)["category"] == "OOM_KILLED"
@@ -437,7 +437,7 @@ def test_the_apps_options_before_a_command_are_the_commands(capsys: pytest.Captu
         (["--demo", "diagnose", "--case", "x.json"], "--demo and --case cannot be used together"),
         (["--case", "a.json", "scan", "--case", "b.json"], "--case is given twice, before and after `scan`"),
     ],
-)  # fmt: skip
+)
 def test_an_app_option_a_command_cannot_take_is_a_usage_error(
     capsys: pytest.CaptureFixture[str], argv: list[str], said: str
 ) -> None:

@@ -64,7 +64,7 @@ def test_a_workload_body_with_phase_twice_keeps_everything_but_the_phase(size: s
 
 def test_a_page_with_a_key_given_twice_in_one_item_names_that_item_only() -> None:
     records = [{"meta": {"creationTimestamp": f"2026-11-30T10:{i:02d}:00Z", "type": "PhaseUpdate"},
-                "spec": {"phaseUpdate": {"phase": "Running"}}} for i in range(60)] * 5  # fmt: skip
+                "spec": {"phaseUpdate": {"phase": "Running"}}} for i in range(60)] * 5
     body = json.dumps({"records": records, "next": None})
     body = body.replace('"type": "PhaseUpdate"', '"type": "PhaseUpdate", "type": "Event"', 1).encode()
     for page in (parse_history_bytes(body, max_items=500), parse_page_bytes(body, "records", HistoryRecord)):

@@ -218,7 +218,7 @@ def test_a_base_url_that_is_not_a_url_is_said_before_credentials(
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RUNAI_CLI_CONFIG_PATH", str(tmp_path))
     code, out, err = _run(["diagnose", "--base-url", "not-a-url", "--cluster-id", "c", "--name", "x", "--project",
-                           "y"], capsys)  # fmt: skip
+                           "y"], capsys)
     assert code == 1 and out == ""
     assert "--base-url 'not-a-url' is not an http(s) URL" in err and "credentials for" not in err, err
 

@@ -67,7 +67,7 @@ async def test_an_interrupted_scan_keeps_what_finished() -> None:
                 task.cancel()
 
         task = asyncio.ensure_future(scan(request, tenant.runai, tenant.kube, now=tenant.captured_at,
-                                          progress=progress, keep_on_interrupt=True))  # fmt: skip
+                                          progress=progress, keep_on_interrupt=True))
         result = await task
     assert result.interrupted and len(result.entries) == 3
     untouched = [why for _, why in result.skipped if "interrupted" in why]
@@ -84,7 +84,7 @@ def test_ctrl_c_in_scan_prints_what_finished_and_exits_130(tmp_path: Path) -> No
         [sys.executable, "-m", "tui.cli", "scan", "--demo", "--cluster-id", "demo-east", "--since", "7d",
          "--concurrency", "1", "--format", "json"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=follower, text=True,
-    )  # fmt: skip
+    )
     os.close(follower)
     seen = b""
     deadline = time.monotonic() + 60
@@ -106,7 +106,7 @@ def test_ctrl_c_in_scan_prints_what_finished_and_exits_130(tmp_path: Path) -> No
 
 def test_watch_once_says_one_sweep_not_an_interval(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     status, _, err = run(capsys, "watch", "--demo", "--cluster-id", "demo-east", "--once", "--state",
-                         str(tmp_path / "s.json"))  # fmt: skip
+                         str(tmp_path / "s.json"))
     assert status == 0, err
     first = err.splitlines()[0]
     assert "one sweep of cluster" in first and "every" not in first, first
@@ -114,7 +114,7 @@ def test_watch_once_says_one_sweep_not_an_interval(capsys: pytest.CaptureFixture
 
 def test_a_now_before_the_failure_is_said(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "diagnose", "--demo", "--cluster-id", "demo-east", "--name", "llama-ft-7b",
-                           "--project", "nlp", "--now", "2026-11-30T09:00:00Z")  # fmt: skip
+                           "--project", "nlp", "--now", "2026-11-30T09:00:00Z")
     assert status == 0
     assert "warning: the diagnosed failure (2026-11-30T11:20:00+00:00) is after the moment given as now" in err
     history = next(line for line in out.splitlines() if line.startswith("History: "))
@@ -132,7 +132,7 @@ def test_the_bad_url_hint_names_base_url_when_it_was_given(
     assert status == 1
     assert "export RUNAI_BASE_URL" not in err and "Give --base-url the tenant's own address" in err, err
     status, _, err = run(capsys, "diagnose", "--base-url", "http://127.0.0.1:9", "--cluster-id", "x",
-                         "--workload-id", "y")  # fmt: skip
+                         "--workload-id", "y")
     assert status == 1 and "export RUNAI_BASE_URL" not in err and "RUNAI_CLIENT_ID" in err, err
     # Without --base-url the environment is where the URL goes.
     status, _, err = run(capsys, "diagnose", "--cluster-id", "x", "--workload-id", "y")

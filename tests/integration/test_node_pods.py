@@ -68,7 +68,7 @@ async def test_pods_on_the_node_by_field_selector_one_request(sim: Sim) -> None:
     assert isinstance(listed, NodePods)
     assert sorted(p.metadata.name for p in listed.items if p.metadata) == [  # type: ignore[misc]
         "eval-0", "evicted-0", "healthy-0", "old-0", "ours-0"
-    ]  # fmt: skip
+    ]
     assert sim.queries("/api/v1/pods") == [{"fieldSelector": "spec.nodeName=gpu-1", "limit": "500"}]
     others, note = other_failures(listed, {"ours-0"}, datetime(2026, 11, 29, 12, 0, tzinfo=UTC))
     assert [(p.name, p.how) for p in others] == [

@@ -91,7 +91,7 @@ def test_every_denominator_is_the_simulators_own_pods(demo_bundle: CaseBundle, d
     assert got == expected
     # Deleted pods count (a stopped workload's pods are deleted): the list is not the live pods alone.
     deleted = {p["workloadId"] for e in demo_bundle.workloads for p in e.get("pods") or []
-               if p.get("deletedAt") and p.get("clusterId") == EAST and _ran(p, day.start, day.end)}  # fmt: skip
+               if p.get("deletedAt") and p.get("clusterId") == EAST and _ran(p, day.start, day.end)}
     assert deleted and deleted <= {wid for row in day.rows for wid in row.ran}
     # Nodes listed now with nothing in the window are rows too, with a zero denominator.
     assert all(row.workloads == len(expected.get(row.name, ())) for row in day.rows)
@@ -117,7 +117,7 @@ def test_nodes_at_1_has_every_key_report_format_names(day: NodesResult) -> None:
     assert parse_timestamp(doc["window"]["until"]) - parse_timestamp(doc["window"]["since"]) == day.end - day.start
     for node in doc["nodes"]:
         assert set(node) >= {"node", "pool", "state", "workloads", "failed", "verdicts", "cause", "findings",
-                             "failures"}  # fmt: skip
+                             "failures"}
         assert set(node["state"]) >= {"ready", "cordoned", "taints", "gpus"}
         assert sum(node["verdicts"].values()) == node["failed"] == len(node["failures"]) <= node["workloads"]
         for failure in node["failures"]:

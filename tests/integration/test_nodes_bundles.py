@@ -30,7 +30,7 @@ def at(hours: float) -> str:
 
 
 def pod(wid: str, name: str, node: str | None, created: float, *, cluster: str = C, phase: str = "Running",
-        completed: float | None = None, deleted: float | None = None) -> dict[str, Any]:  # fmt: skip
+        completed: float | None = None, deleted: float | None = None) -> dict[str, Any]:
     return {
         "name": name, "id": f"pod-{name}", "workloadId": wid, "clusterId": cluster, "projectId": "1",
         "projectName": "p", "workloadName": wid, "priorityClassName": "train", "tenantId": 1,
@@ -38,22 +38,22 @@ def pod(wid: str, name: str, node: str | None, created: float, *, cluster: str =
         "k8sPhaseUpdatedAt": at(created), "containers": [{"name": "main", "image": "busybox"}],
         "completedAt": at(completed) if completed is not None else None,
         "deletedAt": at(deleted) if deleted is not None else None,
-    }  # fmt: skip
+    }
 
 
 def entry(wid: str, phase: str, changed: float, pods: list[dict[str, Any]], *, cluster: str = C,
-          message: str = "") -> dict[str, Any]:  # fmt: skip
+          message: str = "") -> dict[str, Any]:
     workload = {"id": wid, "name": wid, "clusterId": cluster, "projectName": "p", "projectId": "1", "phase": phase,
                 "phaseUpdatedAt": at(changed), "createdAt": at(changed + 1), "type": "Training",
-                "phaseMessage": message, "namespace": "runai-p"}  # fmt: skip
+                "phaseMessage": message, "namespace": "runai-p"}
     return {"workload": workload, "events": [], "pods": pods}
 
 
 def node(name: str, *, status: str = "Ready", pool: str = "default", taints: list[dict[str, str]] | None = None,
-         cluster: str = C) -> dict[str, Any]:  # fmt: skip
+         cluster: str = C) -> dict[str, Any]:
     return {"id": f"id-{name}", "name": name, "clusterUuid": cluster, "status": status, "conditions": [],
             "taints": taints or [], "nodePool": pool, "gpuInfo": {"gpuType": "H100", "gpuCount": 8},
-            "createdAt": at(2000), "updatedAt": at(0)}  # fmt: skip
+            "createdAt": at(2000), "updatedAt": at(0)}
 
 
 def failed(wid: str, nodes: list[str], hours: float) -> dict[str, Any]:
@@ -86,15 +86,15 @@ def bundle(extra: dict[str, Any] | None = None) -> dict[str, Any]:
         "workloads": workloads,
         "nodes": [node("n1"), node("n2", taints=cordon), node("n3", status="NotReady", pool="spare"),
                   node("n4"), node("n1", cluster=OTHER)],
-    }  # fmt: skip
+    }
     return {**raw, **(extra or {})}
 
 
 async def view(raw: dict[str, Any], request: NodesRequest | None = None, memory: NodesMemory | None = None,
-               latency_ms: float = 0.0) -> tuple[NodesResult, list[Any]]:  # fmt: skip
+               latency_ms: float = 0.0) -> tuple[NodesResult, list[Any]]:
     async with open_bundle_tenant(parse_bundle(copy.deepcopy(raw)), label="nodes", latency_ms=latency_ms) as t:
         result = await nodes_view(request or NodesRequest(C), t.runai, None, tier2_unavailable="none here",
-                                  now=NOW, memory=memory)  # fmt: skip
+                                  now=NOW, memory=memory)
         assert t.control_plane is not None
         return result, t.control_plane.requests
 
@@ -127,9 +127,9 @@ async def test_a_pool_and_a_node_narrow_the_view() -> None:
     assert [row.name for row in result.rows] == ["n2"]
     # The pods are asked for that node only.
     assert all(("filterBy", value) for r in requests if r.path == "/api/v1/workloads/pods"
-               for name, value in r.query if name == "filterBy" and "nodeName==n2" in value)  # fmt: skip
+               for name, value in r.query if name == "filterBy" and "nodeName==n2" in value)
     assert any("nodeName==n2" in value for r in requests if r.path == "/api/v1/workloads/pods"
-               for name, value in r.query if name == "filterBy")  # fmt: skip
+               for name, value in r.query if name == "filterBy")
 
 
 @pytest.mark.asyncio

@@ -21,7 +21,7 @@ from core.triage.nodes import NodesRequest, NodesResult, nodes_view
 from tests.integration.test_nodes_bundles import NOW, C, bundle, failed
 
 SECTIONS = ["What the administrator should do", "Timeline of the failures", "Who was affected",
-            "Infrastructure evidence"]  # fmt: skip
+            "Infrastructure evidence"]
 SECRET = "ghp_" + "Zq8" * 12
 
 
@@ -84,7 +84,7 @@ def test_hostile_cluster_text_stays_text_and_credentials_are_hidden() -> None:
     async def run() -> NodesResult:
         async with open_bundle_tenant(parse_bundle(copy.deepcopy(raw)), label="hostile") as tenant:
             return await nodes_view(NodesRequest(C, node="n2"), tenant.runai, None, tier2_unavailable="none",
-                                    now=NOW)  # fmt: skip
+                                    now=NOW)
 
     result = asyncio.run(run())
     row = result.rows[0]
@@ -102,7 +102,7 @@ def test_a_node_without_a_shared_cause_says_there_is_nothing_to_do_on_it(fmt: st
     async def run() -> tuple[NodesResult, Any]:
         async with open_bundle_tenant(parse_bundle(copy.deepcopy(bundle())), label="plain") as tenant:
             result = await nodes_view(NodesRequest(C, node="n1"), tenant.runai, None, tier2_unavailable="none",
-                                      now=NOW)  # fmt: skip
+                                      now=NOW)
             return result, result.rows[0]
 
     result, row = asyncio.run(run())

@@ -5,13 +5,14 @@ live views") and the README's "API politeness budget".
 Each view's interval is driven through the functions its screen or command calls every interval: the picker's
 page read, change tracker and verdict choice (core.triage.changes, core.triage.verdicts.to_diagnose) with the
 background diagnoses (core.triage.batch); a follower's fingerprint and its re-diagnosis on a change
-(core.triage.follow); and `watch` whole (tui.watch_cmd.WatchRun). How the screens pace and pause those calls is
+(core.triage.follow); and `watch` whole (tui.commands.watch.WatchRun). How the screens pace and pause those calls is
 tested with the app itself (tests/ui/test_picker_refresh.py, tests/ui/test_follow.py)."""
 
 from __future__ import annotations
 
 import io
 import itertools
+import json
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -37,8 +38,9 @@ from core.triage.verdicts import VerdictCache, to_diagnose, verdict_key
 from core.triage.watch import WatchRequest
 from tests.integration.test_watch import Stepper
 from tests.integration.webhook_receiver import Receiver
-from tui.start import StartOptions
-from tui.watch_cmd import WatchRun
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
 
 HOUR = 3600.0
 INTERVALS = int(HOUR // DEFAULT_INTERVAL_S)  # 720
@@ -134,9 +136,12 @@ async def test_watch_over_an_hour(demo_bundle: CaseBundle, tmp_path: Path) -> No
     clock = SteppedClock(demo_bundle.captured_at)
     tenant = live(demo_bundle, clock)
     with Receiver() as receiver:
-        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl", receiver.url,
-                       tmp_path / "s.json", out=io.StringIO(), err=io.StringIO(),
-                       sleep=Stepper(clock, demo_bundle.captured_at, HOUR), opener=lambda: tenant)
+        stepper = Stepper(clock, demo_bundle.captured_at, HOUR)
+        out = io.StringIO()
+        run = WatchRun(WatchRequest(cluster_id="demo-east"), StartOptions(mode="demo"), "jsonl",
+                       (PostTarget.of(receiver.url, None),), tmp_path / "s.json", out=out,
+                       err=io.StringIO(), sleep=stepper, opener=lambda: tenant, post_clock=stepper.seconds)
+        stepper.run = run
         assert await run.run() == 0
         posted = len(receiver.texts())
     counted = kinds(plane(tenant).requests)
@@ -144,6 +149,10 @@ async def test_watch_over_an_hour(demo_bundle: CaseBundle, tmp_path: Path) -> No
     sweeps, delivered = run.watcher.counts.sweeps, run.watcher.counts.delivered
     assert INTERVALS <= sweeps <= INTERVALS + 1 and counted["list"] == sweeps  # one list request per sweep
     assert delivered == posted > 50
+    # The cluster goes on reporting for the whole hour: no report says it stopped (issue 32, point 9).
+    reports = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert len(reports) == delivered
+    assert not [f for r in reports for f in r.get("findings") or [] if f["kind"] == "control-plane"]
     assert counted["workload"] == run.watcher.counts.diagnosed  # each diagnosis once
     # Besides: the reads of each diagnosis, and the events reads of fresh Pending/Running rows.
     assert counted["other"] <= DIAGNOSIS_READS * delivered + 2 * sweeps

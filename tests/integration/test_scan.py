@@ -274,7 +274,7 @@ def test_window_start_is_the_since_before_now(week: ScanResult) -> None:
 def test_scan_with_no_kube_and_a_cluster_name_reads_no_kubernetes() -> None:
     # The cluster by its exact name, as diagnose takes it: the scan lists that cluster's workloads.
     code, out, err = _cli(["scan", "--demo", "--no-kube", "--cluster-id", "demo-east", "--since", "2h",
-                           "--format", "json"])  # fmt: skip
+                           "--format", "json"])
     assert code == 0, err
     scanned = json.loads(out)
     assert scanned["clusterId"] == EAST
@@ -310,7 +310,7 @@ async def test_the_clusters_list_is_read_once_per_scan(demo_bundle: CaseBundle) 
     async with open_bundle_tenant(demo_bundle, label="demo") as tenant:
         assert tenant.control_plane is not None and tenant.captured_at is not None
         result = await scan(ScanRequest(cluster_id="demo-east", since="24h"), tenant.runai, None,
-                            tier2_unavailable="off", now=tenant.captured_at)  # fmt: skip
+                            tier2_unavailable="off", now=tenant.captured_at)
         requests = tenant.control_plane.requests
     assert len(result.entries) > 10
     assert sum(1 for r in requests if r.path == "/api/v1/clusters") == 1
@@ -321,7 +321,7 @@ async def test_the_clusters_list_is_read_once_per_scan(demo_bundle: CaseBundle) 
 def test_a_scan_of_one_workload_counts_it_in_the_singular(fmt: str) -> None:
     oom = CASES / "example-oom.json"
     code, out, err = _cli(["scan", "--case", str(oom), "--cluster-id", "05664dde-1ea7-5931-81c6-fcd52b6608e7",
-                           "--since", "7d", "--format", fmt])  # fmt: skip
+                           "--since", "7d", "--format", fmt])
     assert code == 0, err
     assert "1 workload failed or needs attention" in out, out
     assert "Listed 1 row;" in out, out
@@ -374,6 +374,6 @@ def test_a_filter_that_matches_nothing_says_so() -> None:
     assert "No workload with a name starting 'zzz-no-such' on this cluster, at any time: the filters match nothing." \
         in out
     code, out, _ = _cli(["scan", "--demo", "--cluster-id", "demo-east", "--project", "nlp", "--name-prefix", "llama",
-                         "--since", "5m"])  # fmt: skip
+                         "--since", "5m"])
     assert code == 0
     assert "Nothing failed or needs attention in the window. (The filters match 1 workload at other times.)" in out

@@ -19,7 +19,7 @@ from core.sim.process import SimProcess, SimProcessFailed
 from core.tenant import NO_KUBE_SECTION, open_served_tenant
 from tests.paths import CASES
 from tests.processes import DEADLINE_S, gone, wait_gone
-from tui.start import StartProblem, served_problem
+from tui.commands.start import StartProblem, served_problem
 
 OOM_CASE = CASES / "example-oom.json"  # has a kubernetes section
 IMAGE_PULL_CASE = CASES / "example-image-pull.json"  # has none
@@ -76,7 +76,7 @@ def test_the_child_exits_when_its_parent_is_killed(tmp_path: Path) -> None:
             "time.sleep(120)\n",
         ],
         stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    )
     try:
         assert parent.stdout is not None
         child = int(parent.stdout.readline())

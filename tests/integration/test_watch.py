@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import io
 import itertools
+import json
 import re
 import signal
 import subprocess
@@ -24,6 +25,8 @@ from pathlib import Path
 import pytest
 
 from core.models.report import CATEGORIES, OUTCOMES
+from core.models.runai import Workload
+from core.notify.ledger import Ledger
 from core.notify.webhook import WebhookPoster, WebhookRefused
 from core.sim.bundle import CaseBundle
 from core.sim.demo import DEMO_CAPTURED_AT, DEMO_CLUSTERS, load_demo_bundle
@@ -34,16 +37,16 @@ from core.sim.live.schedule import actors
 from core.sim.live.settings import LiveSettings
 from core.sources.errors import ReadOnlyViolation
 from core.tenant import Tenant, open_bundle_tenant
-from core.triage.watch import WatchRequest
-from core.triage.watch_state import load_state
-from tests.integration.webhook_receiver import Receiver
-from tui.start import StartOptions
-from tui.watch_cmd import WatchRun
+from core.triage.watch import WatchRequest, failure_key
+from tests.integration.webhook_receiver import Receiver, refused_port
+from tui.commands.start import StartOptions
+from tui.commands.watch_delivery import PostTarget
+from tui.commands.watch_run import WatchRun
 
 ROOT = Path(__file__).resolve().parents[2]
 EAST = DEMO_CLUSTERS[0]["uuid"]
 INTERVAL = 5.0
-Key = tuple[str, str]
+Key = str
 
 
 @pytest.fixture(scope="module")
@@ -58,14 +61,15 @@ def receiver() -> Iterator[Receiver]:
 
 
 def posted_keys(receiver: Receiver) -> list[Key]:
-    """(workload id, phaseUpdatedAt) of every accepted post, read from its headline."""
-    keys = []
-    for text in receiver.texts():
-        head = text.splitlines()[0]
-        found = re.search(r"since `([^`]+)`.* id `([^`]+)`", head)
-        assert found, head
-        keys.append((found.group(2), found.group(1)))
+    """The stable key of every accepted post (its body carries it, and so does its last line)."""
+    keys = receiver.keys()
+    for text, key in zip(receiver.texts(), keys, strict=True):
+        assert text.splitlines()[-1] == f"key `{key}`", text
     return keys
+
+
+def stable_key(workload_id: str, when: str) -> Key:
+    return failure_key(EAST, Workload.model_validate({"id": workload_id, "phaseUpdatedAt": when}))
 
 
 def news(demo_bundle: CaseBundle, seed: int, until_s: float, visible_after_s: float = 0.0) -> set[Key]:
@@ -98,19 +102,27 @@ def news(demo_bundle: CaseBundle, seed: int, until_s: float, visible_after_s: fl
         for shown, changed, ends in wanted:
             gone = actor.start + actor.stages[ends] if ends is not None else float("inf")
             if reached >= shown and gone > visible_after_s:
-                out.add((wid, at(actor, changed)))
+                out.add(stable_key(wid, at(actor, changed)))
     return out
 
 
 class Stepper:
-    """The watch's sleep: moves the shared clock on, and stops the watch (as Ctrl-C would) at `until_s`."""
+    """The watch's sleep: lets the couriers try what is due, moves the shared clock on, and stops the watch (as
+    Ctrl-C would) at `until_s`."""
 
     def __init__(self, clock: SteppedClock, start: datetime, until_s: float) -> None:
         self.clock, self.start, self.until_s = clock, start, until_s
         self.waits: list[float] = []
+        self.run: WatchRun | None = None
+
+    def seconds(self) -> float:
+        """The couriers' clock: the stepped clock, in seconds."""
+        return self.clock().timestamp()
 
     async def __call__(self, seconds: float) -> None:
         self.waits.append(seconds)
+        if self.run is not None:
+            await self.run.settled()
         self.clock.advance(seconds)
         await asyncio.sleep(0)
         if (self.clock() - self.start).total_seconds() >= self.until_s:
@@ -123,8 +135,9 @@ async def watch_until(opener: Callable[[], Tenant], clock: SteppedClock, until_s
     err = io.StringIO()
     stepper = Stepper(clock, load_demo_bundle_at(), until_s)
     run = WatchRun(WatchRequest(cluster_id="demo-east", interval_s=INTERVAL, **request),  # type: ignore[arg-type]
-                   StartOptions(mode="demo"), "jsonl", receiver.url, state, out=io.StringIO(), err=err,
-                   sleep=stepper, opener=opener)
+                   StartOptions(mode="demo"), "jsonl", (PostTarget.of(receiver.url, None),), state,
+                   out=io.StringIO(), err=err, sleep=stepper, opener=opener, post_clock=stepper.seconds)
+    stepper.run = run
     status = await run.run()
     return status, err.getvalue(), stepper
 
@@ -158,8 +171,9 @@ async def test_a_long_running_watch_posts_each_new_failure_exactly_once_across_a
     assert len(every) == len(set(every))
     assert news(demo_bundle, 1, 320 - 2 * INTERVAL) <= set(every) <= news(demo_bundle, 1, 320)
     assert len(every) > len(first) >= 3
-    kept, problem = load_state(state, WatchRequest(EAST).scope("demo tenant, live"))
-    assert problem is None and set(every) <= set(kept.done)
+    kept = Ledger.from_json(json.loads(state.read_text()))
+    assert kept.scope == WatchRequest(EAST).scope("demo tenant, live")
+    assert all(set(every) <= set(record.done) for record in kept.records.values())
 
 
 async def test_a_failed_post_is_said_and_loses_neither_it_nor_the_next(
@@ -170,11 +184,13 @@ async def test_a_failed_post_is_said_and_loses_neither_it_nor_the_next(
     status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 120, tmp_path / "s.json",
                                         receiver)
     assert status == 0
-    assert re.search(r"could not post \S+: http://127\.0\.0\.1:\d+ answered 503, after 3 attempts", said)
+    assert re.search(r"could not post \S+: http://127\.0\.0\.1:\d+ answered 503 \(error\); \d+ waiting in the "
+                     r"outbox, in order, tried again in 5 s", said)
+    assert re.search(r"http://127\.0\.0\.1:\d+ answers again: posted \S+ after 3 failed attempts", said)
     assert "secret-part" not in said  # the webhook's path is its secret: never printed
     keys = posted_keys(receiver)
     assert len(keys) == len(set(keys)) and news(demo_bundle, 1, 120 - 2 * INTERVAL) <= set(keys)
-    assert re.search(r"\d+ posted, 0 not posted", said.splitlines()[-1])
+    assert re.search(r"\d+ posted, 0 waiting to be posted", said.splitlines()[-1])
 
 
 async def test_a_storm_of_429s_slows_the_sweeps_and_loses_no_report(
@@ -203,15 +219,23 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, check=False)
 
 
-def test_watch_once_on_the_live_demo_posts_each_failure_once_across_runs(receiver: Receiver, tmp_path: Path) -> None:
-    state = str(tmp_path / "once.json")
-    args = ("watch", "--demo", "--live", "--cluster-id", "demo-east", "--since", "1h", "--once", "--post",
-            receiver.url, "--state", state, "--format", "jsonl")
+def test_watch_once_on_the_live_demo_posts_each_failure_once(receiver: Receiver, tmp_path: Path) -> None:
+    # A live demo process is a tenant that starts when it starts (its stories shifted to end then): one run.
+    live = run_cli("watch", "--demo", "--live", "--cluster-id", "demo-east", "--since", "1h", "--once", "--post",
+                   receiver.url, "--state", str(tmp_path / "live.json"), "--format", "jsonl")
+    assert live.returncode == 0, live.stderr
+    keys = posted_keys(receiver)
+    assert len(keys) >= 5 and len(keys) == len(set(keys))
+    assert len(live.stdout.splitlines()) == len(keys)  # one JSON line per report, as posted
+
+
+def test_watch_once_posts_each_failure_once_across_runs(receiver: Receiver, tmp_path: Path) -> None:
+    args = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "1h", "--once", "--post", receiver.url,
+            "--state", str(tmp_path / "once.json"), "--format", "jsonl")
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     keys = posted_keys(receiver)
-    assert len(keys) >= 5 and len(keys) == len(set(keys))
-    assert len(first.stdout.splitlines()) == len(keys)  # one JSON line per report, as posted
+    assert len(keys) >= 5 and len(keys) == len(set(keys)) == len(first.stdout.splitlines())
     second = run_cli(*args)
     assert second.returncode == 0, second.stderr
     assert posted_keys(receiver) == keys and second.stdout == ""
@@ -265,14 +289,15 @@ def test_a_state_file_of_another_watch_is_refused(tmp_path: Path) -> None:
 async def test_the_webhook_client_posts_only_there_and_the_tenant_clients_still_refuse_writes(
     demo_bundle: CaseBundle, receiver: Receiver
 ) -> None:
-    poster = WebhookPoster(receiver.url)
+    poster = WebhookPoster(receiver.url, "markdown")
     try:
         for attempt in (poster._http.get(receiver.url), poster._http.post(receiver.url + "/other", json={}),
                         poster._http.delete(receiver.url)):
             with pytest.raises(WebhookRefused):
                 await attempt
         assert receiver.requests == []  # refused before a byte left
-        assert (await poster.post("hello")).ok and receiver.texts() == ["hello"]
+        assert (await poster.post("hello", "rt-1")).ok and receiver.texts() == ["hello"]
+        assert receiver.keys() == ["rt-1"] and receiver.headers[0]["Idempotency-Key"] == "rt-1"
     finally:
         await poster.aclose()
     tenant = open_bundle_tenant(demo_bundle, label="demo")
@@ -287,19 +312,14 @@ async def test_the_webhook_client_posts_only_there_and_the_tenant_clients_still_
         await tenant.aclose()
 
 
-def test_posting_to_a_dead_receiver_is_bounded() -> None:
+def test_a_post_to_a_refused_port_fails_at_once() -> None:
     async def go() -> None:
-        waits: list[float] = []
-
-        async def sleep(seconds: float) -> None:
-            waits.append(seconds)
-
-        poster = WebhookPoster("http://127.0.0.1:9/hook", sleep=sleep, timeout_s=2)
+        poster = WebhookPoster(f"http://127.0.0.1:{refused_port()}/hook", "markdown", deadline_s=30)
         try:
             started = time.monotonic()
-            result = await poster.post("x" * 100_000)
-            assert not result.ok and result.attempts == 3 and "after 3 attempts" in (result.problem or "")
-            assert waits == [1.0, 2.0] and time.monotonic() - started < 10
+            result = await poster.post("x" * 100_000, "rt-1")
+            assert not result.ok and result.retry and "refused the connection" in (result.problem or "")
+            assert time.monotonic() - started < 2  # one attempt, no waiting: the courier decides when to try again
         finally:
             await poster.aclose()
 
@@ -329,7 +349,8 @@ async def test_max_per_minute_defers_diagnoses_and_drops_none(
     status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 55, state, receiver,
                                         since="30m", max_per_minute=2)
     assert status == 0 and len(posted_keys(receiver)) == 2
-    assert re.search(r"2 delivered, 2 posted, 0 not posted, \d+ left for a later sweep", said.splitlines()[-1])
+    assert re.search(r"2 delivered, 2 printed, 2 posted, 0 waiting to be posted, \d+ left for a later sweep",
+                     said.splitlines()[-1])
     status, said, _ = await watch_until(lambda: live_tenant(demo_bundle, clock), clock, 600, state, receiver,
                                         since="30m", max_per_minute=2)
     keys = posted_keys(receiver)
@@ -337,3 +358,14 @@ async def test_max_per_minute_defers_diagnoses_and_drops_none(
     once = run_cli("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--state",
                    str(tmp_path / "all.json"), "--format", "jsonl")
     assert len(keys) >= len(once.stdout.splitlines())  # the half hour's failures, and the live ones since
+
+
+def test_an_unknown_project_is_refused_as_scan_refuses_it(tmp_path: Path) -> None:
+    watch = run_cli("watch", "--demo", "--cluster-id", "demo-east", "--project", "nosuch", "--state",
+                    str(tmp_path / "s.json"))  # not --once: a watch of nothing would otherwise run for ever
+    scan = run_cli("scan", "--demo", "--cluster-id", "demo-east", "--project", "nosuch")
+    assert watch.returncode == scan.returncode == 1 and watch.stdout == ""
+    said = "nosuch is not a project of cluster demo-east. Its projects: nlp, research, speech, vision."
+    assert said in watch.stderr and said in scan.stderr
+    assert watch.stderr.splitlines()[1:] == scan.stderr.splitlines()[1:]  # the same advice after it
+    assert not (tmp_path / "s.json").exists()

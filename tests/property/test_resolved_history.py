@@ -66,11 +66,11 @@ def _room(bundle: Json) -> tuple[Json, datetime, datetime] | None:
     runs = [
         _time(r["meta"]["creationTimestamp"]) for r in entry.get("history") or ()
         if (r.get("spec") or {}).get("phaseUpdate", {}).get("phase") == "Running"
-    ]  # fmt: skip
+    ]
     if not runs:
         return None
     start = max(_time(entry["workload"]["createdAt"]),
-                _time(bundle["capturedAt"]) - _lookback(request.get("lookback", "24h")))  # fmt: skip
+                _time(bundle["capturedAt"]) - _lookback(request.get("lookback", "24h")))
     first_run = min(runs)
     if first_run - start < timedelta(minutes=4):
         return None
@@ -93,7 +93,7 @@ _BASE: dict[Path, Report] = {}
 
 
 def _event(entry: Json, at: datetime, reason: str, message: str, pod: Json | None, *, kind: str = "Pod",
-           name: str | None = None, type_: str = "Warning", source: str = "kubelet") -> None:  # fmt: skip
+           name: str | None = None, type_: str = "Warning", source: str = "kubelet") -> None:
     """A Run:ai event about the workload, in its events and its history (as Run:ai keeps both)."""
     w = entry["workload"]
     target = name or (pod or {}).get("name") or f"{w['name']}-0-0"
@@ -102,7 +102,7 @@ def _event(entry: Json, at: datetime, reason: str, message: str, pod: Json | Non
         "clusterId": w["clusterId"], "reason": reason, "message": message, "source": source,
         "involvedObject": {"uid": (pod or {}).get("id") if kind == "Pod" else f"{kind}-{target}", "kind": kind,
                            "name": target, "namespace": w.get("namespace") or ""},
-    }  # fmt: skip
+    }
     if isinstance(entry.get("events"), list):  # a case whose events endpoint fails keeps failing
         entry["events"].append(event)
     entry.setdefault("history", []).append(
@@ -114,7 +114,7 @@ def _phase(entry: Json, at: datetime, phase: str, message: str = "") -> None:
     entry["history"].append(
         {"meta": {"creationTimestamp": _stamp(at), "type": "PhaseUpdate"},
          "spec": {"phaseUpdate": {"phase": phase, "phaseMessage": message}}}
-    )  # fmt: skip
+    )
 
 
 def add_resolved(bundle: Json, kinds: list[str], fractions: tuple[float, float], explicit: bool) -> Json:
@@ -136,7 +136,7 @@ def add_resolved(bundle: Json, kinds: list[str], fractions: tuple[float, float],
             _event(entry, at + timedelta(seconds=1), "Failed", "Error: ErrImagePull", pod)
             if explicit:
                 _event(entry, resolved_at, "Pulled", f'Successfully pulled image "{IMAGE}" in 41.2s (41.2s including '
-                       "waiting). Image size: 52314112 bytes.", pod, type_="Normal")  # fmt: skip
+                       "waiting). Image size: 52314112 bytes.", pod, type_="Normal")
         elif kind == "mount":
             _event(entry, at, "FailedMount", MOUNT, pod)
         else:
@@ -144,7 +144,7 @@ def add_resolved(bundle: Json, kinds: list[str], fractions: tuple[float, float],
             victim = f"{entry['workload'].get('namespace')}/{(pod or {}).get('name', name)}"
             taker = f"Pod {victim} was preempted by higher priority workload runai-prod/pg-chat-serving-0"
             _event(entry, at, "Evict", taker, pod, kind="PodGroup", name=f"pg-{name}-0", type_="Normal",
-                   source="kai-scheduler")  # fmt: skip
+                   source="kai-scheduler")
             _phase(entry, at + timedelta(seconds=2), "Pending", "Waiting for resources")
     if explicit:
         _event(entry, resolved_at + timedelta(seconds=1), "Started", "Started container main", pod, type_="Normal")
@@ -176,7 +176,7 @@ async def test_resolved_earlier_signals_never_change_the_verdict(
     report, _ = await diagnose_bundle(changed, **changed["request"])
     assert (report.outcome, report.category, report.recurrence.count) == (
         base.outcome, base.category, base.recurrence.count
-    ), (path.stem, kinds, report.reason)  # fmt: skip
+    ), (path.stem, kinds, report.reason)
     said = {item.what for item in report.superseded}
     for kind in kinds:
         assert WHAT[kind] in said, (path.stem, kind, [i.text for i in report.superseded])

@@ -132,7 +132,7 @@ def test_the_diagnose_command_prints_no_credential(tmp_path: Path, capsys: objec
             out, err = io.StringIO(), io.StringIO()
             argv = [
                 "diagnose", "--case", str(path), "--cluster-id", story.cluster, "--workload-id", story.id, "--verbose",
-            ]  # fmt: skip
+            ]
             code = _run_cli([*argv, "--format", fmt], out, err)
             assert code == 0, err.getvalue()
             text = readable(out.getvalue(), fmt)

@@ -24,10 +24,10 @@ from tests.redaction.leaks import readable, shown
 from tests.redaction.planting import MARKERS, credentials_bundle
 from tests.ui.conftest import settle
 from tui.app import TriageApp
+from tui.commands.start import StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import TABS, DiagnosisScreen
 from tui.screens.picker import PickerScreen
-from tui.start import StartOptions
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
 

@@ -43,11 +43,11 @@ from core.sources.runai import RunaiClient
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import CLUSTER, small_bundle, workload
 from tui.app import TriageApp
+from tui.commands.start import StartOptions
 from tui.export import EXPORT_DIR_ENV, export_name, safe_fragment
 from tui.messages import DiagnosisProgress, DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import show_diagnosis
-from tui.start import StartOptions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline

@@ -20,12 +20,12 @@ from core.sources.kube_types import KubeSettings
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_of, screen_text, until, verdict
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
-from tui.start import OpenedTenant, StartOptions
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.log_pane import LogPane

@@ -88,7 +88,7 @@ async def test_the_picker_says_why_a_diagnosed_row_failed(demo_tenant: Tenant) -
         row = next(
             w for w in table.workloads
             if (v := screen.verdicts.get(w)) is not None and v.report is not None and v.report.outcome == "diagnosed"
-        )  # fmt: skip
+        )
         table.move_cursor(row=table.workloads.index(row))
         await settle(pilot, lambda: screen.query_one(WorkloadTable).highlighted == row)
         verdict_ = screen.verdicts.get(row)

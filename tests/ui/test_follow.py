@@ -18,9 +18,9 @@ from core.sim.live.schedule import actors
 from core.sim.live.settings import LiveSettings
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
+from tui.commands.start import StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
-from tui.start import StartOptions
 from tui.widgets.follow_line import FollowLine
 
 SIZE = (120, 40)

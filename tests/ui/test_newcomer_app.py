@@ -18,10 +18,10 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdict
 from tests.ui.test_follow import line, opened
+from tui.commands.start import StartOptions
 from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.help import HelpScreen
-from tui.start import StartOptions
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.readonly_badge import ReadOnlyBadge
 from tui.widgets.verdict_banner import VerdictBanner

@@ -18,10 +18,10 @@ from core.sim.live.settings import LiveSettings
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tests.ui.test_picker_refresh import row_of, settled
+from tui.commands.start import StartOptions
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.picker_news import NEW, RECOVERED
-from tui.start import StartOptions
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -33,7 +33,7 @@ RECOVERS = next(a for a in actors(1) if a.kind == "recovers")
 # The demo's Pending rows that fail in ways only their events show.
 FAILING_PENDING = {"asr-stream": "IMAGE_PULL_FAILED", "bert-serve": "IMAGE_PULL_FAILED",
                    "sam-finetune": "IMAGE_PULL_FAILED", "clip-eval": "INIT_FAILED",
-                   "wav2vec-pt": "DATASOURCE_MOUNT_FAILED"}  # fmt: skip
+                   "wav2vec-pt": "DATASOURCE_MOUNT_FAILED"}
 
 
 async def test_failing_pending_rows_get_their_verdict_without_a(demo_tenant: Tenant) -> None:
@@ -71,7 +71,7 @@ async def open_row(pilot: Pilot[Any], screen: PickerScreen, index: int) -> Diagn
     table.move_cursor(row=index)
     await pilot.press("enter")
     await settle(pilot, lambda: isinstance(pilot.app.screen, DiagnosisScreen) and pilot.app.screen.report is not None,
-                 timeout=20)  # fmt: skip
+                 timeout=20)
     return pilot.app.screen  # type: ignore[return-value]
 
 
@@ -99,7 +99,7 @@ async def test_back_from_a_diagnosis_the_list_is_not_narrowed_and_news_stays_mar
                                                                         limit=100)).items if w.name == OOM.name)
         await settle(pilot, lambda: oom_id in screen.new_failures(), timeout=15)
         assert f"{NEW} " in screen.query_one(PageIndicator).plain and "new failure" in screen.query_one(
-            PageIndicator).plain  # fmt: skip
+            PageIndicator).plain
 
 
 async def test_the_total_follows_the_tenant(live: tuple[Tenant, SteppedClock]) -> None:
@@ -137,7 +137,7 @@ async def test_a_recovered_workload_is_said_recovered_as_the_diagnosis_says(
         table = screen.query_one(WorkloadTable)
         clock.advance(RECOVERS.stages[2] - RECOVERS.stages[1])  # it crashes: news
         await settle(pilot, lambda: any(table.workloads[row_of(table, RECOVERS.name)].id == i
-                                        for i in screen.new_failures()), timeout=15)  # fmt: skip
+                                        for i in screen.new_failures()), timeout=15)
         row_id = table.workloads[row_of(table, RECOVERS.name)].id or ""
         await settle(pilot, lambda: table.verdict_text(row_id) == "CRASH_APP_ERROR", timeout=15)
         clock.advance(RECOVERS.stages[3] - RECOVERS.stages[2])  # it comes back up

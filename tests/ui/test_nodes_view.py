@@ -21,17 +21,17 @@ from tests.integration.test_nodes_bundles import bundle as small_nodes_bundle
 from tests.ui.conftest import settle
 from tests.ui.test_snapshots_nodes import nodes_app, on_nodes
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant
 from tui.screens import nodes as nodes_screen
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.node_workloads import NodeWorkloadsScreen
 from tui.screens.nodes import NodesScreen
-from tui.start import OpenedTenant
 from tui.widgets.nodes_table import NodesTable
 from tui.widgets.notice import Notice
 from tui.widgets.workload_table import WorkloadTable
 
 STORM = {"ssm-mamba-ft", "detr-sweep-lr3", "eval-notebook-priya", "moe-router-ablation", "whisper-large-ft",
-         "vit-h14-pretrain", "qwen-sft-14b"}  # fmt: skip
+         "vit-h14-pretrain", "qwen-sft-14b"}
 
 
 async def test_enter_on_the_bad_node_lists_what_ran_there_with_verdicts(demo_bundle: CaseBundle) -> None:
@@ -73,7 +73,7 @@ async def test_e_writes_the_incident_report_and_w_changes_the_window(demo_bundle
         assert heads[0].tag == "h1" and "gpu-e-23" in text.splitlines()[0]
         await pilot.press("w")
         await settle(pilot, lambda: screen.settled and screen.result is not None
-                     and screen.result.request.since == "7d", 30)  # fmt: skip
+                     and screen.result.request.since == "7d", 30)
         assert screen.result is not None and screen.result.end - screen.result.start == timedelta(days=7)
         assert screen.query_one(NodesTable).highlighted is not None
 

@@ -22,14 +22,14 @@ from core.sources.runai import RunaiClient
 from core.tenant import Tenant
 from tests.ui.conftest import loaded_picker, make_app, picker_of, settle, small_bundle, workload
 from tui.app import TriageApp
-from tui.app_args import add_tui_arguments
 from tui.clock import relative_time
+from tui.commands.app_args import add_tui_arguments
+from tui.commands.start import StartOptions, UsageError, options_from_args
 from tui.messages import DiagnosisTarget, PageLoaded
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.problem import ProblemScreen
-from tui.start import StartOptions, UsageError, options_from_args
 from tui.widgets.attention_toggle import AttentionToggle
 from tui.widgets.cluster_notice import ClusterNotice
 from tui.widgets.notice import Notice

@@ -236,7 +236,7 @@ async def test_all_clusters_says_so_and_shows_a_cluster_column(demo_tenant: Tena
         clusters.clear()  # the blank choice: every cluster
         # Every cluster listed, the disconnected one too: its line above the table, the page sized below it.
         await settle(pilot, lambda: screen.picker_query.cluster_id is None and screen.clusters_checked
-                     and not screen.loading)  # fmt: skip
+                     and not screen.loading)
         await settle(pilot, lambda: table.row_count <= table.size.height - 1 and not screen.loading)
         assert "all clusters" in screen_lines(app)[2]
         assert "cluster" in table.column_keys
@@ -301,7 +301,7 @@ async def test_where_there_is_room_every_verdict_is_whole(
         if all_clusters:
             screen.query_one("#cluster-select", Select).clear()
             await settle(pilot, lambda: "cluster" in table.column_keys and screen.clusters_checked
-                         and not screen.loading)  # fmt: skip
+                         and not screen.loading)
             await settle(pilot, lambda: table.row_count <= table.size.height - 1 and not screen.loading)
         await settle(pilot, lambda: screen.verdicts_settled)
         assert table.columns[ColumnKey("verdict")].width >= max(len(label) for label in LABELS)

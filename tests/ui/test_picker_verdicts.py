@@ -23,10 +23,10 @@ from core.triage.attention import SIGNAL_PHASES, checked
 from core.triage.batch import Verdict, verdict_label
 from core.triage.verdicts import VerdictCache, page_line, page_lines, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
+from tui.commands.start import StartOptions
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
 from tui.screens.picker_verdicts import GROUP, START_DELAY_S
-from tui.start import StartOptions
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
@@ -54,7 +54,7 @@ def eligible(screen: PickerScreen) -> list[Workload]:
     """The rows given a verdict: the failed ones, and the Pending ones whose events showed a failing pod."""
     judged = screen._attention_cache.judged
     return [w for w in screen.query_one(WorkloadTable).workloads
-            if wants_verdict(w, attention_view=False, judged=judged)]  # fmt: skip
+            if wants_verdict(w, attention_view=False, judged=judged)]
 
 
 def verdicts_done(screen: PickerScreen) -> bool:

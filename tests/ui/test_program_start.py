@@ -20,11 +20,9 @@ from tests.processes import wait_gone
 from tests.ui.conftest import loaded_picker, settle
 from tests.ui.test_picker import first_cluster, listed, rows
 from tui.app import TriageApp, program_app
-from tui.app_args import app_arguments
 from tui.cli import build_parser, start_simulator
-from tui.screens.picker import PickerScreen
-from tui.screens.problem import ProblemScreen
-from tui.start import (
+from tui.commands.app_args import app_arguments
+from tui.commands.start import (
     BUNDLE_HINTS,
     ServedOpener,
     StartOptions,
@@ -33,6 +31,8 @@ from tui.start import (
     open_tenant,
     options_from_args,
 )
+from tui.screens.picker import PickerScreen
+from tui.screens.problem import ProblemScreen
 
 SIZE = (120, 40)
 
@@ -88,7 +88,7 @@ async def test_a_bad_case_file_gets_the_same_problem_screen_as_in_process(tmp_pa
         shown = await problem_shown(pilot)
         assert (shown.title, shown.detail, shown.hints) == (
             in_process.value.title, in_process.value.detail, in_process.value.hints,
-        )  # fmt: skip
+        )
         assert shown.hints == BUNDLE_HINTS and str(case) in shown.detail and "not valid JSON" in shown.detail
 
 

@@ -9,6 +9,7 @@ screen, a start-up that needs a tty, or `q` that does not end the process.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -64,7 +65,7 @@ class Tmux:
         self.run(
             "new-session", "-d", "-s", self.session, "-x", str(self.width), "-y", str(self.height),
             "-c", str(REPO), shlex.join(command),
-        )  # fmt: skip
+        )
         found = self.run("display-message", "-p", "-t", self.session, "#{socket_path}").stdout.strip()
         self.socket_path = Path(found) if found else None
 
@@ -152,8 +153,8 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
         tmux.keys("a")
         wait_for(tmux, lambda s: "NEEDS ATTENTION" in s and "loading" not in s, "needs attention")
 
+        # Typed straight after `/`: the app hands each key on where the one before left the focus.
         tmux.keys("/")
-        time.sleep(0.3)  # let the focus move to the name field before typing into it
         tmux.keys(name, literal=True)
         # The filter bar is in the top lines: the typed name must show there before it is submitted.
         wait_for(tmux, lambda s: name in "\n".join(s.splitlines()[:5]), "the typed name in the filter bar")
@@ -181,6 +182,17 @@ def test_demo_in_tmux_finds_a_failed_workload_and_reads_its_verdict(tmp_path: Pa
         quit_and_wait(tmux)
     finally:
         tmux.kill()
+
+
+def open_list(screen: str, option: str) -> bool:
+    """The open project list is on screen, `option` listed under "all projects" (the closed box's own line,
+    "all projects ▼", has the box's border under it)."""
+    lines = screen.splitlines()
+    for line, below in itertools.pairwise(lines):
+        column = line.find("all projects")
+        if column >= 0 and below[column : column + len(option) + 1] == option + " ":
+            return True
+    return False
 
 
 def rows_span(screen: str) -> tuple[int, int] | None:
@@ -212,18 +224,22 @@ def test_demo_in_tmux_at_80_columns_pages_and_picks_a_project(tmp_path: Path) ->
         wait_for(tmux, lambda s: rows_span(s) == (5 * n + 1, 6 * n) and "loading" not in s, "five pages on")
         tmux.keys("g")
         wait_for(tmux, lambda s: rows_span(s) == (1, n) and "loading" not in s, "back to the first page")
-        # p opens the project list; the first project is picked and the list follows it.
+        # p opens the project list, with the projects in it (not just "all projects"); esc closes it.
         tmux.keys("p")
-        wait_for(tmux, lambda s: first_project in s and "all projects" in s, "the open project list")
-        tmux.keys("Down")
-        time.sleep(0.2)
-        tmux.keys("Enter")
+        wait_for(tmux, lambda s: open_list(s, first_project), "the open project list with its projects")
+        tmux.keys("Escape")
+        closed = re.compile(r"all projects\s+▼")
+        wait_for(tmux, lambda s: not open_list(s, first_project) and closed.search(s) is not None, "the list closed")
+        # p, Down, Enter as fast as a k9s user types them (one send, no pause): the first project is picked, the
+        # rows follow it, and no diagnosis opens (issue 38: the enter reached the table).
+        tmux.keys("p", "Down", "Enter")
 
         def in_project(screen: str) -> bool:
             rows = table_rows(screen)
             return bool(rows) and all(f" {first_project} " in r for r in rows) and "loading" not in screen
 
-        wait_for(tmux, in_project, f"only rows of project {first_project}")
+        screen = wait_for(tmux, lambda s: in_project(s) or "· diagnosis" in s, f"only rows of project {first_project}")
+        assert in_project(screen), f"the keys did not pick project {first_project}:\n{screen}"
         # The keys are back with the table: j moves the cursor, and the page keys still page.
         tmux.keys("]")
         wait_for(tmux, lambda s: (rows_span(s) or (0, 0))[0] == n + 1 and in_project(s), "the project's page 2")
@@ -249,7 +265,7 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
     tmux = Tmux(tmp_path, 80, 24)
     try:
         tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", first["clusterId"],
-                    "--workload-id", first["workloadId"]])  # fmt: skip
+                    "--workload-id", first["workloadId"]])
         screen = wait_for(tmux, lambda s: banner_line(s) is not None, "the first verdict")
         heading = evidence_lines(screen)[0]
         assert heading.lstrip().startswith("Evidence"), heading  # the tab's first line: at its top
@@ -264,7 +280,6 @@ def test_demo_in_tmux_each_diagnosis_opens_at_the_top_and_j_scrolls_at_once(tmp_
         wait_for(tmux, lambda s: rows_span(s) is not None, "the picker")
         # Straight to the second workload by name, through the filter.
         tmux.keys("/")
-        time.sleep(0.3)
         tmux.keys(second["name"], literal=True)
         tmux.keys("Enter")
         wait_for(tmux, lambda s: (rows := table_rows(s)) != [] and all(second["name"] in r for r in rows), "filtered")
@@ -311,7 +326,7 @@ def test_demo_in_tmux_at_80_columns_gives_the_words_room(tmp_path: Path) -> None
         tmux = Tmux(tmp_path, 80, 24)
         try:
             tmux.start([sys.executable, "-m", "tui.cli", "--demo", "--cluster-id", case["clusterId"],
-                        "--workload-id", case["workloadId"]])  # fmt: skip
+                        "--workload-id", case["workloadId"]])
             screen = wait_for(tmux, lambda s: banner_line(s) is not None, f"the verdict of {key}")
             if check is None:
                 banner = screen.splitlines()[1:5]

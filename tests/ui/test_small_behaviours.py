@@ -17,10 +17,10 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tests.ui.test_diagnosis import CASES, make, options_for, verdict
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.export import EXPORT_DIR_ENV, export_dir
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
-from tui.start import OpenedTenant, StartOptions
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (80, 24)

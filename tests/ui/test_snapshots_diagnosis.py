@@ -18,10 +18,10 @@ from core.sim.bundle import CaseBundle
 from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
-from tui.start import OpenedTenant, StartOptions
 
 CASES = {case["key"]: case for case in demo_expectations()}
 # Stories of the off-spec tenant (a `Suspended` phase, ...) are served from their own bundle.

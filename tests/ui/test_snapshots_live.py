@@ -21,11 +21,11 @@ from core.sim.live.settings import LiveSettings
 from core.tenant import open_bundle_tenant
 from tests.ui.conftest import loaded_picker, settle
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
 from tui.screens.picker import PickerScreen
-from tui.start import OpenedTenant, StartOptions
 
 SIZES = [(80, 24), (120, 40)]
 IDS = ["80x24", "120x40"]

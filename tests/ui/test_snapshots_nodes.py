@@ -17,9 +17,9 @@ from core.sim.bundle import CaseBundle
 from core.tenant import open_bundle_tenant
 from tests.ui.conftest import loaded_picker, settle
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant
 from tui.screens.node_workloads import NodeWorkloadsScreen
 from tui.screens.nodes import NodesScreen
-from tui.start import OpenedTenant
 
 SIZES = [(80, 24), (120, 40)]
 

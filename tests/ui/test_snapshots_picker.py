@@ -19,10 +19,10 @@ from core.sim.bundle import CaseBundle
 from core.tenant import open_bundle_tenant
 from tests.ui.conftest import settle, small_bundle, workload
 from tui.app import TriageApp
+from tui.commands.start import OpenedTenant
 from tui.screens.detail import DetailScreen
 from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
-from tui.start import OpenedTenant
 from tui.widgets.workload_table import WorkloadTable
 
 SIZES = [(80, 24), (160, 50)]

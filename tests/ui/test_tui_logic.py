@@ -1,6 +1,6 @@
 """The app's logic that needs no terminal: page keys (tui.paging), the picker's query (tui.picker_query), the
 needs-attention judgement (core.triage.attention), the memory chart's arithmetic (tui.widgets.memory_plot), advice in
-the app's terms (tui.advice), settings (tui.settings) and counted words (tui.words)."""
+the app's terms (tui.next_steps), settings (tui.settings) and counted words (tui.words)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.models.report import HistoryEntry
+from core.models.advice import Action, Do, Said, said
+from core.models.report import ActionText, HistoryEntry, Recurrence, Report, WorkloadRef
 from core.models.runai import Workload, WorkloadEvent
 from core.triage.attention import judge_events, judge_listed
-from tui.advice import for_the_app
+from tui.next_steps import for_the_app
 from tui.paging import Go, PageNav, Stay
 from tui.picker_query import QUIET_PHASES, NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.settings import Settings, config_dir, load_settings, save_settings
@@ -170,24 +171,56 @@ def test_failure_marks_one_per_occurrence_and_windows_read_tolerantly() -> None:
 
 
 # -- advice in the app's terms -----------------------------------------------------------------------------
+def _report(*sentences: Said, notes: tuple[str, ...] = ()) -> Report:
+    return Report(
+        outcome="running",
+        workload=WorkloadRef(id="w"),
+        recurrence=Recurrence(lookback="24h"),
+        recommendations=[s.text for s in sentences],
+        notes=list(notes),
+        actions=[ActionText.of(s) for s in sentences],
+    )
+
+
 @pytest.mark.parametrize(
-    ("engine", "app_words", "gone"),
+    ("sentence", "app_words", "gone"),
     [
-        ("Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
-         "Choose that run in the picker", "--lookback"),
-        ("it is not in the recurrence count; widen --lookback to count it", "press b", "--lookback"),
-        ("Use --active for a current crash loop or start failure, or give the workload id.",
-         "a lists the ones that need attention", "--active"),
+        (said("Did you mean a past run? ", Do(Action.GIVE_WORKLOAD_ID, "that run's"), ", or ",
+              Do(Action.WIDEN_LOOKBACK, "the window"), "."),
+         "Did you mean a past run? Choose that run in the picker (esc, then enter on its row), or press b to widen "
+         "the lookback.", "--lookback"),
+        (said("it is not in the recurrence count; ", Do(Action.WIDEN_LOOKBACK), " to count it"),
+         "it is not in the recurrence count; widen the lookback (press b) to count it", "--lookback"),
+        (said(Do(Action.USE_ACTIVE), ", or ", Do(Action.GIVE_WORKLOAD_ID), "."),
+         "For a current crash loop or start failure, choose its Running or Pending row in the picker (a lists the "
+         "ones that need attention), or choose that run in the picker (esc, then enter on its row).", "--active"),
+        (said(Do(Action.GIVE_WORKLOAD_ID, "meant"), ", or ", Do(Action.DROP_ACTIVE), "."),
+         "Choose that run in the picker (esc, then enter on its row), or choose its last failed run in the picker.",
+         "--active"),
     ],
 )
-def test_advice_says_what_to_press(engine: str, app_words: str, gone: str) -> None:
-    said = for_the_app(engine)
-    assert app_words in said and gone not in said
+def test_advice_says_what_to_press(sentence: Said, app_words: str, gone: str) -> None:
+    report = _report(sentence)
+    assert gone in sentence.text  # the command line's words name the flag ...
+    said_in_app = for_the_app(report, sentence.text)
+    assert said_in_app == app_words and gone not in said_in_app  # ... the app's the key
+
+
+def test_advice_read_back_from_json_is_still_data() -> None:
+    sentence = said("Nothing failed. If a different run failed, ", Do(Action.GIVE_WORKLOAD_ID, "its"), ".")
+    data = _report(sentence).to_json_dict()
+    assert data["actions"][0]["keys"] == ["give_workload_id"] and data["recommendations"] == [sentence.text]
+    again = Report.model_validate(data)
+    assert for_the_app(again, sentence.text) == (
+        "Nothing failed. If a different run failed, choose that run in the picker (esc, then enter on its row)."
+    )
 
 
 def test_advice_leaves_other_text_alone() -> None:
-    text = "Fix the code behind the failing log line: \"KeyError: 'labels'\"."
-    assert for_the_app(text) == text
+    text = "Fix the code behind the failing log line: \"KeyError: 'labels'\"; widen --lookback to count it."
+    # Words that only read like an action are not one: the report holds its actions as data.
+    report = _report(said("Did you mean a past run? ", Do(Action.GIVE_WORKLOAD_ID, "its"), "."), notes=(text,))
+    assert for_the_app(report, text) == text
 
 
 # -- settings ----------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def test_oom_with_a_measured_peak_names_it() -> None:
         ("torch.distributed.DistBackendError: [2] is setting up NCCL communicator and retrieving ncclUniqueId "
          "from [0] via c10d key-value store: ProcessGroupNCCL timed out", "network between the ranks"),
     ],
-)  # fmt: skip
+)
 def test_a_tools_error_gets_the_advice_it_names(line: str, words: str) -> None:
     for category in ("CRASH_APP_ERROR", "INIT_FAILED"):
         advice = _joined(AdviceContext(category, log_line=line))
@@ -66,13 +66,13 @@ def test_a_tools_error_gets_the_advice_it_names(line: str, words: str) -> None:
 
 def _finding(kind: str, explains: bool = True, node: str | None = "gpu-e-47") -> Finding:
     return Finding(kind=kind, node=node, text="the GPU has fallen off the bus (Xid 79)", source="kubectl get events",
-                   explains=explains)  # type: ignore[arg-type]  # fmt: skip
+                   explains=explains)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("category", ["CRASH_APP_ERROR", "INIT_FAILED", "UNKNOWN", "NODE_FAILURE"])
 def test_an_explaining_finding_leads_with_the_administrator_and_never_blames_the_code(category: str) -> None:
     ctx = AdviceContext(category, log_line="RuntimeError: CUDA error: unspecified launch failure",
-                        findings=(_finding("gpu-hardware"),), unresolved_kill=True)  # fmt: skip
+                        findings=(_finding("gpu-hardware"),), unresolved_kill=True)
     advice = recommendations(ctx)
     assert advice[0].startswith("For the administrator: node gpu-e-47")
     assert "kubectl cordon gpu-e-47" in advice[0]

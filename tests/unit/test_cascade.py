@@ -175,7 +175,7 @@ def test_terminations_of_an_earlier_run_are_outside_the_window() -> None:
 
 def test_phase_messages_are_attributed_to_the_one_pod_they_name() -> None:
     obs = from_phase_message("Failed", "Workload failed: pod x-worker-1 container main terminated (OOMKilled)",
-                             "get_workload_status", T0)  # fmt: skip
+                             "get_workload_status", T0)
     named = attribute(obs, ["x-worker-1", "x-worker-10", "x-master-0"])
     assert {o.pod for o in named} == {"x-worker-1"}
     both = from_phase_message("Failed", "pods x-worker-1 and x-master-0 failed with exit code 1", "s", T0)
@@ -195,7 +195,7 @@ def test_the_training_operators_namespace_dot_name_is_attributed_to_its_pod() ->
         {"createdAt": iso(600), "type": "Normal", "reason": "ExitedWithCode", "source": "pytorchjob-controller",
          "message": "Pod: runai-nlp.r-worker-0 exited with code 1",
          "involvedObject": {"kind": "PyTorchJob", "name": "r", "namespace": "runai-nlp"}}
-    )  # fmt: skip
+    )
     named = attribute(from_event(operator, "get_workload_status"), ["r-worker-0", "r-worker-2"])
     assert {o.pod for o in named} == {"r-worker-0"}
 
@@ -220,7 +220,7 @@ def test_a_pod_replaced_under_its_name_is_read_as_the_one_that_ended() -> None:
     replacement = K8sPod.model_validate(
         {"metadata": {"name": "s-worker-2", "uid": "id-new"}, "spec": {"containers": [{"name": "pytorch"}]},
          "status": {"phase": "Pending"}}
-    )  # fmt: skip
+    )
     observations = [o for p in (gone, again, peer) for o in from_runai_pod(p, "get_workload_pods")]
     order = order_terminations([again, peer, gone], observations, k8s_pods={"s-worker-2": replacement})
     first = order.first

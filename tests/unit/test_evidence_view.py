@@ -113,7 +113,7 @@ def test_context_past_about_eight_lines_is_counted_never_dropped() -> None:
     decisive = [item(f"Container c{n}; Error (exit 1)", DESCRIBE, "APP_EXIT", decisive=True) for n in range(3)]
     # Nine context lines that say different things (lines alike but for a time would fold into one).
     context = [item(f"Submission {'ABCDEFGHI'[n]} of the name was read", "list_workloads", "selection")
-               for n in range(9)]  # fmt: skip
+               for n in range(9)]
     r = report([*decisive, *context])
     view = short_view(r)
     assert len(view.shown) == SHORT_LINES and view.more == 3 + 9 - SHORT_LINES

@@ -158,7 +158,7 @@ def test_free_form_values_are_cut_at_the_same_depth(depth: int, where: str) -> N
             wrong_values, max_size=6),
         max_size=5),
     st.one_of(st.none(), wrong_values),
-)  # fmt: skip
+)
 def test_generated_pages_read_the_same_either_way(feed: str, items: list[dict[str, Any]], next_value: Any) -> None:
     key, model = PAGES[feed]
     try:

@@ -93,7 +93,7 @@ def test_every_bundle_object_is_read_the_same_both_ways() -> None:
         ({"spec": {"event": {"message": Unreadable("list nested deeper than 64 levels, not read")}}},
          "spec.event.message: Input should be a valid string"),
     ],
-)  # fmt: skip
+)
 def test_an_item_with_a_problem_takes_the_tolerant_path(item: dict[str, Any], problem: str) -> None:
     assert fast.validate_clean(HistoryRecord, item) is None
     page = parse_page({"records": [{"meta": {"type": "Event"}}, item]}, "records", HistoryRecord)
@@ -131,7 +131,7 @@ _common = st.builds(
     lambda y, mo, d, h, mi, s, f: f"{y:04d}-{mo}-{d}T{h}:{mi}:{s}{f}Z",
     st.integers(min_value=0, max_value=9999),
     _digits, _digits, _digits, _digits, _digits, _fraction,
-)  # fmt: skip
+)
 
 
 def _outcome(parse: Any, raw: str) -> Any:
@@ -153,7 +153,7 @@ def test_the_shortcut_gives_utc_and_leaves_other_shapes_to_the_general_parser() 
     value = parse_timestamp("2026-11-30T12:00:00Z")
     assert value is not None and value.tzinfo is UTC
     for raw in ("2026-11-30T12:00:00z", "2026-11-30 12:00:00Z", "2026-11-30T12:00:00.5Z", "٢٠٢٦-11-30T12:00:00Z",
-                "2026-11-30T12:00:00.4150Z", "2026-11-30T12:00:00.415+00:00"):  # fmt: skip
+                "2026-11-30T12:00:00.4150Z", "2026-11-30T12:00:00.415+00:00"):
         assert _outcome(parse_timestamp, raw) == _outcome(parse_timestamp_general, raw)
 
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.diagnosis.history import analyse_history
+from core.diagnosis.history_analysis import analyse_history
 from core.models import fast
 from core.models.base import ApiModel
 from core.models.history_compact import CompactRecord, parse_history_bytes

@@ -44,7 +44,7 @@ def _node(*conditions: dict[str, Any]) -> K8sNode:
         ({"type": "NvidiaDriverHealthy", "status": "False", "reason": "DriverMismatch",
           "message": "Failed to initialize NVML: Driver/library version mismatch"}, K.GPU_DRIVER),
     ],
-)  # fmt: skip
+)
 def test_node_health_conditions_of_several_detectors(condition: dict[str, Any], kind: SignalKind) -> None:
     assert [s.kind for s in node_signals(_node(condition))] == [kind]
 
@@ -94,7 +94,7 @@ def test_cluster_status_is_read_tolerantly(status: Any, liveness: datetime | Non
 
 def _condition(type_: str, status: str, reason: str, message: str) -> dict[str, str]:
     return {"type": type_, "status": status, "reason": reason, "message": message,
-            "lastTransitionTime": "2026-11-30T10:00:00Z"}  # fmt: skip
+            "lastTransitionTime": "2026-11-30T10:00:00Z"}
 
 
 @pytest.mark.parametrize("state", [s for s in CLUSTER_STATES if s != "Connected"])
@@ -229,14 +229,14 @@ def test_one_finding_per_kind_and_node_and_the_specific_xid_is_quoted() -> None:
         _obs("RuntimeError: CUDA error: uncorrectable ECC error encountered", "p-0"),
         _obs("NVRM: Xid (PCI:0000:b1:00): 48, pid=1, name=python, double bit error (DBE)", None, "gpu-2",
              "kubectl get events"),
-    ]  # fmt: skip
+    ]
     found = infra_findings(obs, Scope("CRASH_APP_ERROR", "p-0", "gpu-2", "p-0", 1, True, NOW))
     assert len(found) == 1 and "Xid 48" in found[0].text
 
 
 def test_admission_explains_only_when_no_pod_ran() -> None:
     denied = _obs('Error creating: admission webhook "policy.example.com" denied the request: no', None, None,
-                  "get_workload_status")  # fmt: skip
+                  "get_workload_status")
     assert infra_findings([denied], Scope("UNKNOWN", None, None, None, 0, False, NOW))[0].explains
     assert not infra_findings([denied], Scope("UNKNOWN", None, None, None, 2, True, NOW))[0].explains
 

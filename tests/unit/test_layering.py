@@ -87,7 +87,7 @@ PLANTED: dict[str, tuple[str, str, str]] = {
         "import textual.app",
         "core.report._planted_textual -> textual",
     ),
-    "headless-commands-without-textual": ("tui/serve.py", "import tui.app", "tui.serve -> tui.app"),
+    "headless-commands-without-textual": ("tui/commands/serve.py", "import tui.app", "tui.commands.serve -> tui.app"),
     "mcp-for-its-server-only": ("core/report/_planted_mcp.py", "import mcp.server", "core.report._planted_mcp -> mcp"),
     "sdk-for-the-tests-only": (
         "tui/widgets/_planted_sdk.py",
@@ -95,7 +95,7 @@ PLANTED: dict[str, tuple[str, str, str]] = {
         "tui.widgets._planted_sdk -> runai",
     ),
     # The circle this contract was written for: start importing the app that imports start.
-    "no-import-circles": ("tui/start.py", "import tui.app", ".start -> .app"),
+    "no-import-circles": ("tui/commands/start.py", "import tui.app", ".commands -> .app"),
     "webhook-apart-from-the-tenant": (
         "core/sources/_planted_post.py",
         "import core.notify.webhook",
@@ -141,14 +141,41 @@ def _fresh(code: str) -> str:
     return out.stdout.strip()
 
 
-def test_the_headless_commands_do_not_load_textual() -> None:
+# Every module of the command line's wing, found on disk (no list of names to keep up to date), then the
+# program's parser with every command on it; what that loaded is printed.
+_EVERY_COMMAND_MODULE = (
+    "import importlib, pkgutil, sys, tui.commands, tui.cli; "
+    "names = [m.name for m in pkgutil.walk_packages(tui.commands.__path__, 'tui.commands.')]; "
+    "[importlib.import_module(n) for n in names]; "
+    "tui.cli.build_parser(); "
+    "print(len(names), sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in {'textual', 'mcp'}}))"
+)
+
+
+def test_no_module_of_the_command_line_loads_textual() -> None:
+    count, loaded = _fresh(_EVERY_COMMAND_MODULE).split(" ", 1)
+    assert int(count) >= 10  # the wing was found: a test that imported nothing would pass for nothing
+    assert "textual" not in loaded  # the MCP server's own SDK may load (it is a module of the wing); Textual never
+
+
+def test_the_commands_parser_loads_neither_textual_nor_the_mcp_sdk() -> None:
     code = (
-        "import sys, tui.cli, tui.diagnose_cmd, tui.serve, tui.scan_cmd, tui.record_cmd, tui.watch_cmd, "
-        "tui.mcp_server, tui.commands.nodes; "
-        "tui.cli.build_parser(); "
-        "print(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))"
+        "import sys, tui.cli; tui.cli.build_parser(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'textual', 'mcp'}))"
     )
     assert _fresh(code) == "[]"
+
+
+def test_a_module_added_to_the_command_line_that_loads_textual_is_caught(tmp_path: Path) -> None:
+    # The check above is by package, not by name: a new command that imports Textual fails it (shown on a copy).
+    skip = shutil.ignore_patterns("__pycache__", "data", "*.gz", "*.json")
+    for package in ("core", "tui", "styles"):
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=skip)
+    (tmp_path / "tui" / "commands" / "_planted.py").write_text("import textual.app  # noqa: F401\n")
+    run = [sys.executable, "-c", _EVERY_COMMAND_MODULE]
+    out = subprocess.run(run, capture_output=True, text=True, cwd=tmp_path, check=True)
+    _, loaded = out.stdout.strip().split(" ", 1)
+    assert "textual" in loaded, out.stdout
 
 
 def test_the_app_loads_the_engine_after_its_first_page() -> None:
@@ -165,7 +192,7 @@ FIRST_PAGE_MODULES = """
 import asyncio, sys
 from tui.app import TriageApp
 from tui.screens.picker import PickerScreen
-from tui.start import StartOptions
+from tui.commands.start import StartOptions
 from tui.widgets.workload_table import WorkloadTable
 
 async def main() -> None:
@@ -202,7 +229,7 @@ def test_httpx_comes_without_its_command_line_client() -> None:
     # httpx imports its CLI (click, pygments) whenever click is installed; neither the app nor a headless
     # command runs it, and it cost 60-100 ms of each start. The client itself is whole.
     code = (
-        "import sys, tui.cli, tui.diagnose_cmd, tui.app, httpx; tui.cli.build_parser(); "
+        "import sys, tui.cli, tui.commands.diagnose, tui.app, httpx; tui.cli.build_parser(); "
         "print(sorted(m for m in ('click', 'pygments', 'httpx._main') if sys.modules.get(m) is not None), "
         "callable(httpx.main), callable(httpx.AsyncClient))"
     )

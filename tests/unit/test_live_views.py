@@ -125,7 +125,7 @@ async def test_a_polite_read_is_sent_once_while_other_reads_keep_their_retries()
 def test_the_watch_state_lives_under_the_platforms_state_directory(tmp_path: object) -> None:
     import platformdirs
 
-    from tui.watch_cmd import default_state_path
+    from tui.commands.watch import default_state_path
 
     scope = "demo tenant · cluster x · project (all)"
     here = default_state_path(scope, {"XDG_STATE_HOME": "/srv/state"})

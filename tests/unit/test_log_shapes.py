@@ -59,7 +59,7 @@ torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
          LogKind.ERROR_LINE, "could not bind port"),
     ],
     ids=["frame-dump", "vllm-prefix-and-shutdown", "torchrun-wrapper", "glog"],
-)  # fmt: skip
+)
 def test_decisive_line_not_the_last_line_with_error(log: list[str], kind: LogKind, fragment: str) -> None:
     finding = explaining_line(log)
     assert finding is not None and finding.kind is kind, finding
@@ -79,7 +79,7 @@ def test_decisive_line_not_the_last_line_with_error(log: list[str], kind: LogKin
         ("2026-11-30T11:24:49.517Z stdout F [rank0]: KeyError: 'x'", None, "KeyError: 'x'"),
         ("ERROR 404: Not Found.", None, "ERROR 404: Not Found."),
     ],
-)  # fmt: skip
+)
 def test_prefixes_come_off(line: str, level: str | None, body: str) -> None:
     _, got_level, got_body = read_line(line)
     assert (got_level, got_body) == (level, body)
@@ -120,7 +120,7 @@ def test_prefixes_come_off(line: str, level: str | None, body: str) -> None:
         (["/bin/sh: 1: pyhton: not found"], LogKind.COMMAND_NOT_FOUND, "pyhton"),
     ],
     ids=["go", "java", "node-module", "node-stack", "aws", "aws-fatal", "gsutil", "curl", "wget", "git", "pip", "sh"],
-)  # fmt: skip
+)
 def test_runtime_and_cli_error_shapes(log: list[str], kind: LogKind, fragment: str) -> None:
     finding = explaining_line(log)
     assert finding is not None and finding.kind is kind, finding

@@ -93,7 +93,7 @@ def test_a_tool_error_after_a_meter_explains(log: str, kind: LogKind, words: str
         ("retrying after connection error: reset by peer", "retrying after connection error: reset by peer"),
         ("INFO fetched 3 files, wget: not needed", "fetched 3 files, wget: not needed"),
     ],
-)  # fmt: skip
+)
 def test_a_tool_prefix_is_read_from_where_it_stands_after_a_meter(line: str, body: str) -> None:
     assert read_line(line)[2] == body
 

@@ -13,7 +13,7 @@ from core.diagnosis.request import UsageError, parse_lookback
     ("text", "window"),
     [("90m", timedelta(minutes=90)), ("24h", timedelta(hours=24)), (" 7d ", timedelta(days=7)),
      ("52w", timedelta(weeks=52)), ("366d", timedelta(days=366))],
-)  # fmt: skip
+)
 def test_accepted_windows(text: str, window: timedelta) -> None:
     assert parse_lookback(text) == window
 

@@ -35,7 +35,7 @@ from core.sources.kube_types import LogExcerpt
         (["echo", "Java"], None, None, None),
         (None, None, "docker.io/curlimages/curl:8.8.0", "curl"),
     ],
-)  # fmt: skip
+)
 def test_the_program_that_ends_the_container(command: object, args: object, image: str | None, program: str) -> None:
     assert program_of(command, args, image) == program  # type: ignore[arg-type]
 

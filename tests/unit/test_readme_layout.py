@@ -14,7 +14,7 @@ from tui.widgets.verdict_line import VERDICT_WIDTH
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 NATURAL = {"phase": 11, "project": 9, "cluster": 10, "updated": 9, "created": 9, "type": 12, "submitted": 19,
-           "message": 80}  # fmt: skip
+           "message": 80}
 
 
 def widths(width: int, name: int, *, cluster: bool = False) -> dict[str, int]:

@@ -32,7 +32,7 @@ PEM = (
 )
 
 TOKENS = [GITHUB, GITHUB_FINE, GITLAB, SLACK, HUGGING_FACE, NVIDIA, OPENAI, OPENAI_PROJECT, GCP, AWS,
-          AWS_SESSION, JWT]  # fmt: skip
+          AWS_SESSION, JWT]
 
 
 @pytest.mark.parametrize("token", TOKENS)
@@ -143,7 +143,7 @@ SENSITIVE = [
     "BASIC_AUTH", "SESSION_COOKIE", "SESSION", "SENTRY_DSN", "DB_CONNECTION_STRING", "connectionString", "apiKey",
     "clientSecret", "APIKey", "authToken", "x-api-key", "db.password", "S3Key", "TOKEN2", "secret", "pwd",
     "identitytoken", "WANDB_API_KEY", "NGC_API_KEY", "ssh-private-key", "KEY",
-]  # fmt: skip
+]
 NOT_SENSITIVE = [
     "MONKEY", "KEYBOARD_LAYOUT", "TOKENIZER", "MAX_TOKENS", "PASSPORT_NUMBER", "BYPASS_CACHE", "COMPASS",
     "AUTHOR", "AUTHORITY", "OAUTH_CLIENT_ID", "PATH", "HOME", "CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "OLDPWD",
@@ -151,7 +151,7 @@ NOT_SENSITIVE = [
     "DSNAME", "RUNAI_JOB_NAME", "NVIDIA_DRIVER_CAPABILITIES", "HOSTNAME", "LANG", "PYTHONUNBUFFERED",
     "OMP_NUM_THREADS", "CONNECTION_TIMEOUT", "STRING_MODE", "KeyError", "AuthError", "TOKEN_FILE",
     "SSH_KEY_PATH", "AUTH_TYPE", "PASSWORD_FILE", "",
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("name", SENSITIVE)

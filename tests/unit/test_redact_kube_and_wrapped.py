@@ -45,6 +45,17 @@ def test_a_jwt_wrapped_anywhere_after_its_header_is_hidden_whole(lead: str, cut:
     assert out.endswith(" sent")
 
 
+@pytest.mark.parametrize("cut", [1, 2, 3, 5])
+@pytest.mark.parametrize(
+    "token",
+    ["ghp_" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1De3Fg5H", "sk-proj-" + "Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90", JWT],
+)
+def test_a_token_wrapped_within_its_first_characters_is_hidden_whole(token: str, cut: int) -> None:
+    # A break one or two characters in leaves a tail that no rule knows by its prefix (`hp_...`, `yJhb...`).
+    out = redact(f"token {token[:cut]}\n{token[cut:]} end")
+    assert token[cut:][:12] not in out and out.endswith(" end"), out
+
+
 def test_a_token_wrapped_over_three_lines_is_hidden_on_all_of_them() -> None:
     token = "ghp_" + "Ab3De5Gh7Jk9Mn1Pq3St5Vw7Yz9Bc1De3Fg5H" * 2
     text = f"GH={token[:30]}\n{token[30:55]}\n{token[55:]}\nnext line"
@@ -128,6 +139,6 @@ def test_data_that_is_not_a_secrets_stays(text: str) -> None:
         ("https://4b825dc642cb6eb9a060e54bf8d69288fbee4904:x-oauth-basic@github.com/o/r.git",
          "https://<redacted>:<redacted>@github.com/o/r.git"),
     ],
-)  # fmt: skip
+)
 def test_webhooks_and_url_users_keep_only_their_public_prefix(text: str, expected: str) -> None:
     assert redact(text) == expected

@@ -110,7 +110,7 @@ def test_name_rules(text: str, expected: str) -> None:
         ("client-key-data", True), ("pad_token_id", False), ("token_type_ids", False), ("BYPASS", False),
         ("MONKEY", False), ("certificate-authority-data", False), ("discovery_token_ttl", False),
     ],
-)  # fmt: skip
+)
 def test_run_together_and_describing_names(name: str, sensitive: bool) -> None:
     assert is_sensitive_name(name) is sensitive
 
@@ -139,7 +139,7 @@ def test_run_together_and_describing_names(name: str, sensitive: bool) -> None:
         ("?sv=2022-11-02&sig=AbCdEf0123%2B456%3D&se=x", "?sv=2022-11-02&sig=<redacted>&se=x"),
         ("https://hooks.slack.com/services/T0ABC/B0DEF/AbCdEf0123456789", "https://hooks.slack.com/services/<redacted>"),
     ],
-)  # fmt: skip
+)
 def test_context_rules(text: str, expected: str) -> None:
     assert redact(text) == expected
 
@@ -177,7 +177,7 @@ def test_looks_random(value: str, random: bool) -> None:
     ("value", "credential"),
     [("hunter2", True), ("Summer2024!", True), ("expired", False), ("expired.", False), ("Failed", False),
      ("db-creds", False), ("512", False), ("12345678", True), ("NotFound", True), ("true", False)],
-)  # fmt: skip
+)
 def test_credential_like(value: str, credential: bool) -> None:
     assert credential_like(value) is credential
 

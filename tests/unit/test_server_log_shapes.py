@@ -33,7 +33,7 @@ def lines(text: str) -> list[str]:
         ("ERROR 11-30 11:40:09 [core.py:515] EngineCore failed to start.", "error", "EngineCore failed to start."),
         ("ERROR 404: Not Found.", None, "ERROR 404: Not Found."),
     ],
-)  # fmt: skip
+)
 def test_server_prefixes_are_read_for_their_level(line: str, level: str | None, body: str) -> None:
     _, got_level, got_body = read_line(line)
     assert (got_level, got_body) == (level, body)

@@ -26,7 +26,7 @@ ITEMS: list[dict[str, Any]] = [
     {"id": "2", "name": "gpt", "phase": "Failed", "createdAt": "2026-11-30T09:30:00Z", "priority": 125,
      "allocatedResources": {"gpu": 16}, "currentNodePools": ["h100", "a100"]},
     {"id": "4", "name": "vit", "phase": None},
-]  # fmt: skip
+]
 
 
 def _select(*filters: str) -> list[str]:

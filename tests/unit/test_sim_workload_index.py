@@ -58,7 +58,7 @@ def _reference(q: dict[str, Any]) -> tuple[list[str], int | None, int]:
     conditions = parse_filter_by([",".join(q["filters"])] if q["filters"] else [], WORKLOAD_FIELDS)
     search = q["search"].lower()
     kept = [wl for wl in WORKLOADS if bool(wl.get("deletedAt")) == q["deleted"]
-            and (not search or search in str(wl.get("name", "")).lower())]  # fmt: skip
+            and (not search or search in str(wl.get("name", "")).lower())]
     kept = apply_conditions(kept, conditions)
     count = len(kept)
     if q["sort_by"]:
@@ -72,7 +72,7 @@ def _indexed(q: dict[str, Any], index: WorkloadIndex = INDEX) -> tuple[list[str]
     query = {
         "deleted": q["deleted"], "search": q["search"].lower(), "conditions": conditions, "sort_by": q["sort_by"],
         "descending": q["descending"],
-    }  # fmt: skip
+    }
     chunk, nxt = index.page(q["offset"], q["limit"], **query)
     return [wl["id"] for wl in chunk], nxt, index.count(**{**query, "sort_by": None, "descending": False})
 
@@ -85,7 +85,7 @@ def test_the_index_pages_and_counts_as_filtering_and_sorting_everything(q: dict[
 
 def test_paging_through_a_query_gives_every_selected_workload_once_in_order() -> None:
     q = {"filters": [f"clusterId=={CLUSTERS[0]}", "phase!=Running"], "deleted": False, "search": "",
-         "sort_by": "phaseUpdatedAt", "descending": True, "offset": 0, "limit": 2000}  # fmt: skip
+         "sort_by": "phaseUpdatedAt", "descending": True, "offset": 0, "limit": 2000}
     everything, _, count = _reference(q)
     assert count > 500
     seen: list[str] = []
@@ -102,5 +102,5 @@ def test_an_order_sorted_ahead_answers_as_one_sorted_on_first_use() -> None:
     prepared.prepare("phaseUpdatedAt", descending=True)
     for cluster in CLUSTERS:
         q = {"filters": [f"clusterId=={cluster}"], "deleted": False, "search": "", "sort_by": "phaseUpdatedAt",
-             "descending": True, "offset": 40, "limit": 40}  # fmt: skip
+             "descending": True, "offset": 40, "limit": 40}
         assert _indexed(q, prepared) == _reference(q)

@@ -46,7 +46,7 @@ def test_a_pull_error_is_taken_back_by_its_image_pulled_and_not_by_another() -> 
     assert supersede([PULL_429], [other], _at(60)).kept == (PULL_429,)
     # The same image by its digest (as a runtime reports the image it resolved) is the same image.
     digest = Mark(Step.STARTED, _at(6), "kubectl describe pod", "started", POD, "main",
-                  "pytorch/pytorch@sha256:8f1c2a77d4e0", init=False)  # fmt: skip
+                  "pytorch/pytorch@sha256:8f1c2a77d4e0", init=False)
     assert not supersede([PULL_429], [digest], _at(60)).kept
 
 

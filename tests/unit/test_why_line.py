@@ -31,7 +31,7 @@ POD_LINE = item(
     "program; the code alone does not say by whom; node gpu-e-03; k8sPhase: OOMKilled; memory request/limit: "
     '48 GiB / 48 GiB (request equals limit); phaseMessage: "Workload failed"',
     "kubectl describe pod", "OOM_KILLED", decisive=True,
-)  # fmt: skip
+)
 
 
 def test_an_oom_says_its_peak_against_the_limit_not_a_pod_line_cut_before_the_numbers() -> None:
@@ -87,12 +87,12 @@ def test_an_image_pull_says_the_messages_tail_first(line: str, starts: str) -> N
 
 def test_a_short_message_reads_whole() -> None:
     mount = ('Pod/wav2vec-pt-0-0 event Warning FailedMount x9: "MountVolume.SetUp failed for volume "corpus" : '
-             'persistentvolumeclaim "speech-corpus-v3" not found"')  # fmt: skip
+             'persistentvolumeclaim "speech-corpus-v3" not found"')
     assert tail_first(mount) == mount
     # Prose in sentences is not a chain of wrapped errors, however many colons it has.
     evicted = ('Event reason: Evicted; message: "The node was low on resource: ephemeral-storage. Threshold quantity: '
                '47173848597, available: 45563208Ki. Container main was using 112Gi, request is 0, has larger '
-               'consumption of ephemeral-storage."; on Pod wav2vec-pretrain-0-0')  # fmt: skip
+               'consumption of ephemeral-storage."; on Pod wav2vec-pretrain-0-0')
     assert tail_first(evicted) == evicted
 
 

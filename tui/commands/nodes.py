@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from core.diagnosis.request import UsageError
+from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
@@ -30,8 +31,7 @@ from core.triage.nodes import DEFAULT_MAX_FAILURES, DEFAULT_SINCE, MAX_FAILURES,
 from core.triage.nodes_render import NODES_RENDERERS
 from core.triage.nodes_rows import Threshold
 from core.triage.nodes_window import read_each_workload
-from core.words import plural
-from tui.headless import (
+from tui.commands.headless import (
     TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
@@ -47,14 +47,14 @@ from tui.headless import (
     usage_failed,
     write_out,
 )
-from tui.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions, open_tenant
 
 PROG = "runai-triage nodes"
 CROSSED_EXIT = 4
 STALE_EXIT = 3
 
 
-def add_nodes_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "nodes",
@@ -199,7 +199,7 @@ def _write_recording(path: Path, tap: RecordingTap, ran: Ran, force: bool, err: 
     held = f"{plural(len(bundle['workloads']), 'workload')}, {plural(len(bundle.get('nodes', [])), 'node')}"
     say(err, f"{PROG}: wrote {path}: {held}, {plural(len(answers), 'answer')} read, redacted. Replay: "
              f"runai-triage nodes --case {path} --cluster-id {ran.result.request.cluster_id} --since "
-             f"{ran.result.request.since}")  # fmt: skip
+             f"{ran.result.request.since}")
     for note in notes:
         say(err, f"  note: {note}")
     return True
@@ -223,7 +223,7 @@ def run_nodes(args: argparse.Namespace, out: TextIO | None = None, err: TextIO |
         return usage_failed(PROG, err, exc)
     tap = RecordingTap() if record is not None else None
     ran = run_or_explain(PROG, err, lambda: view_with(start_options(args), request, progress_bar(PROG, err), tap),
-                         what="node view")  # fmt: skip
+                         what="node view")
     if ran is None:
         return 1
     if record is not None and tap is not None and not _write_recording(record, tap, ran, args.force, err):

@@ -28,7 +28,7 @@ from core.diagnosis.progress import (
 )
 from core.models.report import MissingItem, Report
 from core.tenant import Tenant
-from tui.advice import for_the_app
+from tui.next_steps import for_the_app
 from tui.screens.diagnosis_commands import TABS
 from tui.screens.diagnosis_text import verdict_preface
 from tui.widgets.containers_pane import ContainersPane
@@ -60,10 +60,6 @@ NOT_READ_DEFAULTS = {
     "log": "no container log was read",
     "node": "a node is described only on node-failure evidence, and there was none",
 }
-
-
-class _Resettable(Protocol):
-    def reset(self) -> None: ...
 
 
 class _Resettable(Protocol):
@@ -149,8 +145,8 @@ class PaneFilling(Screen[None]):
             # The banner above says the reason (`v` whole): the tab does not say it again.
             report, findings=findings_heads(report), preface=verdict_preface(report, reason=False)
         )
-        explanation = for_the_app(report.reason or "") if report.category == "UNKNOWN" else None
-        notes = [for_the_app(note) for note in report.notes]
+        explanation = (report.reason or "") if report.category == "UNKNOWN" else None
+        notes = [for_the_app(report, note) for note in report.notes]
         self.query_one(MissingPane).finish(report.missing, explanation, notes)
         self.query_one(PodsPane).show(report.termination_order, report.memory)
         steps = self.query_one(StepList)

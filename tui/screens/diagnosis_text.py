@@ -9,7 +9,7 @@ from core.diagnosis.engine import DiagnosisFailed
 from core.models.report import Report
 from core.report.render import headline
 from core.safety.untrusted import clean
-from tui.advice import for_the_app
+from tui.next_steps import for_the_app
 from tui.screens.problem import describe_error
 from tui.widgets.findings_line import findings_detail
 
@@ -20,7 +20,7 @@ def verdict_preface(report: Report, *, reason: bool = True) -> Text:
     text = Text()
     if reason:
         text.append("Reason: ", style="bold")
-        text.append(for_the_app(report.reason or "not stated"), style="not bold")
+        text.append(report.reason or "not stated", style="not bold")
     findings = findings_detail(report)
     if findings is not None:
         text.append("\n" if text.plain else "")
@@ -29,7 +29,7 @@ def verdict_preface(report: Report, *, reason: bool = True) -> Text:
         text.append("\n" if text.plain else "")
         text.append("Recommendation", style="bold")
         for line in report.recommendations:
-            text.append(f"\n• {for_the_app(line)}", style="not bold")
+            text.append(f"\n• {for_the_app(report, line)}", style="not bold")
     return text
 
 
@@ -41,11 +41,11 @@ def verdict_detail(report: Report) -> Text:
     # A route-out's next action leads its recommendations already: said once.
     if report.next_action and report.next_action not in report.recommendations:
         text.append("\nNext: ", style="bold")
-        text.append(for_the_app(report.next_action), style="not bold")
+        text.append(for_the_app(report, report.next_action), style="not bold")
     if report.notes:
         text.append("\nNotes", style="bold")
         for note in report.notes:
-            text.append(f"\n• {for_the_app(note)}", style="not bold")
+            text.append(f"\n• {for_the_app(report, note)}", style="not bold")
     return text
 
 

@@ -22,12 +22,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from core.models.runai import Workload
+from core.plural import plural
 from core.safety.untrusted import clean
 from core.triage.batch import Politeness
 from core.triage.nodes import NodesResult
 from core.triage.nodes_render import cause_line, rate_text
 from core.triage.nodes_rows import NodeFailure, NodeRow
-from core.words import plural
 from tui.clock import Clock
 from tui.messages import WorkloadChosen
 from tui.screens.detail import DetailScreen
@@ -88,7 +88,7 @@ class NodeWorkloadsScreen(Screen[None]):
         r, res = self.node, self.result
         window = f"{res.start.strftime('%Y-%m-%d %H:%M')} to {res.end.strftime('%Y-%m-%d %H:%M')} UTC"
         said = (f"Workloads that ran on {r.name} · {window} · {r.failed} of {plural(r.workloads, 'workload')} "
-                f"failed ({rate_text(r)})")  # fmt: skip
+                f"failed ({rate_text(r)})")
         return Text(clean(said, one_line=True, max_len=400))
 
     def on_mount(self) -> None:
@@ -96,7 +96,7 @@ class NodeWorkloadsScreen(Screen[None]):
         self.query_one(Notice).show("loading", "Reading the node's workloads…", self._title().plain)
         cause = cause_line(self.node, self.result.end)
         self.query_one(VerdictLine).show(f"⚑ {cause}" if cause else f"{self.node.name}: no cause shared by its "
-                                         "failures")  # fmt: skip
+                                         "failures")
         self._read_missing([wid for wid in self.node.ran if wid not in self._known])
 
     @work(group=GROUP, exclusive=True, exit_on_error=False)
@@ -124,7 +124,7 @@ class NodeWorkloadsScreen(Screen[None]):
         failures = sorted((w for w in rows if w.id in self._failures), key=_time, reverse=True)
         others = sorted((w for w in rows if w.id not in self._failures), key=_time, reverse=True)
         verdicts = {f.workload_id: verdict_cell(f.verdict) if f.verdict else Text(f.label)
-                    for f in self._failures.values()}  # fmt: skip
+                    for f in self._failures.values()}
         table = self.query_one(WorkloadTable)
         self.query_one(Notice).display = False
         table.display = True
@@ -133,7 +133,7 @@ class NodeWorkloadsScreen(Screen[None]):
         self.loaded = True
         if self._unread:
             self.notify(f"{plural(len(self._unread), 'workload')} could not be read and show only what their pods "
-                        "said (phase unknown).", severity="warning", markup=False)  # fmt: skip
+                        "said (phase unknown).", severity="warning", markup=False)
         self._show_row_detail()
 
     @on(DataTable.RowHighlighted)

@@ -83,7 +83,7 @@ class NodesScreen(Screen[None]):
     def __init__(
         self, tenant: Tenant, clock: Clock, cluster_id: str, *, cluster_name: str | None = None,
         refresh_s: float = 0.0, kube_off: str | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__()
         self.tenant = tenant
         self._clock = clock
@@ -146,10 +146,10 @@ class NodesScreen(Screen[None]):
             if single_attempt:
                 with polite():  # one attempt: the pacer, not the client, waits before the next read
                     result = await nodes_view(self._request(), self.tenant.runai, now=now, progress=progress,
-                                              memory=self._memory, **tier2)  # fmt: skip
+                                              memory=self._memory, **tier2)
             else:
                 result = await nodes_view(self._request(), self.tenant.runai, now=now, progress=progress,
-                                          memory=self._memory, **tier2)  # fmt: skip
+                                          memory=self._memory, **tier2)
         except Exception as exc:  # said on screen; the rows of the last read stay
             self.post_message(NodesRead(seq, None, exc))
             return
@@ -184,7 +184,7 @@ class NodesScreen(Screen[None]):
         scope = f"Nodes of {result.cluster.name if result.cluster else result.request.cluster_id}"
         window = f"the last {result.request.since} to {result.end.strftime('%Y-%m-%d %H:%M')} UTC"
         self.query_one("#nodes-scope", Static).update(Text(clean(f"{scope} · {window} · {headline(result)}",
-                                                                 one_line=True, max_len=400)))  # fmt: skip
+                                                                 one_line=True, max_len=400)))
         if not result.rows:
             table.display = False
             notice.show("empty", "No node to show", "The cluster lists no node, and no pod ran in the window.")
@@ -234,11 +234,11 @@ class NodesScreen(Screen[None]):
             return
         row = self.query_one(NodesTable).highlighted
         marked = row if row is not None and row.cause is not None else next(
-            (r for r in result.rows if r.cause is not None), None)  # fmt: skip
+            (r for r in result.rows if r.cause is not None), None)
         if marked is not None and marked.cause is not None:
             cause = marked.cause
             said = (f"{MARK} {marked.name}: {cause.count} of {marked.failed} failures share {cause.key} from "
-                    f"{short_time(cause.at, result.end)}: {cause.text}")  # fmt: skip
+                    f"{short_time(cause.at, result.end)}: {cause.text}")
         elif row is not None:
             said = f"{row.name}: {row.state.words()}; no cause shared by its failures"
         else:

@@ -49,7 +49,7 @@ from tui.screens.picker_refresh import PickerRefresh
 from tui.screens.picker_text import workload_detail
 from tui.screens.problem import describe_error
 from tui.widgets.cluster_notice import ClusterNotice
-from tui.widgets.filter_bar import FilterBar, NameInput, cluster_label
+from tui.widgets.filter_bar import FilterBar, cluster_label
 from tui.widgets.footer import KeysFooter
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
@@ -137,7 +137,10 @@ class PickerScreen(PickerRefresh):
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield TopBar(self.tenant.label)
-        yield FilterBar(debounce_s=self._debounce_s, cursor_blink=self._cursor_blink, id="filter-bar")
+        yield FilterBar(
+            hand_back=self.action_focus_table, debounce_s=self._debounce_s, cursor_blink=self._cursor_blink,
+            id="filter-bar",
+        )
         yield ClusterNotice(id="cluster-notice")
         with Container(id="table-area"):
             yield WorkloadTable(self._clock, id="workloads")
@@ -368,9 +371,11 @@ class PickerScreen(PickerRefresh):
             self._schedule_page_check()  # again once the page in flight has landed
 
     def _selector_toggled(self, expanded: bool) -> None:
-        # A cluster or project was picked (or the list closed): the keys go back to the table.
-        if not expanded:
-            self.call_after_refresh(self.action_focus_table)
+        # A cluster or project was picked (or the list closed with esc): the keys go back to the table now, while
+        # that key is handled, so the next key is a command (tui.keys_in_turn). Not when the list closed because
+        # the user clicked somewhere else: the keys are there.
+        if not expanded and (self.focused is None or isinstance(self.focused, Select)):
+            self.action_focus_table()
 
     def _navigate(self, move: Move) -> None:
         if self._page is None and not self._loading:
@@ -450,7 +455,7 @@ class PickerScreen(PickerRefresh):
     def action_focus_table(self) -> None:
         table = self.query_one(WorkloadTable)
         if table.display:
-            table.focus()
+            self.set_focus(table)
         else:
             # No rows to focus: the keys go to the screen, so the next one is a command, not filter text.
             self.set_focus(None)
@@ -482,10 +487,3 @@ class PickerScreen(PickerRefresh):
         cluster = workload.cluster_id or self._query.cluster_id
         replay = self.replay_for(workload)
         self.post_message(WorkloadChosen(workload.id, cluster, workload.name, workload.project_name, replay))
-
-    # Enter in the name field, or esc there, hands the keys back to the table (or to the screen when no row
-    # matched), so the next key is a command, not more filter text.
-    @on(Input.Submitted)
-    @on(NameInput.Cleared)
-    def _name_done(self) -> None:
-        self.action_focus_table()

@@ -27,7 +27,7 @@ from core.sources.errors import (
     RunaiError,
     UnreachableError,
 )
-from tui.start import StartProblem
+from tui.commands.start import StartProblem
 from tui.widgets.footer import KeysFooter
 from tui.widgets.top_bar import TopBar
 

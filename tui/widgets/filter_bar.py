@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -19,6 +19,7 @@ from core.models.runai import Cluster
 from core.safety.untrusted import clean
 from tui.picker_query import PickerQuery
 from tui.widgets.attention_toggle import AttentionToggle
+from tui.widgets.pick_list import PickList
 
 ALL_CLUSTERS = "all clusters"
 
@@ -43,17 +44,32 @@ def _one_line(label: str) -> Text:
     return Text(label, no_wrap=True, overflow="ellipsis")
 
 
+def _project_options(names: Sequence[str]) -> list[tuple[Text, object]]:
+    options: list[tuple[Text, object]] = [(Text("all projects"), ALL_PROJECTS)]
+    return options + [(_one_line(clean(n, one_line=True, max_len=80)), n) for n in names]
+
+
 class NameInput(Input):
-    """The name field: `esc` clears the filter (and hands the keys back to the table)."""
+    """The name field: enter applies the filter and `esc` clears it; both hand the keys back (`hand_back`) while
+    the key is handled, so the next key typed is a command (tui.keys_in_turn), not more filter text."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "clear_filter", "clear the name filter", show=False)]
 
     class Cleared(Message):
         pass
 
+    def __init__(self, hand_back: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._hand_back = hand_back
+
+    async def action_submit(self) -> None:
+        await super().action_submit()
+        self._hand_back()
+
     def action_clear_filter(self) -> None:
         self.value = ""
         self.post_message(self.Cleared())
+        self._hand_back()
 
 
 class FilterBar(Horizontal):
@@ -64,8 +80,17 @@ class FilterBar(Horizontal):
             super().__init__()
             self.picker_query = query
 
-    def __init__(self, *, debounce_s: float = 0.4, cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        hand_back: Callable[[], None],
+        debounce_s: float = 0.4,
+        cursor_blink: bool = True,
+        id: str | None = None,
+    ) -> None:
+        """`hand_back`: where the keys go when the user is done with the name field (enter or esc)."""
         super().__init__(id=id)
+        self._hand_back = hand_back
         self._debounce_s = debounce_s
         self._cursor_blink = cursor_blink
         self._timer: Timer | None = None
@@ -76,11 +101,9 @@ class FilterBar(Horizontal):
         return self._query
 
     def compose(self) -> ComposeResult:
-        yield Select[str]([], prompt=ALL_CLUSTERS, id="cluster-select", allow_blank=True)
-        yield Select[object](
-            [(Text("all projects"), ALL_PROJECTS)], value=ALL_PROJECTS, allow_blank=False, id="project-select"
-        )
-        name = NameInput(placeholder="name ( / )", id="name-filter", max_length=200)
+        yield PickList[str]([], prompt=ALL_CLUSTERS, id="cluster-select", allow_blank=True)
+        yield PickList[object](_project_options([]), value=ALL_PROJECTS, allow_blank=False, id="project-select")
+        name = NameInput(self._hand_back, placeholder="name ( / )", id="name-filter", max_length=200)
         name.cursor_blink = self._cursor_blink
         yield name
         yield AttentionToggle(id="attention-toggle")
@@ -88,23 +111,22 @@ class FilterBar(Horizontal):
     # -- set from the screen (programmatic changes do not count as user changes) --------------------------
     def set_clusters(self, clusters: Sequence[Cluster], selected: str | None) -> None:
         options = [(_one_line(cluster_label(c)), c.uuid) for c in clusters if c.uuid]
-        select = self.query_one("#cluster-select", Select)
+        select: PickList[str] = self.query_one("#cluster-select", PickList)
+        shown = selected if selected is not None and any(value == selected for _, value in options) else Select.NULL
         with self.prevent(Select.Changed):
-            select.set_options(options)
-            if selected is not None and any(value == selected for _, value in options):
-                select.value = selected
+            select.replace_options(options, shown)
         self._query = PickerQuery(selected, None, self._query.name, self._query.attention)
 
     def set_projects(self, names: Sequence[str]) -> None:
-        select = self.query_one("#project-select", Select)
         current = self._query.project
-        options: list[tuple[Text, object]] = [(Text("all projects"), ALL_PROJECTS)]
-        options += [(_one_line(clean(n, one_line=True, max_len=80)), n) for n in names]
-        with self.prevent(Select.Changed):
-            select.set_options(options)
-            select.value = current if current in names else ALL_PROJECTS
+        self._show_projects(names, current if current in names else ALL_PROJECTS)
         if current is not None and current not in names:
             self._emit(PickerQuery(self._query.cluster_id, None, self._query.name, self._query.attention))
+
+    def _show_projects(self, names: Sequence[str], value: object) -> None:
+        select: PickList[object] = self.query_one("#project-select", PickList)
+        with self.prevent(Select.Changed):
+            select.replace_options(_project_options(names), value)
 
     def toggle_attention(self) -> None:
         self.query_one(AttentionToggle).action_toggle()
@@ -132,7 +154,9 @@ class FilterBar(Horizontal):
         event.stop()
         value = event.value if isinstance(event.value, str) else None
         if value != self._query.cluster_id:
-            # Projects belong to a cluster: a new cluster starts from all of its projects.
+            # Projects belong to a cluster: a new cluster starts from all of its projects, and until its own are
+            # read none of the last cluster's can be picked.
+            self._show_projects([], ALL_PROJECTS)
             self._emit(PickerQuery(value, None, self._query.name, self._query.attention))
 
     @on(Select.Changed, "#project-select")
@@ -156,13 +180,9 @@ class FilterBar(Horizontal):
         self._timer = self.set_timer(self._debounce_s, self._apply_name)
 
     @on(Input.Submitted, "#name-filter")
-    def _name_submitted(self, event: Input.Submitted) -> None:
-        # Not stopped: the screen also hears it and moves focus back to the table.
-        self._apply_name()
-
     @on(NameInput.Cleared)
-    def _name_cleared(self) -> None:
-        # Not stopped either: the screen hands the keys back to the table.
+    def _name_done(self, event: Input.Submitted | NameInput.Cleared) -> None:
+        event.stop()  # the keys went back with the key itself (NameInput)
         self._apply_name()
 
     def _apply_name(self) -> None:

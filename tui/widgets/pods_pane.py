@@ -78,7 +78,7 @@ def column_widths(entries: tuple[PodTerminationEntry, ...], prefix: str, width: 
 def _table(widths: list[int], header: bool) -> Table:
     """The heads and the rows are two tables built alike, so their columns line up."""
     table = Table(box=None, padding=(0, 1, 0, 0), pad_edge=False, show_edge=False, show_header=header,
-                  header_style="bold")  # fmt: skip
+                  header_style="bold")
     names = ["", "pod", "role", "node", "ended (UTC)", "how it ended"]
     for name, w in zip(names, widths, strict=True):
         folds = name in ("pod", "node", "how it ended")

@@ -41,7 +41,7 @@ def _fit(key: str, natural: Mapping[str, int]) -> int:
 
 
 def layout(width: int, natural: Mapping[str, int], labels: Mapping[str, str], *, cluster: bool,
-           when: str = "updated") -> list[Column]:  # fmt: skip
+           when: str = "updated") -> list[Column]:
     """The columns for `width`: `natural` is each column's longest cell (header included); `when` is the
     time column ("updated", or "created" when the list is sorted by creation)."""
     for tier in ("wide", "typed", "base"):

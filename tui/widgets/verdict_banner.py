@@ -19,7 +19,7 @@ from textual.widgets import Static
 
 from core.models.report import Report
 from core.report.render import headline
-from tui.advice import for_the_app
+from tui.next_steps import for_the_app
 from tui.widgets.findings_line import findings_line
 
 # What each category means, in a few words, next to its name.
@@ -175,13 +175,13 @@ class VerdictBanner(Static):
         if w.phase:
             badge.append(f" · phase {w.phase}")
         reason = Text("Reason: ", style="bold")
-        reason.append(for_the_app(report.reason or "not stated"))
+        reason.append(report.reason or "not stated")
         nxt = report.next_action or (report.recommendations[0] if report.recommendations else None)
         finding = findings_line(report)  # a fault under the workload, apart from the category
         lines = [(title, 1), *([(finding, 1)] if finding else []), (badge, 1), (reason, 2 if nxt else 4)]
         if nxt:
             nxt_text = Text("Next: ", style="bold")
-            nxt_text.append(for_the_app(nxt))
+            nxt_text.append(for_the_app(report, nxt))
             lines.append((nxt_text, 2))
         self._show(state, lines, spare=len(lines) - 2 if nxt else None)
 

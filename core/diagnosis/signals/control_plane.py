@@ -25,7 +25,7 @@ from typing import Any
 from core.diagnosis.signals.family import Family, example
 from core.diagnosis.signals.model import Signal, SignalKind
 from core.diagnosis.signals.text import Collector, Text, as_text, for_matching, rx
-from core.words import duration
+from core.plural import duration
 
 K = SignalKind
 
@@ -92,7 +92,7 @@ class ClusterHealth:
 # `status.state` of a cluster (the SDK's `ClusterState`); all but CONNECTED are a finding.
 CLUSTER_STATES: tuple[str, ...] = (
     "WaitingToConnect", "Connected", "Disconnected", "MissingPrerequisites", "ServiceIssues", "Unknown",
-)  # fmt: skip
+)
 CONNECTED = "Connected"
 _MAX_CONDITIONS = 5  # named in the finding; a cluster with more says how many more
 _CONDITION_CHARS = 160

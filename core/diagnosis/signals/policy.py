@@ -31,7 +31,7 @@ _SYSTEM_ACTORS = frozenset(
         "scheduler", "kai-scheduler", "runai-scheduler", "system", "policy", "rule", "controller", "kubelet",
         "the", "a", "an", "timeout", "idle", "preemption", "admin-policy", "scheduling",
     }
-)  # fmt: skip
+)
 # A policy word next to any of these is not the reason the workload ended.
 STRONGER: frozenset[SignalKind] = frozenset(
     {
@@ -39,7 +39,7 @@ STRONGER: frozenset[SignalKind] = frozenset(
         K.CREATE_CONTAINER_CONFIG_ERROR, K.LIVENESS_KILL, K.EVICTED, K.NODE_LOST, K.NODE_NOT_READY, K.NODE_DRAIN,
         K.PREEMPTED, K.DEADLINE_EXCEEDED, K.CRASH_LOOP, K.ADMISSION_DENIED, K.CONTROL_PLANE,
     }
-)  # fmt: skip
+)
 
 
 def match(t: Text, out: Collector) -> None:

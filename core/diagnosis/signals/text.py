@@ -67,7 +67,7 @@ _NOT_A_CONTAINER_NAME = frozenset(
         "image", "with", "has", "is", "was", "in", "for", "name", "process", "runtime", "create", "creation",
         "config", "failed", "status", "the", "a", "to", "of", "that", "and", "not", "id", "will", "exited",
     }
-)  # fmt: skip
+)
 _EXIT_CODE_RE = rx(r"\bexit(?:ed)?(?:\s+with)?[\s_-]{0,3}(?:code|status)\b[\s:=]{0,3}\(?(-?\d{1,5})\b")
 KUBECTL_CODE_RE = re.compile(r"\b(ExitCode|Signal):(-?\d{1,5})\b")
 _SCHEDULING_TEXT_RE = rx(r"\b\d{1,6}/\d{1,6} nodes are available")
@@ -194,7 +194,7 @@ _CANONICAL_REASONS: dict[str, str] = {
         "EvictionByEvictionAPI", "DeletionByTaintManager", "DeletionByPodGC", "TaintManagerEviction",
         "FailedCreatePodSandBox",
     )
-}  # fmt: skip
+}
 
 
 def canonical_reason(r: str) -> str | None:

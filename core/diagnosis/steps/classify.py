@@ -14,7 +14,7 @@ from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
 from core.diagnosis.crash_loop import CrashLoop, last_crash_at, loop_count
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES, in_window
+from core.diagnosis.history_analysis import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
 from core.diagnosis.log_scan import LogFinding
 from core.diagnosis.memory import LIMIT, PLAUSIBLE_MEMORY, SeriesSummary, dropped_why, step_of, usage_summary
@@ -30,6 +30,7 @@ from core.diagnosis.steps.kubernetes import Tier2Found
 from core.diagnosis.steps.multipod import NO_POD_METRICS, OOM_KINDS, PodMetricsRead, PodSeries, SeveralRead
 from core.diagnosis.steps.resolve import STATUS, Route
 from core.diagnosis.supersede import NOTHING, Supersession, standing
+from core.models.advice import Action, Do, Said, said
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
@@ -82,13 +83,13 @@ class Basis:
     workload: WorkloadRef
     evidence: list[EvidenceItem]
     missing: list[MissingItem]
-    notes: list[str]
+    notes: list[str | Said]
 
 
 def gathered_several(
     w: Workload, spec: SpecRead, pods: PodsRead, history: HistoryRead, found: Tier2Found, read: SeveralRead,
     tier2_available: bool,
-) -> Gathered:  # fmt: skip
+) -> Gathered:
     """What Step 5 classifies for a workload of several pods: the evidence of the pod that failed first (and of
     the workload), the pod Kubernetes described for it, the order the pods ended in and their own memory."""
     first = read.ordered.order.first
@@ -96,7 +97,7 @@ def gathered_several(
     return Gathered(
         w, read.cause, spec, pods, history, NOT_READ, k8s_first, found.log, tier2_available, several=True,
         order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods, loop=found.loop,
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +154,12 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
     failed_at = diagnosed_at(g)
     if failed_at is not None and failed_at < cutoff:
         found.note(
-            f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it is "
-            "not in the recurrence count; widen --lookback to count it"
+            said(
+                f"the diagnosed failure ({failed_at.isoformat()}) is older than the {req.lookback} lookback, so it "
+                "is not in the recurrence count; ",
+                Do(Action.WIDEN_LOOKBACK),
+                " to count it",
+            )
         )
     now = req.moment()
     if failed_at is not None and failed_at > now + CLOCK_SLACK:

@@ -39,7 +39,7 @@ def check_cluster(given: str, answer: Page[Cluster] | ReadFailure) -> ClusterChe
     found = Collect()
     if isinstance(answer, ReadFailure):
         found.note(f"the tenant's clusters could not be listed ({answer.missing.why}), so the cluster id was used "
-                   "as given, unchecked")  # fmt: skip
+                   "as given, unchecked")
         return ClusterCheck(given, None, found.done())
     clusters = [c for c in answer.items if c.uuid]
     if not clusters:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
+from core.diagnosis.history_analysis import ENDING_PHASES, HistoryAnalysis, Occurrence, in_window
 from core.diagnosis.memory import MAX_SAMPLES, MEMORY_TYPES, PLAUSIBLE_MEMORY, RunWindow, plan_queries, usage_summary
 from core.diagnosis.observations import Observation
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
@@ -153,7 +153,7 @@ def run_windows(
 async def metrics_for(
     reader: Reader, t1: Tier1, w: Workload, history: HistoryRead, pods: Sequence[RunaiPod], k8s_pod: K8sPod | None,
     span: tuple[datetime, datetime], gate: tuple[bool, str],
-) -> MetricsRead:  # fmt: skip
+) -> MetricsRead:
     """The workload's metrics over each of its runs in the lookback (`span`), when the gate calls for them."""
     if not gate[0]:
         return NOT_READ

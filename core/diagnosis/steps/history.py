@@ -3,7 +3,7 @@
 Pages are followed by `next`. Newest-first pages stop at the cutoff; any other order is read to the end (the
 API does not promise one). The failure being diagnosed is read even when it lies before the cutoff: its own
 records are evidence whatever the lookback, though recurrence counts only what lies inside it. The analysis
-itself (occurrences, timeline) is core/diagnosis/history.py.
+itself (occurrences, timeline) is core/diagnosis/history_analysis.py.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import (
+from core.diagnosis.history_analysis import (
     ENDING_PHASES,
     FAILING_KINDS,
     SOURCE,
@@ -31,7 +31,7 @@ from core.diagnosis.steps.resolve import PAGE_LIMIT
 from core.models.history_compact import CompactRecord
 from core.models.pages import Page
 from core.models.runai import Workload
-from core.words import plural
+from core.plural import plural
 
 HISTORY = SOURCE
 MAX_HISTORY_PAGES = 200  # 100,000 records: far beyond any real lookback, and a bound on a broken `next`

@@ -17,13 +17,15 @@ from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.observations import Observation, from_runai_pod, quote
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.signals import Signal, SignalKind
+from core.diagnosis.steps.pod_pages import read_pod_pages
 from core.diagnosis.steps.resolve import PAGE_LIMIT, STATUS
 from core.models.pages import Page
+from core.models.report import MissingItem
 from core.models.runai import RunaiPod, Workload, WorkloadEvent
 from core.models.runai_spec import WorkloadSpecDoc
+from core.plural import plural
 from core.sources.namespace import NamespaceChoice, resolve_namespace
 from core.sources.runai import filter_item
-from core.words import plural
 
 SPEC = config.SPEC
 PODS = config.PODS
@@ -116,19 +118,31 @@ async def read_pods(
     not show the failure (none left, or only healthy replacements)."""
     found = Collect()
 
-    def live() -> Awaitable[Page[RunaiPod] | ReadFailure]:
-        return reader.tier1(2, PODS, "pods", lambda: t1.get_pods(wid, limit=PAGE_LIMIT))
+    def live() -> Awaitable[tuple[Page[RunaiPod] | ReadFailure, MissingItem | None]]:
+        return read_pod_pages(
+            reader, PODS, "pods", PAGE_LIMIT, lambda at: t1.get_pods(wid, limit=PAGE_LIMIT, **_from(at))
+        )
 
-    def gone() -> Awaitable[Page[RunaiPod] | ReadFailure]:
-        return reader.tier1(2, PODS, "deleted pods", lambda: t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT))
+    def gone() -> Awaitable[tuple[Page[RunaiPod] | ReadFailure, MissingItem | None]]:
+        def page(at: int) -> Awaitable[Page[RunaiPod]]:
+            return t1.get_pods(wid, deleted=True, limit=PAGE_LIMIT, **_from(at))
+
+        return read_pod_pages(reader, PODS, "deleted pods", PAGE_LIMIT, page)
 
     deleted: Page[RunaiPod] | ReadFailure | None = None
+    gaps: list[MissingItem | None] = []
     if several:
-        page, deleted = await asyncio.gather(live(), gone())
+        (page, live_gap), (deleted, gone_gap) = await asyncio.gather(live(), gone())
+        gaps += [live_gap, gone_gap]
     else:
-        page = await live()
+        page, live_gap = await live()
+        gaps.append(live_gap)
         if not isinstance(page, ReadFailure) and not explains(page.items, failing):
-            deleted = await gone()
+            deleted, gone_gap = await gone()
+            gaps.append(gone_gap)
+    for gap in gaps:
+        if gap is not None:
+            found.gap(gap)
     if isinstance(deleted, ReadFailure):
         found.gap(deleted.missing)
     gone_pods = list(deleted.items) if isinstance(deleted, Page) else []
@@ -163,6 +177,11 @@ async def read_pods(
     if any(p.requested_resources is None for p in pods):
         found.missing("pod requestedResources", "not returned for some pods", PODS)
     return PodsRead(pods, tuple(observations), page, found.done())
+
+
+def _from(offset: int) -> dict[str, int]:
+    """The offset of a later page; the first page is asked for as it always was (no offset sent)."""
+    return {"offset": offset} if offset else {}
 
 
 def _identity(pod: RunaiPod) -> tuple[str | None, ...]:

@@ -41,10 +41,10 @@ from core.diagnosis.observations import Observation, quote
 from core.diagnosis.reader import Reader
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.runai import RunaiPod, WorkloadEvent
+from core.plural import plural
 from core.sources.evidence import Missing
 from core.sources.kube_types import KubeEvents, LogExcerpt, NodePods
 from core.sources.namespace import NamespaceChoice
-from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource

@@ -34,8 +34,8 @@ from core.diagnosis.steps.kubernetes import PodDescribed, Tier2Found, describe_p
 from core.models.kube import K8sPod
 from core.models.report import MissingItem
 from core.models.runai import MetricsResponse, RunaiPod, Workload
+from core.plural import plural
 from core.sources.namespace import NamespaceChoice
-from core.words import plural
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -308,7 +308,7 @@ class SeveralRead:
 async def evidence_of_several(
     reader: Reader, t1: Tier1, w: Workload, pods: Sequence[RunaiPod], tier1_obs: tuple[Observation, ...],
     found: Tier2Found, window: tuple[datetime | None, datetime | None], now: datetime,
-) -> SeveralRead:  # fmt: skip
+) -> SeveralRead:
     """Step 4 for a workload of several pods: the order they ended in (which decides the pod whose evidence the
     verdict rests on), and memory read per pod, never from the workload's sum over its pods."""
     texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
@@ -329,6 +329,6 @@ async def evidence_of_several(
 def earliest_failed(
     w: Workload, pods: Sequence[RunaiPod], observations: tuple[Observation, ...],
     window: tuple[datetime | None, datetime | None],
-) -> list[str]:  # fmt: skip
+) -> list[str]:
     """The pods to describe first, from the order Run:ai's answers alone give (Kubernetes refines it)."""
     return to_describe(termination_order(w, pods, observations, window).order, pods)

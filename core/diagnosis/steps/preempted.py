@@ -13,7 +13,7 @@ import re
 from datetime import timedelta
 
 from core.diagnosis.findings import Collect
-from core.diagnosis.history import FAILING_KINDS
+from core.diagnosis.history_analysis import FAILING_KINDS
 from core.diagnosis.marks import Mark, event_mark, workload_marks
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.route_reasons import Route
@@ -42,7 +42,7 @@ def failed_after_preemption(observations: list[Observation]) -> bool:
         return False
     last = max(preempted)
     return any(o.kind in _AFTER_PREEMPTION and o.at is not None and o.at > last + _PREEMPTION_SLACK
-               for o in observations)  # fmt: skip
+               for o in observations)
 
 
 def status_marks(w: Workload, events: tuple[WorkloadEvent, ...]) -> tuple[Mark, ...]:
@@ -51,7 +51,7 @@ def status_marks(w: Workload, events: tuple[WorkloadEvent, ...]) -> tuple[Mark, 
     for event in events:
         obj = event.involved_object
         mark = event_mark(event.reason, event.message, event.created_at, STATUS, obj.kind if obj else None,
-                          obj.name if obj else None)  # fmt: skip
+                          obj.name if obj else None)
         if mark is not None:
             found.append(mark)
     return tuple(found)
@@ -68,8 +68,11 @@ def after_resume(route: Route | None, sup: Supersession) -> Route | None:
         route.outcome,
         f"{route.reason}; its preemption at {last.obs.at.isoformat()} was followed by a resume "
         f"({last.mark.what}, {last.mark.at.isoformat()}): history, not a failure",
-        f"{route.next_action} The run that preemption ended is not a failure: diagnose it as a preemption "
-        "(the scheduler stopped it to free resources) if that is the run you mean.",
+        route.next_action
+        + (
+            " The run that preemption ended is not a failure: diagnose it as a preemption (the scheduler stopped "
+            "it to free resources) if that is the run you mean."
+        ),
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
@@ -28,12 +28,13 @@ from core.diagnosis.steps.cluster import check_cluster, same_cluster
 from core.diagnosis.steps.preempted import after_resume, failed_after_preemption, preemption_route, status_marks
 from core.diagnosis.steps.submissions import LIST, PAGE_LIMIT, Submissions, list_submissions
 from core.diagnosis.supersede import NOTHING, Supersession, supersede
+from core.models.advice import Action, Do, said
 from core.models.pages import Page
 from core.models.report import WorkloadRef
 from core.models.runai import SEED_EXTRA_PHASES, WORKLOAD_PHASES, Cluster, Workload, WorkloadEvent
+from core.plural import plural
 from core.sources.errors import NotFoundError
 from core.sources.namespace import NamespaceChoice
-from core.words import plural
 
 STATUS = "get_workload_status"
 __all__ = ["LIST", "PAGE_LIMIT", "STATUS", "Route", "preemption_route"]
@@ -169,7 +170,7 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
         route = Route(
             "not-found",
             f"no workload named {name} in project {project} {req.where}",
-            "Check the name and project (exact match), or give the workload id.",
+            said("Check the name and project (exact match), or ", Do(Action.GIVE_WORKLOAD_ID), "."),
         )
         return Resolution(None, None, route, found.done(), listed)
     if req.active:
@@ -201,7 +202,7 @@ async def _resolve_by_name(reader: Reader, t1: Tier1, req: DiagnosisRequest) -> 
         route = Route(
             "ambiguous",
             "no terminal submission of that name; the matches are still active",
-            "Use --active for a current crash loop or start failure, or give the workload id.",
+            said(Do(Action.USE_ACTIVE), ", or ", Do(Action.GIVE_WORKLOAD_ID), "."),
         )
         return Resolution(None, None, route, found.done(), listed)
     chosen = terminal[0]
@@ -263,7 +264,7 @@ async def _select_active(
     route = Route(
         "ambiguous",
         "no active submission shows the failure",
-        "Give the workload id of the run you mean, or drop --active to diagnose the last terminal one.",
+        said(Do(Action.GIVE_WORKLOAD_ID, "meant"), ", or ", Do(Action.DROP_ACTIVE), "."),
     )
     return Resolution(None, None, route, found.done(), listed)
 
@@ -393,7 +394,7 @@ def _phase_rule(
         return Route(
             "succeeded",
             f"the workload finished successfully (phase {phase})",
-            "Nothing failed. If a different run failed, give its workload id.",
+            said("Nothing failed. If a different run failed, ", Do(Action.GIVE_WORKLOAD_ID, "its"), "."),
         )
     if phase == "Suspended":
         return Route(
@@ -419,7 +420,13 @@ def _phase_rule(
         return Route(
             "running",
             f"{phase}, and nothing confirms a crash loop or repeated crashes",
-            "Did you mean a past run? Give that run's workload id, or --lookback to widen the window.",
+            said(
+                "Did you mean a past run? ",
+                Do(Action.GIVE_WORKLOAD_ID, "that run's"),
+                ", or ",
+                Do(Action.WIDEN_LOOKBACK, "the window"),
+                ".",
+            ),
         )
     return Route("not-terminal", _not_terminal_reason(phase), "Wait for it to settle, or diagnose again once it fails.")
 
@@ -454,7 +461,7 @@ def scope_from_evidence(w: Workload, events_failed: bool, observations: list[Obs
     return Route(
         "running",
         f"{w.phase}; neither pods nor history confirm a crash loop (events unavailable)",
-        "Did you mean a past run? Give its workload id.",
+        said("Did you mean a past run? ", Do(Action.GIVE_WORKLOAD_ID, "its"), "."),
     )
 
 

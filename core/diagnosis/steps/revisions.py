@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 
 from core.diagnosis import configuration as config
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import FAILING_KINDS
+from core.diagnosis.history_analysis import FAILING_KINDS
 from core.diagnosis.observations import Observation, from_event, from_phase_message, from_runai_pod, quote
 from core.diagnosis.reader import Reader, ReadFailure, Tier1
 from core.diagnosis.steps.inspect import PodsRead, explains

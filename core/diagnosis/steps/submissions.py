@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.diagnosis.findings import Collect, Findings
-from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.observations import quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
 from core.diagnosis.request import DiagnosisRequest

@@ -32,7 +32,7 @@ _SENSITIVE_WORDS = frozenset(
         # A Secret's registry credentials (`.dockerconfigjson: <base64>` decodes to a registry password).
         "DOCKERCONFIGJSON", "DOCKERCFG",
     }
-)  # fmt: skip
+)
 # One run-together word ending in one of these holds a credential too (PGPASSWORD, MYSQLPASSWD, GHTOKEN).
 # KEY and PASS are left out on purpose: MONKEY, TURKEY, BYPASS, COMPASS.
 _SENSITIVE_ENDINGS = ("PASSWORD", "PASSWD", "SECRET", "TOKEN", "APIKEY")
@@ -44,7 +44,7 @@ _DESCRIBING_SUFFIXES = frozenset(
         "ERROR", "ERRORS", "EXCEPTION", "WARNING", "FILE", "PATH", "DIR", "NAME", "TYPE", "FORMAT",
         "LENGTH", "SIZE", "ENABLED", "MODE", "METHOD", "PROVIDER", "COUNT", "TIMEOUT", "TTL",
     }
-)  # fmt: skip
+)
 # `pad_token_id`, `eos_token_id`, `token_type_ids`: vocabulary indices in every ML training log.
 _INDEX_WORDS = frozenset({"ID", "IDS"})
 _INDEXED = frozenset({"TOKEN", "TYPE"})
@@ -257,7 +257,7 @@ def _sub_near_name(match: re.Match[str]) -> str:
 _NAME_KEYWORDS = (
     "secret", "token", "pass", "pwd", "key", "cred", "auth", "cookie", "session", "dsn", "connection",
     "certificate", "sig", "access", "private", "hmac", "otp", "dockercfg", "dockerconfigjson",
-)  # fmt: skip
+)
 
 
 def _rule(name: str, pattern: re.Pattern[str], replace: Replace, rescan: str | None = None) -> Rule:

@@ -23,7 +23,7 @@ _TYPES = (
     "kubernetes.io/dockerconfigjson", "kubernetes.io/dockercfg", "kubernetes.io/basic-auth",
     "kubernetes.io/ssh-auth", "kubernetes.io/tls", "kubernetes.io/service-account-token",
     ".dockerconfigjson", ".dockercfg", "&Secret{",
-)  # fmt: skip
+)
 _VALUE_WORDS = ("ecret", "ECRET", "paque", "PAQUE")  # Secret / Opaque without their first letter
 _KEY_BEFORE = re.compile(r"(?i)(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))(?:kind|type)\\?[\"']?[ \t]*:[ \t]*\\?[\"']?$")
 _WORD_GOES_ON = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._")

@@ -74,7 +74,7 @@ def join_wrapped(text: str, shaped: Callable[[str], bool]) -> str:
         if brk > pos and text[brk - 1] == "\r":
             brk -= 1
         head = _head(text, brk, pos)
-        if len(head) < 3 or not shaped(head + tail):
+        if not head or not shaped(head + tail):
             continue
         out.append(text[pos : brk - len(head)])
         out.append(f"{REDACTED}{text[brk : match.start('tail')]}{REDACTED}")

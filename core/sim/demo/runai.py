@@ -132,7 +132,7 @@ def spec_json(s: StoryRecord) -> Json:
                    **labels, **part}
             for role, part in s.extra_spec.items()
             if role in ("leader", "worker") and isinstance(part, dict)
-        }  # fmt: skip
+        }
         others = {k: v for k, v in s.extra_spec.items() if k not in roles}
         inner: Json = {**_restart_fields(s), **others, **roles}
     else:

@@ -13,9 +13,10 @@ MAX_SPEED = 1000.0
 
 @dataclass(frozen=True, slots=True)
 class LiveSettings:
-    """`epoch`: the wall-clock second (time.time()) at which the live clock reads the capture instant. The app
-    and its simulator's process share it, so both read the same "now" with no drift between them; None means
-    "when the tenant is opened"."""
+    """`epoch`: the wall-clock moment (time.time()) the live tenant starts at: its stories are shifted to end at
+    that second, and its clock reads the wall clock from there (`speed` times as fast). The app and its
+    simulator's process share it, so both read the same "now" with no drift between them; None means "when the
+    tenant is opened"."""
 
     seed: int = DEFAULT_SEED
     speed: float = DEFAULT_SPEED

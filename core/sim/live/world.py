@@ -4,22 +4,27 @@ stage it has reached.
 `LiveWorld.at(now)` returns a `CaseBundle`; the same object for as long as nothing changes, a new one when an
 actor was submitted or moved on. A bundle is never changed in place: the routes and the workload index hold
 on to the bundle they were given (they assume it does not change while served), and a new bundle gets an index
-of its own. Only the actors still moving are looked at, so a request costs the same after hours of running.
+of its own. Only the actors still moving are looked at, so a request costs the same after hours of running; an
+actor that settled more than RETAIN ago leaves the tenant (as a finished job's objects are cleaned up), so a
+tenant served for days keeps its size and its speed.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import threading
-from datetime import datetime
+from collections import deque
+from datetime import datetime, timedelta
 from typing import Any
 
 from core.sim.bundle import CaseBundle
 from core.sim.live.actors import Actor
 from core.sim.live.schedule import actors
+from core.sim.live.shift import shift_json
 
 Json = dict[str, Any]
 _KUBE_LISTS = ("pods", "events", "logs")
+RETAIN_S = 24 * 3600.0
 
 
 @dataclasses.dataclass
@@ -33,13 +38,17 @@ class _Shown:
 
 
 class LiveWorld:
-    def __init__(self, base: CaseBundle, seed: int) -> None:
+    def __init__(self, base: CaseBundle, seed: int, shift_s: int = 0) -> None:
+        """`base` is the still bundle as served (already shifted by `shift_s` seconds, core.sim.live.shift);
+        each moving workload's moments are shifted the same way."""
         self.base = base
         self.seed = seed
+        self.shift = timedelta(seconds=shift_s)
         self._series = actors(seed)
         self._upcoming: Actor = next(self._series)
         self._moving: list[Actor] = []
         self._shown: dict[str, _Shown] = {}  # actor key -> its stage, in order of submission
+        self._settled: deque[tuple[float, str]] = deque()  # (when it settled, actor key), oldest first
         self._bundle = base
         self._lock = threading.Lock()
         self.changes = 0  # how many times the bundle was replaced (tests, benchmarks)
@@ -64,11 +73,16 @@ class LiveWorld:
                     continue
                 shown = self._shown.get(actor.key)
                 if shown is None or shown.stage != stage:
-                    self._shown[actor.key] = _show(actor, stage)
+                    self._shown[actor.key] = _show(actor, stage, self.shift)
                     changed = True
                 if stage < len(actor.stages) - 1:
                     still.append(actor)
+                else:
+                    self._settled.append((actor.start + actor.stages[-1], actor.key))
             self._moving = still
+            while self._settled and self._settled[0][0] < seconds - RETAIN_S:
+                self._shown.pop(self._settled.popleft()[1], None)
+                changed = True
             if changed:
                 self._bundle = self._assemble()
                 self.changes += 1
@@ -95,7 +109,10 @@ class LiveWorld:
         return dataclasses.replace(base, workloads=workloads, kubernetes=kube, _by_id={})
 
 
-def _show(actor: Actor, stage: int) -> _Shown:
+def _show(actor: Actor, stage: int, shift: timedelta) -> _Shown:
     story = actor.snapshot(stage)
     kube = {"pods": story.kube_pods, "events": story.kube_events, "logs": story.logs}
-    return _Shown(stage, story.entry(), kube, story.nodes)
+    shown = _Shown(stage, story.entry(), kube, story.nodes)
+    if not shift:
+        return shown
+    return _Shown(stage, shift_json(shown.entry, shift), shift_json(shown.kube, shift), shift_json(shown.nodes, shift))

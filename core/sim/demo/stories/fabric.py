@@ -52,7 +52,7 @@ def ib_first_failure() -> Story:
         plan = s.add_pod(
             node=node_name, created=127.9 if first else 128, k8s_phase="Error", updated=end, role=role, index=idx,
             completed=end,
-        )  # fmt: skip
+        )
         code = 1 if first else 143
         s.add_kube_pod(plan, [cstatus("main", s.image, terminated("Error", code, 120, end))], phase="Failed")
         s.add_log(plan.name, IB_LOG if first else VICTIM_LOG.format(rank=index * 8, idx=3 + index))

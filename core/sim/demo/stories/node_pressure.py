@@ -40,7 +40,7 @@ def disk_pressure_eviction() -> Story:
             condition("DisruptionTarget", "True", 24.1, "TerminationByKubelet", "The node was low on resource: "
                       "ephemeral-storage."),
         ],
-    )  # fmt: skip
+    )
     s.add_kube_event(24.1, "Evicted", EVICTION, pod=pod.name, host=DISK_NODE)
     s.nodes.append(node(DISK_NODE, disk_pressure=True, ready_since=25))
     s.add_node_event(25, DISK_NODE, "EvictionThresholdMet", "Attempting to reclaim ephemeral-storage")

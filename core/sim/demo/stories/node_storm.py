@@ -60,7 +60,7 @@ _VICTIMS = (
     ("storm-detr-sweep", "detr-sweep-lr3", "vision", "Training", "sofia@example.com", 45, 3.9, "unknown error"),
     ("storm-ssm-ft", "ssm-mamba-ft", "research", "Training", "lena@example.com", 240, 5.8,
      "unspecified launch failure"),
-)  # fmt: skip
+)
 
 
 def _victim(index: int) -> Story:
@@ -68,7 +68,7 @@ def _victim(index: int) -> Story:
     end = XID_AT - after
     start = XID_AT + ran
     s = Story(key, name, project, "Failed", phase_at=end, created=start + 2, kind=kind, submitted_by=who,
-              command="python train.py" if kind == "Training" else "jupyter lab", gpu=1)  # fmt: skip
+              command="python train.py" if kind == "Training" else "jupyter lab", gpu=1)
     pod = s.add_pod(node=STORM_NODE, created=start + 1.5, k8s_phase="Error", updated=end, completed=end)
     s.phase_message = error_message(pod.name, 1)
     lifecycle(s, start, end, "Failed", s.phase_message)
@@ -95,7 +95,7 @@ def storm_victims() -> list[Story]:
 def earlier_oom() -> Story:
     """Earlier that day on the same node, a workload that outgrew its own memory: a failure, not the node's."""
     s = Story("storm-node-oom", "t5-distill-4", "nlp", "Failed", phase_at=1180, created=1260, mem=("24Gi", "24Gi"),
-              command="python distill.py", submitted_by="omar@example.com")  # fmt: skip
+              command="python distill.py", submitted_by="omar@example.com")
     pod = s.add_pod(node=STORM_NODE, created=1259, k8s_phase="OOMKilled", updated=1180, completed=1180)
     s.phase_message = oom_message(pod.name)
     lifecycle(s, 1255, 1180, "Failed", s.phase_message)
@@ -119,7 +119,7 @@ def completed_before() -> list[Story]:
         ("storm-node-ok-3", "hubert-eval-12", "speech", 1000, 905),
     ):
         s = Story(key, name, project, "Completed", phase_at=done, created=created, completed_at=done,
-                  submitted_by="svc-pipeline@example.com", command="python eval.py")  # fmt: skip
+                  submitted_by="svc-pipeline@example.com", command="python eval.py")
         s.add_pod(node=STORM_NODE, created=created - 0.5, k8s_phase="Succeeded", updated=done, completed=done)
         lifecycle(s, created - 1, done, "Completed", "")
         out.append(s)

@@ -86,7 +86,7 @@ def serve_exit_zero() -> Story:
     s.conditions = [
         condition("Available", "False", 148, "CrashLoopBackOff", f"container main in pod {pod.name} is waiting: "
                   "CrashLoopBackOff")
-    ]  # fmt: skip
+    ]
     s.add_kube_pod(
         pod,
         [

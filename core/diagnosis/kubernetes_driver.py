@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from core.diagnosis import cascade, crash_loop, infra, same_node
 from core.diagnosis.findings import Collect, Findings, Journal
-from core.diagnosis.history import ENDING_PHASES
+from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.kube_evidence import DESCRIBE_POD, EVENTS
 from core.diagnosis.marks import Mark, events_marks, pod_marks
 from core.diagnosis.observations import Observation
@@ -107,10 +107,10 @@ class KubeReads:
                 result = Tier2Found(
                     done.pod if done else None, tuple(observations), done.log if done else None, k8s,
                     done.node_pods if done else None, marks=tuple(marks),
-                )  # fmt: skip
+                )
                 return await self.with_peers(result, order.order, pods, window, failed)
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
-                        and cascade.pod_key(d.pod.metadata.name) == first_name), None)  # fmt: skip
+                        and cascade.pod_key(d.pod.metadata.name) == first_name), None)
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
             # A failed pod replaced under its name: Kubernetes answers with the replacement, so only the events
             # of the failed one (by its id) are its own.
@@ -121,7 +121,7 @@ class KubeReads:
             merged = {**k8s, **full.k8s_pods}
             peers = tuple(o for o in observations if o.pod != first_name)
             result = Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods,
-                                marks=tuple(marks) + full.marks)  # fmt: skip
+                                marks=tuple(marks) + full.marks)
             return await self.with_peers(result, order.order, pods, window, failed)
         finally:
             if not self.early.done():
@@ -130,7 +130,7 @@ class KubeReads:
     async def with_peers(
         self, found: Tier2Found, order: cascade.TerminationOrder, pods: PodsRead,
         window: tuple[datetime | None, datetime | None], failed: datetime | None,
-    ) -> Tier2Found:  # fmt: skip
+    ) -> Tier2Found:
         """What the nodes of the job's other pods show, when the first failure only says a peer was lost (the
         rank a collective timeout waited for, first)."""
         peers = await read_peer_nodes(self.reader, self.t2, order, pods.pods, found, window, failed, self.now)
@@ -144,7 +144,7 @@ class KubeReads:
     async def one_pod(
         self, w: Workload, name: str, uid: str | None,
         ns_task: asyncio.Task[NamespaceFound], pods_task: asyncio.Task[PodsRead],
-    ) -> Tier2Found:  # fmt: skip
+    ) -> Tier2Found:
         """The pod and its events together; its log and its node's events once the pod is read; the node last."""
         try:
             return await self.pod(w, name, uid, ns_task, pods_task)
@@ -156,7 +156,7 @@ class KubeReads:
         self, w: Workload, name: str, uid: str | None,
         ns_task: asyncio.Task[NamespaceFound], pods_task: Awaitable[PodsRead],
         described: kubernetes.PodDescribed | None = None, *, replaced: bool = False,
-    ) -> Tier2Found:  # fmt: skip
+    ) -> Tier2Found:
         """`described`: the pod, already read beside its peers (a workload of several pods); `replaced`: the pod
         of that id was deleted and another took its name, so what Kubernetes holds under the name is not it."""
         take, reader, t2 = self.journal.take, self.reader, self.t2

@@ -32,7 +32,7 @@ class CoreReads:
 
     def read_namespaced_pod(self, name: str, namespace: str, *, _request_timeout: Timeout = None) -> Any:
         return self._get("/api/v1/namespaces/{namespace}/pods/{name}", {"name": name, "namespace": namespace},
-                         [], _request_timeout)  # fmt: skip
+                         [], _request_timeout)
 
     def read_namespaced_pod_log(
         self,
@@ -54,13 +54,13 @@ class CoreReads:
         return self._get(
             "/api/v1/namespaces/{namespace}/pods/{name}/log", {"name": name, "namespace": namespace}, query,
             _request_timeout,
-        )  # fmt: skip
+        )
 
     def list_namespaced_event(
         self, namespace: str, *, field_selector: str | None = None, _request_timeout: Timeout = None
     ) -> Any:
         return self._get("/api/v1/namespaces/{namespace}/events", {"namespace": namespace},
-                         [("fieldSelector", field_selector)], _request_timeout)  # fmt: skip
+                         [("fieldSelector", field_selector)], _request_timeout)
 
     def list_event_for_all_namespaces(
         self, *, field_selector: str | None = None, _request_timeout: Timeout = None

@@ -1,4 +1,4 @@
-"""Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand, see tui.app_args)
+"""Start-up of the terminal app: the command-line options of `runai-triage` (no subcommand, see tui.commands.app_args)
 and how they turn into a tenant.
 
 Kept free of Textual (and of `tui.app`, which imports this module) so `tui/cli.py` and the headless commands
@@ -44,7 +44,8 @@ from core.tenant import (
     open_real_tenant,
     open_served_tenant,
 )
-from tui.app_args import option_text
+from core.usage import UsageError
+from tui.commands.app_args import option_text
 
 Mode = Literal["env", "demo", "case"]
 
@@ -76,10 +77,6 @@ SIMULATOR_HINTS: tuple[str, ...] = (
     "`runai-triage serve --demo` (or `--case FILE`) runs the same simulator in the foreground and shows what "
     "stops it.",
 )
-
-
-class UsageError(ValueError):
-    """Options that do not fit together; reported like an argparse error (exit status 2)."""
 
 
 class StartProblem(Exception):
@@ -131,12 +128,6 @@ class OpenedTenant:
 
 def options_from_args(args: argparse.Namespace) -> StartOptions:
     """Check the options of `add_tui_arguments` against each other; raises UsageError naming the clash."""
-    case = option_text(args, "tui_case")
-    demo = bool(getattr(args, "tui_demo", False))
-    mode: Mode = "demo" if demo else "case" if case else "env"
-    base_url = option_text(args, "tui_base_url")
-    if base_url and mode != "env":
-        raise UsageError(f"--base-url cannot be used with --{mode}: the {mode} tenant has its own address")
     workload_id = option_text(args, "tui_workload_id")
     name = option_text(args, "tui_name")
     project = option_text(args, "tui_project")
@@ -152,27 +143,32 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
     problem = invalid_workload_id(workload_id) if workload_id else None
     if problem:  # checked before the app starts, as the diagnose command does, so nothing odd is ever sent
         raise UsageError(f"--workload-id: {problem}")
-    live = live_settings(mode, bool(getattr(args, "tui_live", False)), getattr(args, "tui_seed", None))
+    tenant = tenant_options(args, prefix="tui_")
+    live = live_settings(tenant.mode, bool(getattr(args, "tui_live", False)), getattr(args, "tui_seed", None))
     refresh = getattr(args, "tui_refresh", None)
     check_refresh(refresh)
-    kubeconfig = option_text(args, "tui_kubeconfig")
-    kube = KubeSettings(
-        kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
-        context=option_text(args, "tui_kube_context"),
-        enabled=not bool(getattr(args, "tui_no_kube", False)),
-    )
-    return StartOptions(
-        mode=mode,
-        case_path=Path(case).expanduser() if case else None,
-        base_url=base_url,
-        kube=kube,
-        cluster_id=cluster_id,
-        workload_id=workload_id,
-        name=name,
-        project=project,
-        live=live,
+    return dataclasses.replace(
+        tenant, cluster_id=cluster_id, workload_id=workload_id, name=name, project=project, live=live,
         refresh_s=refresh,
     )
+
+
+def tenant_options(args: argparse.Namespace, *, prefix: str = "") -> StartOptions:
+    """The tenant the options name (`--demo`, `--case`, `--base-url`, and how Kubernetes is read): the one path
+    from options to a tenant, for the app (`prefix` "tui_", its own parser's names) and every command. Raises
+    UsageError when two options name different tenants."""
+    case = option_text(args, f"{prefix}case")
+    mode: Mode = "demo" if getattr(args, f"{prefix}demo", False) else "case" if case else "env"
+    base_url = option_text(args, f"{prefix}base_url")
+    if base_url and mode != "env":
+        raise UsageError(f"--base-url cannot be used with --{mode}: the {mode} tenant has its own address")
+    kubeconfig = option_text(args, f"{prefix}kubeconfig")
+    kube = KubeSettings(
+        kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
+        context=option_text(args, f"{prefix}kube_context"),
+        enabled=not getattr(args, f"{prefix}no_kube", False),
+    )
+    return StartOptions(mode=mode, case_path=Path(case).expanduser() if case else None, base_url=base_url, kube=kube)
 
 
 # The least time between two reads of one list: a user cannot read faster, and a tenant need not answer faster.

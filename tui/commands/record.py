@@ -21,13 +21,13 @@ from typing import TextIO
 from core.diagnosis.engine import DiagnosisFailed, run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest, UsageError
 from core.models.report import Report
+from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.report.render import RENDERERS
 from core.sim.bundle import BundleError, parse_bundle
 from core.tenant import KUBE_OFF
-from core.words import plural
-from tui.diagnose_cmd import add_diagnose_arguments, request_from_args
-from tui.headless import (
+from tui.commands.diagnose import add_diagnose_arguments, request_from_args
+from tui.commands.headless import (
     TENANT_NOTE,
     advice,
     command_parser,
@@ -39,12 +39,12 @@ from tui.headless import (
     usage_failed,
     write_out,
 )
-from tui.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions, open_tenant
 
 PROG = "runai-triage record"
 
 
-def add_record_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "record",

@@ -10,19 +10,19 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
+from core.plural import plural
 from core.sim.bundle import BundleError, CaseBundle, load_bundle
 from core.sim.control_plane import ControlPlane, RecordedRequest
 from core.sim.fault_kinds import KINDS
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
-from core.words import plural
-from tui.headless import command_parser, epilog, say
-from tui.start import BUNDLE_HINTS
+from tui.commands.headless import command_parser, epilog, say
+from tui.commands.start import BUNDLE_HINTS
 
 PROG = "runai-triage serve"
 
 
-def add_serve_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "serve",
@@ -73,22 +73,26 @@ def _load(args: argparse.Namespace) -> CaseBundle:
     return load_bundle(args.case)
 
 
-class _RequestLogWriter:
-    """Copies new entries of the control plane's request log to a file, one JSON object a line."""
+class _RequestLog:
+    """Every request the control plane answers, one JSON object a line, written as it is answered (the plane keeps
+    no log of its own here: a simulator serving for days must not grow with its requests)."""
 
-    def __init__(self, control_plane: ControlPlane, stream: TextIO) -> None:
-        self._cp = control_plane
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._written = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, entry: RecordedRequest) -> None:
+        record = {
+            "method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status,
+            "kube": entry.kube,
+        }
+        line = json.dumps(record) + "\n"
+        with self._lock:
+            self._stream.write(line)
 
     def flush(self) -> None:
-        entries: list[RecordedRequest] = self._cp.requests[self._written :]
-        for entry in entries:
-            record = {"method": entry.method, "path": entry.path, "query": list(entry.query), "status": entry.status,
-                      "kube": entry.kube}  # fmt: skip
-            self._stream.write(json.dumps(record) + "\n")
-        self._written += len(entries)
-        self._stream.flush()
+        with self._lock:
+            self._stream.flush()
 
 
 def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
@@ -122,18 +126,21 @@ def run_serve(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             log_file.close()
 
 
-def _control_plane(args: argparse.Namespace, bundle: CaseBundle) -> ControlPlane:
+def _control_plane(args: argparse.Namespace, bundle: CaseBundle, log: _RequestLog | None) -> ControlPlane:
+    # No request is kept in memory: the ones asked for go to --request-log as they are answered.
+    kept = {"latency_ms": args.latency_ms, "log_limit": 0, "log_sink": log}
     if not args.live:
-        return ControlPlane(bundle, latency_ms=args.latency_ms)
+        return ControlPlane(bundle, **kept)  # type: ignore[arg-type]
     from core.sim.live.plane import LiveControlPlane
     from core.sim.live.settings import DEFAULT_SEED, LiveSettings
 
     seed = DEFAULT_SEED if args.seed is None else args.seed
-    return LiveControlPlane(bundle, LiveSettings(seed=seed), latency_ms=args.latency_ms)
+    return LiveControlPlane(bundle, LiveSettings(seed=seed), **kept)
 
 
 def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None, out: TextIO) -> int:
-    control_plane = _control_plane(args, bundle)
+    log = _RequestLog(log_file) if log_file else None
+    control_plane = _control_plane(args, bundle, log)
     server = LoopbackServer(control_plane, port=args.port)
     try:
         url = server.start()
@@ -152,7 +159,8 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
     token = control_plane.issue_token()
     print(f"Serving {bundle.source} ({plural(len(bundle.workloads), 'workload')}) at {url}", file=out)
     if args.live:
-        print(f"Live: its clock starts at {bundle.captured_at.isoformat()} and moves with yours; workloads are "
+        start = control_plane.bundle.captured_at.isoformat()
+        print(f"Live: on your clock from {start} (the demo's stories shifted to end then); workloads are "
               f"submitted, crash and fail on the schedule of seed {args.seed if args.seed is not None else 1}",
               file=out)
     print("Authenticate with either of:", file=out)
@@ -165,21 +173,20 @@ def _serve(args: argparse.Namespace, bundle: CaseBundle, log_file: TextIO | None
         print("Kubernetes API: same address; pass --kubeconfig-out FILE for a kubeconfig", file=out)
     print("Press Ctrl-C to stop.", file=out)
     out.flush()
-    return _serve_until_stopped(server, control_plane, log_file)
+    return _serve_until_stopped(server, log)
 
 
-def _serve_until_stopped(server: LoopbackServer, control_plane: ControlPlane, log_file: TextIO | None) -> int:
+def _serve_until_stopped(server: LoopbackServer, log: _RequestLog | None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    writer = _RequestLogWriter(control_plane, log_file) if log_file else None
     try:
         while not stop.wait(0.2):
-            if writer:
-                writer.flush()
+            if log:
+                log.flush()
     except KeyboardInterrupt:
         pass
     finally:
         server.stop()
-        if writer:
-            writer.flush()
+        if log:
+            log.flush()
     return 0

@@ -43,8 +43,8 @@ from core.triage.batch import MAX_DIAGNOSES
 from core.triage.scan import DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, resolve_cluster, scan
 from core.triage.scan_render import to_dict
 from core.triage.scan_scope import check_project
-from tui.headless import CapturedAtUnusable, advice, explain_start_problem, say, tenant_now, tier2_for
-from tui.start import StartOptions, StartProblem, open_tenant
+from tui.commands.headless import CapturedAtUnusable, advice, explain_start_problem, say, tenant_now, tier2_for
+from tui.commands.start import StartOptions, StartProblem, open_tenant
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 INSTRUCTIONS = (

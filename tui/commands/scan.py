@@ -21,7 +21,7 @@ from core.diagnosis.request import UsageError
 from core.triage.batch import MAX_DIAGNOSES, Politeness
 from core.triage.scan import DEFAULT_MAX_WORKLOADS, DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, ScanResult, scan
 from core.triage.scan_render import SCAN_RENDERERS
-from tui.headless import (
+from tui.commands.headless import (
     TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
@@ -37,7 +37,7 @@ from tui.headless import (
     usage_failed,
     write_out,
 )
-from tui.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions, open_tenant
 
 PROG = "runai-triage scan"
 # The scan ran on a cluster the control plane cannot see now: its findings may be stale (0 would read as
@@ -47,7 +47,7 @@ STALE_EXIT = 3
 INTERRUPTED_EXIT = 130
 
 
-def add_scan_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "scan",

@@ -21,7 +21,7 @@ from core.models.gc_pause import gc_paused
 from core.models.history_compact import CompactRecord, CompactSpec
 from core.models.report import HistoryEntry
 from core.models.runai import HistoryRecord, HistorySpec
-from core.words import plural
+from core.plural import plural
 
 SOURCE = "get_workload_history"
 # The client reads a workload's history compact; a record as the API models parse it is analysed alike.
@@ -229,7 +229,7 @@ def _analyse(
         else:
             obj = event.involved_object
             mark = event_mark(event.reason, event.message, event.created_at, SOURCE, obj.kind if obj else None,
-                              obj.name if obj else None)  # fmt: skip
+                              obj.name if obj else None)
             if mark is not None:
                 target.marks.append(mark)
         timeline.append(TimelineEntry(at, "event", line, failing, target.index if (failing or late) else None))

@@ -17,7 +17,7 @@ from core.models.report import AFTER_NOW, Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.runai_params import invalid_workload_id
-from tui.headless import (
+from tui.commands.headless import (
     TENANT_NOTE,
     add_now_argument,
     add_tenant_arguments,
@@ -32,7 +32,7 @@ from tui.headless import (
     usage_failed,
     write_out,
 )
-from tui.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions, open_tenant
 
 
 def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnose") -> None:
@@ -63,10 +63,10 @@ def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnos
         "--verbose", action="store_true",
         help="text and Markdown: every line (all the evidence, the memory figures, each pod in order, the notes) "
         "instead of the short report; JSON always holds everything",
-    )  # fmt: skip
+    )
 
 
-def add_diagnose_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "diagnose",

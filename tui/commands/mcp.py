@@ -1,4 +1,4 @@
-"""`runai-triage mcp`: the command line of the MCP server. The server (tui.mcp_server) needs the optional MCP
+"""`runai-triage mcp`: the command line of the MCP server. The server (tui.commands.mcp_server) needs the optional MCP
 SDK (`pip install 'runai-triage[mcp]'`); this module does not, so the rest of the command line never needs it
 and a missing SDK is a message, not a traceback. Never loads Textual.
 """
@@ -9,13 +9,13 @@ import argparse
 import sys
 from typing import TextIO
 
-from tui.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, say, start_options
+from tui.commands.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, say, start_options
 
 PROG = "runai-triage mcp"
 INSTALL_HINT = "pip install 'runai-triage[mcp]'  (the MCP Python SDK, mcp 2.x)"
 
 
-def add_mcp_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = command_parser(
         subparsers,
         "mcp",
@@ -52,7 +52,7 @@ def run_mcp(args: argparse.Namespace, err: TextIO | None = None) -> int:
         say(err, f"{PROG}: error: --http {args.http} is not a TCP port (0-65535)")
         return 2
     try:
-        from tui.mcp_server import serve  # the SDK loads only for this command
+        from tui.commands.mcp_server import serve  # the SDK loads only for this command
     except ImportError as exc:
         say(err, f"{PROG}: the MCP server needs the MCP Python SDK, which is not installed ({exc}).")
         say(err, f"  Install it with: {INSTALL_HINT}")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from core.diagnosis.engine import DiagnosisFailed, UnknownCluster
@@ -20,10 +20,9 @@ from core.diagnosis.request import UsageError
 from core.models.base import out_of_range
 from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
-from core.sources.kube_types import KubeSettings
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
-from tui.start import StartOptions, StartProblem
+from tui.commands.start import StartOptions, StartProblem, tenant_options
 
 T = TypeVar("T")
 
@@ -84,16 +83,8 @@ def add_now_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def start_options(args: argparse.Namespace) -> StartOptions:
-    return StartOptions(
-        mode="demo" if args.demo else "case" if args.case else "env",
-        case_path=Path(args.case).expanduser() if args.case else None,
-        base_url=args.base_url,
-        kube=KubeSettings(
-            kubeconfig=Path(args.kubeconfig).expanduser() if args.kubeconfig else None,
-            context=args.kube_context,
-            enabled=not args.no_kube,
-        ),
-    )
+    """The tenant a command's options name, by the app's own path (tui.commands.start.tenant_options)."""
+    return tenant_options(args)
 
 
 def tier2_for(options: StartOptions, tenant: Tenant) -> dict[str, Any]:
@@ -226,9 +217,23 @@ def progress_bar(prog: str, err: TextIO, width: int = 24) -> Callable[[int, int]
 
 
 def write_out(out: TextIO, text: str) -> None:
+    """Write `text` whole. To a file descriptor it goes with os.write until every byte is out: a signal (Ctrl-C,
+    SIGTERM) that meets a full pipe interrupts a blocking write part-way, and the buffered text layer can then
+    drop the rest of what it held (seen with `watch` piped to a slow reader), while a partial os.write simply
+    says how much went."""
     tolerant(out)
     try:
-        out.write(text)
-        out.flush()
+        fd = out.fileno() if os.name == "posix" else None
+    except (AttributeError, OSError, ValueError):  # a StringIO, pytest's capture: no descriptor
+        fd = None
+    try:
+        if fd is None:
+            out.write(text)
+            out.flush()
+            return
+        out.flush()  # whatever the text layer still holds goes first
+        view = memoryview(text.encode(getattr(out, "encoding", None) or "utf-8", "backslashreplace"))
+        while view:
+            view = view[os.write(fd, view):]
     except BrokenPipeError:
         pass  # the reader (`| head`) went away; the result was produced, and nothing is left to say
