@@ -10,6 +10,7 @@ command line that may start the Textual app.
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import sys
 from collections.abc import Sequence
@@ -25,13 +26,27 @@ if TYPE_CHECKING:
 
 
 class ToolParser(argparse.ArgumentParser):
-    """A bad value of an option (not a number, not a choice, missing) gets the tool's own two lines, as every
-    value the commands check themselves does; anything else (an unknown option) shows the usage, as argparse's."""
+    """Every usage error gets the tool's own two lines, as every value the commands check themselves does: what
+    was wrong (an unknown option with the nearest the command has, a bad or missing value) and where the options
+    are; never argparse's usage block, which buries the one line that matters."""
 
     def error(self, message: str) -> NoReturn:
-        if message.startswith("argument "):
-            self.exit(2, f"{self.prog}: error: {message}\n  See `{self.prog} --help` for the options.\n")
-        super().error(message)
+        hint = _nearest(self, message)
+        self.exit(2, f"{self.prog}: error: {message}{hint}\n  See `{self.prog} --help` for the options.\n")
+
+
+def _nearest(parser: argparse.ArgumentParser, message: str) -> str:
+    """`(did you mean --since?)` for an unknown option close to one the parser has."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return ""
+    known = [flag for action in parser._actions for flag in action.option_strings if flag.startswith("--")]
+    guesses = []
+    for word in message.removeprefix(prefix).split():
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--") and (close := difflib.get_close_matches(flag, known, n=1, cutoff=0.7)):
+            guesses.append(close[0])
+    return f" (did you mean {' or '.join(dict.fromkeys(guesses))}?)" if guesses else ""
 
 
 def join_dash_values(argv: list[str]) -> list[str]:

@@ -117,6 +117,11 @@ class PageNav:
         self.busy = True
         return Go(target)
 
+    def to(self, offset: int) -> Move:
+        """The page starting at `offset` (a plain list only: the needs-attention view is walked in order)."""
+        self.queued = 0
+        return Stay() if self.walked else self._go(max(0, offset), "first")
+
     def reload(self) -> Go:
         """Fetch the page on screen again (a reload, a new page size, a new list)."""
         self.busy = True

@@ -23,8 +23,8 @@ from datetime import datetime, timedelta
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.signals import SignalKind
 from core.models.kube import ContainerStatus, K8sEvent, K8sPod
-from core.models.report import MissingItem
-from core.plural import plural
+from core.models.report import CrashLoopCount, MissingItem
+from core.plural import duration, plural
 from core.sources.kube_types import EVENTS_TTL, LogExcerpt
 
 EVENTS = "kubectl get events"
@@ -53,6 +53,7 @@ class CrashLoop:
     last_exit: int | None = None  # the exit code of its last run
     last_reason: str | None = None  # and the kubelet's reason for it (`Completed`, `Error`)
     policy: str | None = None  # the pod's restartPolicy
+    events_read: int = 0  # the back-off events read from Run:ai, at distinct times
 
     @property
     def exits_zero(self) -> bool:
@@ -156,7 +157,7 @@ def read_loop(pod: K8sPod | None, events: Sequence[K8sEvent], observations: Sequ
         container, restarts, last_crash, newest, oldest, count,
         ended.exit_code if ended is not None else None,
         quote(ended.reason, 40) if ended is not None and ended.reason else None,
-        quote(policy, 20) if policy else None,
+        quote(policy, 20) if policy else None, len({o.at for o in runai}),
     )
 
 
@@ -174,6 +175,35 @@ def last_crash_at(loop: CrashLoop | None) -> datetime | None:
     return dated.at if dated is not None else None
 
 
+# A crash after a restart: the least that is a loop rather than a one-off.
+LOOPING = 2
+
+
+def loop_count(loop: CrashLoop | None, now: datetime, ended: bool) -> CrashLoopCount | None:
+    """The loop as recurrence says it (`crash loop: 7 restarts in 40 min`), or None when nothing shows the
+    container crashing again after a restart (two restarts or back-offs): how long it went on runs from the
+    oldest crash or back-off known to now while the workload is live, to its newest crash when it has ended."""
+    if loop is None:
+        return None
+    back_offs = loop.back_offs or loop.events_read or None
+    # One restart is one crash the container came back from; a loop is a crash after a restart.
+    if (loop.restarts or 0) < LOOPING and (back_offs or 0) < LOOPING:
+        return None
+    end = loop.newest_event if ended else now
+    seconds = None
+    if loop.since is not None and end is not None:
+        seconds = max(int((end - loop.since.at).total_seconds()), 0)
+    crash = loop.last_crash or loop.newest_back_off
+    return CrashLoopCount(
+        container=loop.container,
+        restarts=loop.restarts,
+        back_offs=back_offs,
+        since=loop.since.at if loop.since is not None else None,
+        last_crash=crash.at if crash is not None else None,
+        seconds=seconds,
+    )
+
+
 def loop_source(loop: CrashLoop) -> str:
     """The read the loop's dating rests on: the pod when it gave the restarts or the crash, else the event's."""
     if loop.restarts is not None or loop.last_crash is not None:
@@ -188,7 +218,8 @@ def loop_text(loop: CrashLoop, now: datetime) -> str | None:
     parts = []
     who = f"container {loop.container}" if loop.container else "the container"
     if loop.restarts is not None:
-        parts.append(f"{who} restarted {loop.restarts} times (restartCount)")
+        times = "time" if loop.restarts == 1 else "times"  # the count as the pod gives it
+        parts.append(f"{who} restarted {loop.restarts} {times} (restartCount)")
     else:
         parts.append(f"{who}'s restart count was not read (Kubernetes keeps it)")
     crash = loop.last_crash or loop.newest_back_off
@@ -232,8 +263,8 @@ def exits_zero_text(loop: CrashLoop) -> str:
 
 
 def _age(age: timedelta) -> str:
-    hours, rest = divmod(max(int(age.total_seconds()), 0), 3600)
-    return f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min" if rest >= 60 else f"{rest} s"
+    """How old, in the unit a person reads it in (`45 min`, `3 h 5 min`, `4 days`), never `109 h 51 min`."""
+    return duration(age.total_seconds())
 
 
 def events_gap(what: str, newest: datetime | None, now: datetime, *, dropped: int = 0) -> MissingItem | None:

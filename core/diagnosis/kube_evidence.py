@@ -57,6 +57,22 @@ def programs(pod: K8sPod) -> dict[str, str | None]:
     return {c.name: program_of(c.command, c.args, c.image) for c in containers if c.name}
 
 
+def program_bases(pod: K8sPod) -> dict[str, str]:
+    """Where each container's program was read, by container name: its command, or only its image (an exit
+    code read as that program's shows what the reading rests on)."""
+    spec = pod.spec
+    containers = ((spec.containers or []) + (spec.init_containers or [])) if spec is not None else []
+    out: dict[str, str] = {}
+    for c in containers:
+        if not c.name or program_of(c.command, c.args, c.image) is None:
+            continue
+        if program_of(c.command, c.args, None) is None and c.image:
+            out[c.name] = f"its image {quote(c.image, 160)}"
+        else:
+            out[c.name] = f"its command {quote(' '.join([*(c.command or []), *(c.args or [])]), 120)}"
+    return out
+
+
 def _row(status: ContainerStatus, init: bool, program: str | None) -> ContainerRow:
     state, code = _state_text(status.state)
     last, last_code = _state_text(status.last_state)
@@ -90,14 +106,18 @@ def containers_found(pod: K8sPod) -> ContainersFound:
     )
 
 
-def signal_text(signal: Signal, program: str | None = None) -> str:
-    """The evidence line of a pod's signal; an exit code is read for the program the container runs."""
+def signal_text(signal: Signal, program: str | None = None, basis: str | None = None) -> str:
+    """The evidence line of a pod's signal; an exit code is read for the program the container runs, and when
+    that program documents the code, where the program was read (`basis`: its image, its command) is said."""
     parts: list[str] = []
     if signal.container:
         parts.append(f"{'Init container' if signal.init else 'Container'} {quote(signal.container, 80)}")
     parts.append(quote(signal.detail, 300))
     if signal.exit_code is not None:
-        parts.append(f"exit {signal.exit_code}: {exit_note(signal.exit_code, program)}")
+        note = exit_note(signal.exit_code, program)
+        if basis and documents(program, signal.exit_code):
+            note = f"{note}, read from {basis}"
+        parts.append(f"exit {signal.exit_code}: {note}")
     if signal.count is not None and signal.kind in {SignalKind.CRASH_LOOP, SignalKind.INIT_FAILED}:
         parts.append(f"restarts {signal.count}")
     return "; ".join(parts)
@@ -113,9 +133,12 @@ def pod_place(pod: K8sPod | None) -> tuple[str | None, str | None]:
 
 def pod_observations(pod: K8sPod) -> list[Observation]:
     name, node = pod_place(pod)
-    runs = programs(pod)
+    runs, bases = programs(pod), program_bases(pod)
     return [
-        Observation(sig, DESCRIBE_POD, sig.at, signal_text(sig, runs.get(sig.container or "")), name, node)
+        Observation(
+            sig, DESCRIBE_POD, sig.at, signal_text(sig, runs.get(sig.container or ""), bases.get(sig.container or "")),
+            name, node,
+        )
         for sig in pod_signals(pod)
     ]
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from core.diagnosis import recommend_infra
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder, entry_of
 from core.diagnosis.configuration import MemorySetting
+from core.diagnosis.consistency import node_down_before, restarts_under_never
 from core.diagnosis.crash_loop import CrashLoop, exits_zero_text
 from core.diagnosis.evidence_groups import merge_evidence
 from core.diagnosis.history_analysis import HistoryAnalysis
@@ -31,6 +32,7 @@ from core.models.quantity import format_bytes
 from core.models.report import (
     MAX_OCCURRENCES,
     ActionText,
+    CrashLoopCount,
     EvidenceItem,
     Finding,
     HistoryEntry,
@@ -90,6 +92,7 @@ class ReportInputs:
     failed_at: datetime | None = None  # the failure diagnosed (None: the workload has not ended)
     pod: K8sPod | None = None  # the failed pod as Kubernetes described it (a probe's settings)
     loop: CrashLoop | None = None  # a crash loop, dated from its last crash
+    crash_loop: CrashLoopCount | None = None  # the failure's restarts, when it is a crash loop
 
 
 # Reads run concurrently, so evidence arrives in varying order; the report orders it by source (the seed's
@@ -273,7 +276,12 @@ def _advice(inputs: ReportInputs, count: int) -> list[str]:
         namespace=inputs.workload.namespace,
         exits_zero=inputs.loop is not None and inputs.loop.exits_zero,
     )
-    return recommendations(ctx)
+    # Where the evidence disagrees with itself, it is said (core/diagnosis/consistency.py).
+    odd = [
+        node_down_before(inputs.observations, verdict.category, inputs.node_name, inputs.failed_at),
+        restarts_under_never(inputs.loop, spec.restart_policy if spec else None),
+    ]
+    return [*recommendations(ctx), *(line for line in odd if line)]
 
 
 def _timeline(history: HistoryAnalysis | None) -> list[HistoryEntry]:
@@ -335,6 +343,7 @@ def build_report(inputs: ReportInputs) -> Report:
             occurrences=inputs.occurrences[:MAX_OCCURRENCES],
             occurrences_cut=count > MAX_OCCURRENCES,
             other_submissions=inputs.other_submissions,
+            crash_loop=inputs.crash_loop,
         ),
         recommendations=_advice(inputs, count),
         findings=inputs.findings,

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from core.models.advice import Action, Do, Said
+from core.plural import duration, plural
 
 SCHEMA = "runai-triage/report@1"
 
@@ -124,6 +125,9 @@ class MissingItem(ReportModel):
 # The words a missing CPU-memory peak's reason holds when samples were read but none can be true (below zero,
 # more than any machine holds): the memory section then says so rather than "no samples".
 NOT_MEASUREMENTS = "not measurements"
+# The words of the note a diagnosis makes when the failure it diagnosed is later than the moment given as now
+# (`--now` in the past): the text's History line says so too, since that is why nothing was counted.
+AFTER_NOW = "is after the moment given as now"
 
 
 class PodMemory(ReportModel):
@@ -169,6 +173,27 @@ class OtherSubmissions(ReportModel):
 MAX_OCCURRENCES = 50
 
 
+class CrashLoopCount(ReportModel):
+    """A crash loop as recurrence counts it (added key `recurrence.crashLoop`): the restarts of one failure,
+    which the count of separate failures does not see. Any part may be unknown (None)."""
+
+    container: str | None = None
+    restarts: int | None = None  # the container's restartCount
+    back_offs: int | None = None  # the back-offs the kubelet's aggregated event counted, or Run:ai's read
+    since: datetime | None = None  # the oldest crash or back-off known
+    last_crash: datetime | None = None
+    seconds: int | None = None  # how long it has gone on: since the oldest known, to now (still looping) or its end
+
+    def words(self) -> str:
+        """`crash loop: 7 restarts in 40 min`, `crash loop: 21 back-offs in 16 min`, `crash loop for 3 min`."""
+        span = f" in {duration(self.seconds)}" if self.seconds is not None else ""
+        if self.restarts:
+            return f"crash loop: {plural(self.restarts, 'restart')}{span}"
+        if self.back_offs:
+            return f"crash loop: {plural(self.back_offs, 'back-off')}{span}"
+        return f"crash loop for {duration(self.seconds)}" if self.seconds is not None else "crash loop"
+
+
 class Recurrence(ReportModel):
     count: int = 0
     lookback: str
@@ -181,14 +206,20 @@ class Recurrence(ReportModel):
     occurrences: list[datetime] = Field(default_factory=list)
     occurrences_cut: bool = False
     other_submissions: OtherSubmissions | None = None
+    # Added key: the restarts of the failure diagnosed when it is a crash loop (None: no crash loop was seen).
+    crash_loop: CrashLoopCount | None = None
 
     def kind(self) -> str:
         """`recurring`, `one-off` or `none counted`; from a history not read whole, `recurrence unknown` unless
-        what was read already shows it recurring (one failure found is not a one-off then)."""
+        what was read already shows it recurring (one failure found is not a one-off then). A crash loop is
+        never a one-off: its restarts are said beside the count (`1 · crash loop: 7 restarts in 40 min`)."""
+        loop = f" · {self.crash_loop.words()}" if self.crash_loop is not None else ""
         if self.recurring:
-            return "recurring"
+            return "recurring" + loop
         if not self.complete:
-            return "recurrence unknown"
+            return "recurrence unknown" + loop
+        if loop:
+            return loop.removeprefix(" · ")
         return "one-off" if self.count == 1 else "none counted"
 
     def counted(self) -> str:

@@ -10,11 +10,13 @@ shown. Nothing here changes a report: it only chooses how its evidence is laid o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from core.models.evidence_text import node_in, pod_of
 from core.models.report import EvidenceItem, Report
+from core.report.fold import fold_texts, pods_named
+from core.report.names import name_range, stem
 
 # About eight evidence lines by default: the decisive and corroborating lines always, context up to this many.
 SHORT_LINES = 8
@@ -86,7 +88,7 @@ class EvidenceView:
 def tier_of(item: EvidenceItem, report: Report) -> str:
     """Decisive (the category rests on it), corroboration (memory against the limit, an exit code, a failed
     pod, a node's condition, the failing log line) or context (what was submitted, what else was there)."""
-    if item.decisive:
+    if item.decisive or _explaining_log(item, report):
         return DECISIVE
     signal = item.signal or ""
     if signal in _MEMORY_SIGNALS:
@@ -102,12 +104,25 @@ def tier_of(item: EvidenceItem, report: Report) -> str:
     return CORROBORATION
 
 
+def _explaining_log(item: EvidenceItem, report: Report) -> bool:
+    """The failing log line of a program's own failure (CRASH_APP_ERROR): the exit code decides the category,
+    the log line says why, so a reader meets it first and marked as decisive (the first such line only)."""
+    if report.category != "CRASH_APP_ERROR" or item.signal != "log-line":
+        return False
+    return next((e for e in report.evidence if e.signal == "log-line"), None) is item
+
+
 def _ordered(report: Report) -> list[tuple[str, EvidenceItem]]:
     tiers = [(tier_of(item, report), item) for item in report.evidence]
-    # Stable: the report's order inside a tier, but the rank a collective timeout waited for first (it says
-    # where to look) and a phase message (Run:ai's summary) after the signals.
+    # Stable: the report's order inside a tier, but a program's failing log line first, then the rank a
+    # collective timeout waited for (it says where to look), and a phase message (Run:ai's summary) after the
+    # signals.
     return sorted(
-        tiers, key=lambda pair: (_TIERS.index(pair[0]), pair[1].signal != "hung-rank", pair[1].signal == "phase")
+        tiers,
+        key=lambda pair: (
+            _TIERS.index(pair[0]), not _explaining_log(pair[1], report), pair[1].signal != "hung-rank",
+            pair[1].signal == "phase",
+        ),
     )
 
 
@@ -121,48 +136,9 @@ def full_lines(report: Report) -> list[EvidenceLine]:
 
 
 # -- folding --------------------------------------------------------------------------------------------------
-_TRAILING_NUMBER = re.compile(r"^(?P<stem>.*?)(?P<n>\d+)$")
-
-
-def number_runs(numbers: Iterable[int], to: str = "..", sep: str = ",", width: int = 0) -> str:
-    """`0..3,5,7..9` for 0, 1, 2, 3, 5, 7, 8, 9 (each number at least `width` digits)."""
-    ordered = sorted(set(numbers))
-    parts: list[str] = []
-    start = prev = ordered[0]
-    for n in [*ordered[1:], None]:
-        if n is not None and n == prev + 1:
-            prev = n
-            continue
-        a, b = f"{start:0{width}d}", f"{prev:0{width}d}"
-        parts.append(a if start == prev else f"{a}{to}{b}")
-        if n is not None:
-            start = prev = n
-    return sep.join(parts)
-
-
-def name_range(names: Sequence[str]) -> str:
-    """Names that differ only in a trailing number as one: `worker-0..6`, `worker-{0..3,5}`, `gpu-d-{04,06}`
-    (numbers written with leading zeros keep them); other names are listed."""
-    matches = [_TRAILING_NUMBER.match(name) for name in names]
-    found = [m for m in matches if m is not None]
-    stems = {m["stem"] for m in found}
-    widths = {len(m["n"]) for m in found}
-    padded = any(m["n"].startswith("0") and len(m["n"]) > 1 for m in found)
-    if len(names) < 2 or len(found) != len(names) or len(stems) != 1 or (padded and len(widths) != 1):
-        return ", ".join(names)
-    width = widths.pop() if padded else 0
-    runs = number_runs((int(m["n"]) for m in found), width=width)
-    stem = stems.pop()
-    return f"{stem}{runs}" if "," not in runs else f"{stem}{{{runs}}}"
-
-
-def _stem(name: str) -> str:
-    m = _TRAILING_NUMBER.match(name)
-    return m["stem"] if m else name
-
-
 def _fold_pods(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
-    """Lines about pods that say the same thing (but for the pod and its node) as one line per kind of pod."""
+    """Lines about pods that say the same thing (but for the pod and its node) as one line per kind of pod,
+    whichever reads showed them."""
     keyed: list[tuple[tuple[str, ...] | None, EvidenceLine, str | None, str | None]] = []
     for line in lines:
         found = pod_of(line.text)
@@ -172,7 +148,9 @@ def _fold_pods(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
         pod, rest = found
         node, rest = node_in(rest)
         sep = ": " if line.text.startswith(f"Pod {pod}: ") else "; "
-        keyed.append(((_stem(pod), sep, rest, line.tier, *line.sources), line, pod, node))
+        # Not keyed on the tier: the first failure's state and the same state on its peers are one line, at the
+        # first's place and tier (lines come decisive first).
+        keyed.append(((stem(pod), sep, rest, *sorted(line.sources)), line, pod, node))
     counts: dict[tuple[str, ...], int] = {}
     for key, *_ in keyed:
         if key is not None:
@@ -219,10 +197,65 @@ def _fold_spec(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
     return out
 
 
-def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
+def report_pods(report: Report, texts: Iterable[str] = ()) -> list[str]:
+    """The pods a report names: those of its termination order and those its lines mention."""
+    return pods_named([*(e.text for e in report.evidence), *texts], (e.pod for e in report.termination_order))
+
+
+def _fold_alike(lines: Sequence[EvidenceLine], pods: Sequence[str]) -> list[EvidenceLine]:
+    """Lines alike but for pods, times and counts (core.report.fold) as one, when the same reads showed them;
+    at the first's place and tier."""
+    folded = fold_texts([ln.text for ln in lines], pods, [frozenset(ln.sources) for ln in lines])
+    out: list[EvidenceLine] = []
+    for text, members in folded:
+        first = lines[members[0]]
+        if len(members) == 1:
+            out.append(first)
+            continue
+        items = tuple(item for index in members for item in lines[index].items)
+        out.append(EvidenceLine(text, first.sources, first.tier, items))
+    return out
+
+
+# `Pod/P event Warning Failed x40: "Error: ImagePullBackOff"`: the object, and the rest after it.
+_OBJECT_EVENT = re.compile(r'^(?P<obj>[A-Za-z]+/\S+) event (?P<rest>\S+(?: \S+)?(?: x\d+)?: "(?P<msg>.*)")$')
+# Events about one object are put on one line only when their messages are this short (the kubelet's echoes:
+# "Error: ErrImagePull", "Back-off pulling image ..."): a long message keeps a line of its own.
+SHORT_MESSAGE = 90
+
+
+def _fold_object_events(lines: Sequence[EvidenceLine]) -> list[EvidenceLine]:
+    """Kubernetes events about one object that only echo each other (short messages; never the line the view
+    opens with) as one line, at the first's place and tier: `Pod/P events: Normal BackOff x40: "..."; Warning
+    Failed x5: "..."`, citing every read that showed one of them."""
+    found = [(_OBJECT_EVENT.match(ln.text), ln) for ln in lines]
+    groups: dict[tuple[str, str], list[int]] = {}
+    for index, (m, _) in enumerate(found):
+        if m is not None and index > 0 and len(m["msg"]) <= SHORT_MESSAGE:
+            groups.setdefault((m["obj"], ""), []).append(index)
+    first_of = {members[0]: members for members in groups.values() if len(members) > 1}
+    folded = {index for members in first_of.values() for index in members}
+    out: list[EvidenceLine] = []
+    for index, (_, line) in enumerate(found):
+        if index in first_of:
+            members = first_of[index]
+            parts = [m["rest"] for i in members if (m := found[i][0]) is not None]
+            obj = found[index][0]["obj"]  # type: ignore[index]
+            sources = tuple(dict.fromkeys(s for i in members for s in lines[i].sources))
+            items = tuple(item for i in members for item in lines[i].items)
+            out.append(EvidenceLine(f"{obj} events: " + "; ".join(parts), sources, line.tier, items))
+        elif index not in folded:
+            out.append(line)
+    return out
+
+
+def short_view(report: Report, budget: int = SHORT_LINES, said_above: Collection[str] = ()) -> EvidenceView:
     """The default view: decisive and corroborating lines (up to MAX_SHORT_LINES), then context while the
-    view has fewer than `budget` lines; what is left is counted, never dropped from the report."""
-    folded = _fold_spec(_fold_pods(full_lines(report)))
+    view has fewer than `budget` lines; what is left is counted, never dropped from the report. A line whose
+    words the report already says above its evidence (`said_above`: the phase on the workload line) is left out
+    of both."""
+    lines = [line for line in full_lines(report) if line.text not in said_above]
+    folded = _fold_spec(_fold_object_events(_fold_alike(_fold_pods(lines), report_pods(report))))
     shown: list[EvidenceLine] = []
     left: list[EvidenceLine] = []
     for line in folded:
@@ -233,16 +266,3 @@ def short_view(report: Report, budget: int = SHORT_LINES) -> EvidenceView:
             left.append(line)
     hidden = [_line(item, line.tier) for line in left for item in line.items]
     return EvidenceView(tuple(shown), tuple(hidden))
-
-
-def why_line(report: Report) -> tuple[str, tuple[str, ...]] | None:
-    """The line that says why, with its sources: for a diagnosis, the failing log line when the category is a
-    program's own failure (an exit code says that it failed, its log says why), else the first decisive line;
-    None when there is neither (a route-out, or a verdict no signal decides: the reason says why then)."""
-    if report.outcome != "diagnosed":
-        return None
-    log = next((e for e in report.evidence if e.signal == "log-line"), None)
-    if log is not None and report.category != "OOM_KILLED":
-        return log.text, tuple(log.sources or [log.source])
-    first = next((line for line in full_lines(report) if line.decisive), None)
-    return (first.text, first.sources) if first is not None else None

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 
 from core.models.report import Finding, Report
 from core.report.evidence_view import EvidenceView, full_lines, short_view
+from core.report.once import advice_words, cited_messages, finding_words, reason_words
 from core.report.parts import (
     history_lines,
     memory_lines,
     missing_items,
     more_line,
     order_lines,
+    phase_since,
     safe,
     short_order_lines,
     shows_reason,
@@ -42,16 +44,31 @@ class Layout:
     recommendations: list[str]
 
 
+def short_evidence(report: Report) -> EvidenceView:
+    """The evidence the short text and Markdown show: the short view, less the line the workload line says."""
+    said = phase_since(report)
+    return short_view(report, said_above={said[0]} if said else set())
+
+
 def layout(report: Report, verbose: bool, how: str) -> Layout:
     """The report's sections; `how` tells a reader of the short report how to see every line."""
-    line, ids = workload_fields(report)
-    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_view(report)
+    # The short report says the phase's time on the workload line, not again as a line of evidence.
+    line, ids = workload_fields(report, since=not verbose)
+    view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_evidence(report)
     order, folded = (order_lines(report), False) if verbose else short_order_lines(report)
+    reason = safe(report.reason) if report.reason and (verbose or shows_reason(report, view)) else None
+    findings = list(report.findings)
+    advice = [safe(r) for r in report.recommendations]
+    if not verbose:  # each message once: the evidence quotes it, the rest point to it
+        cited = cited_messages(report)
+        reason = reason_words(reason, cited) if reason else None
+        advice = [advice_words(r, findings) for r in advice]
+        findings = [f.model_copy(update={"text": finding_words(f, cited)}) for f in findings]
     return Layout(
         workload=line,
         ids=ids,
-        reason=safe(report.reason) if report.reason and (verbose or shows_reason(report, view)) else None,
-        findings=list(report.findings),
+        reason=reason,
+        findings=findings,
         say_no_findings=verbose and not report.findings,
         evidence=view,
         more=None if verbose else more_line(report, view, folded, how),
@@ -61,5 +78,5 @@ def layout(report: Report, verbose: bool, how: str) -> Layout:
         history=history_lines(report, verbose),
         missing=missing_items(report, verbose),
         notes=[safe(n) for n in report.notes] if verbose else [],
-        recommendations=[safe(r) for r in report.recommendations],
+        recommendations=advice,
     )

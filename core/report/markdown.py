@@ -14,7 +14,7 @@ from core.models.evidence_text import quoted
 from core.models.report import Report
 from core.report.evidence_view import EvidenceLine
 from core.report.layout import Layout, layout
-from core.report.parts import FINDINGS_TITLE, NO_FINDINGS, finding_head, headline, other_pods, safe, when
+from core.report.parts import NO_FINDINGS, finding_head, findings_title, headline, other_pods, safe, when
 
 # The ASCII punctuation that CommonMark or GitHub-flavoured Markdown gives a meaning to anywhere in a line
 # (links, images, HTML and entities, emphasis, code, tables, strikethrough, math). Characters that only
@@ -85,6 +85,32 @@ def md_escape(text: str) -> str:
     return _LINE_START.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], out)
 
 
+# A quotation inside prose: from a `"` to the first `"` that ends a word (a blank, a stop or a bracket after it);
+# a quote inside it (`image "x"` within a pull error) does not end it.
+_QUOTATION = re.compile(r'(?<![\w"])"(?P<q>[^"\n]*(?:"[^"\n]*)*?)"(?=[.,;)]?(?:\s|$))')
+
+
+def md_prose(text: str) -> str:
+    """Words that quote a log line, a message or a command (a recommendation, the reason): each quotation one
+    code span, as the evidence shows it, never cut into code and escaped pieces; the rest escaped."""
+    out: list[str] = []
+    at = 0
+    for m in _QUOTATION.finditer(text):
+        out += [_keep_blanks(text[at : m.start()]), md_code(m["q"])]
+        at = m.end()
+    out.append(_keep_blanks(text[at:]))
+    return "".join(out)
+
+
+def _keep_blanks(part: str) -> str:
+    """A piece between code spans, escaped, with the blank before and after it kept (escaping trims them)."""
+    if not part.strip():
+        return " " if part else ""
+    lead = " " if part[0].isspace() else ""
+    trail = " " if part[-1].isspace() else ""
+    return lead + md_escape(part) + trail
+
+
 def md_evidence(text: str) -> str:
     """An evidence line's words: a quoted message or log line as a code span, the rest escaped."""
     text = safe(text)
@@ -137,9 +163,9 @@ def to_markdown(report: Report, verbose: bool = False) -> str:
     if lay.ids:
         out.append(", ".join(f"{label} {md_code(value)}" for label, value in lay.ids))
     if lay.reason:
-        out += ["", f"**Reason:** {md_escape(lay.reason)}"]
+        out += ["", f"**Reason:** {md_prose(lay.reason)}"]
     if lay.findings:
-        out += ["", f"### {md_escape(FINDINGS_TITLE)}", ""]
+        out += ["", f"### {md_escape(findings_title(lay.findings))}", ""]
         for f in lay.findings:
             out.append(f"- **{md_escape(finding_head(f))}**: {md_evidence(f.text)} _(source: {md_code(f.source)})_")
             out += [f"  - {md_escape(line)}" for line in other_pods(f)]
@@ -156,10 +182,10 @@ def to_markdown(report: Report, verbose: bool = False) -> str:
     out += [line for other in lay.history[1:] for line in ("", md_escape(other))]
     if lay.missing:
         out += ["", "### Missing evidence", ""]
-        out += [f"- **{md_escape(what)}**: {md_escape(why)}" for what, why in lay.missing]
+        out += [f"- **{md_escape(what)}**: {md_prose(why)}" for what, why in lay.missing]
     if lay.notes:
         out += ["", "### Notes", ""] + [f"- {md_escape(n)}" for n in lay.notes]
-    out += ["", "### Recommendation", ""] + ([f"- {md_escape(r)}" for r in lay.recommendations] or ["- none"])
+    out += ["", "### Recommendation", ""] + ([f"- {md_prose(r)}" for r in lay.recommendations] or ["- none"])
     if not verbose:
         out += ["", *_every_line(report, lay)]
     out += [

@@ -9,13 +9,16 @@ cannot carry an escape sequence or a credential out.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
+from core.models.report import AFTER_NOW, NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
 from core.plural import plural
-from core.report.evidence_view import EvidenceView, name_range, number_runs
+from core.report.evidence_view import EvidenceView, report_pods
+from core.report.fold import fold_texts
+from core.report.names import name_range, number_runs
 from core.safety.untrusted import clean
 
 # What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
@@ -68,12 +71,30 @@ def when(at: datetime | None) -> str:
     return at.strftime("%Y-%m-%d %H:%M:%S UTC") if at else "unknown time"
 
 
-def workload_fields(report: Report) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(the seed's workload line: name, phase, project), (identifiers for the second line)."""
+_PHASE_SINCE = re.compile(r"^Phase: (?P<phase>\S+) since (?P<at>\S+)$")
+
+
+def phase_since(report: Report) -> tuple[str, datetime] | None:
+    """(the evidence line `Phase: X since T`, T) when it says no more than the workload's phase and since when
+    (no phase message): the workload line can carry it, and the short report need not repeat it."""
+    for item in report.evidence:
+        m = _PHASE_SINCE.match(item.text)
+        if item.signal == "phase" and m and m["phase"] == report.workload.phase:
+            try:
+                return item.text, datetime.fromisoformat(m["at"])
+            except ValueError:
+                return None
+    return None
+
+
+def workload_fields(report: Report, since: bool = False) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the seed's workload line: name, phase (`since` a time, when the evidence gives no more), project),
+    (identifiers for the second line)."""
     w = report.workload
+    found = phase_since(report) if since else None
     line = [
         ("Workload", safe_line(w.name) if w.name else "(unknown name)"),
-        ("Phase", safe_line(w.phase) if w.phase else "unknown"),
+        ("Phase", (safe_line(w.phase) if w.phase else "unknown") + (f" since {when(found[1])}" if found else "")),
         ("Project", safe_line(w.project) if w.project else "unknown"),
     ]
     ids = [(label, safe_line(value)) for label, value in (("id", w.id), ("cluster", w.cluster_id)) if value]
@@ -203,7 +224,9 @@ def recurrence_line(report: Report) -> str:
     partly = "" if r.complete else "; the history could not be read whole (see Missing evidence)"
     if r.count == 0:
         found = "inside" if r.complete else "in what could be read of"
-        return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}"
+        late = any(AFTER_NOW in note for note in report.notes)
+        why = "; the failure diagnosed is after the moment given as --now, so it is not counted" if late else ""
+        return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}{why}"
     listed = r.occurrences[:5]
     times = ", ".join(when(t) for t in listed)
     # `count` is the whole count; the report lists only the newest occurrences (`occurrencesCut`).
@@ -211,10 +234,20 @@ def recurrence_line(report: Report) -> str:
     shown = f" ({times}{more})" if times else ""
     noun = "failure" if r.count == 1 else "failures"
     least = "" if r.complete else "at least "
+    if r.crash_loop is not None and r.kind() == r.crash_loop.words():
+        # The restarts of this failure after the count of separate failures, never "one-off".
+        return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}{shown} — {r.kind()}{partly}"
     return f"History: {least}{r.count} {report.category} {noun} in the last {lookback}: {r.kind()}{partly}{shown}"
 
 
 FINDINGS_TITLE = "Infrastructure findings (faults under the workload, and who acts on each)"
+# A policy the submitter's spec broke is not under the workload: a heading that says so only when every finding is.
+USER_FINDINGS_TITLE = "Findings (what stopped the workload from outside its code, and who acts on each)"
+
+
+def findings_title(findings: list[Finding]) -> str:
+    """The findings' heading: faults under the workload, unless one is the submitter's to fix."""
+    return USER_FINDINGS_TITLE if any(f.owner == "user" for f in findings) else FINDINGS_TITLE
 NO_FINDINGS = "Infrastructure findings: none in the evidence read"
 
 
@@ -285,12 +318,18 @@ def more_line(report: Report, view: EvidenceView, order_folded: bool, how: str) 
     return f"{how}: also {also}" if order_folded else None
 
 
+_JOIN = "\x1f"  # between a gap's what and why while they are folded (a unit separator: never in cleaned text)
+
+
 def missing_items(report: Report, verbose: bool) -> list[tuple[str, str]]:
     """(what, why) of each gap; the short view says one reason once for every gap it explains (the events of
     a pod and of its node gone for the same reason)."""
     pairs = [(safe(m.what), safe(m.why)) for m in report.missing]
     if verbose:
         return pairs
+    # One line for the gaps alike but for their pods and times (each pod's empty series), as the evidence does.
+    joined = fold_texts([f"{what}{_JOIN}{why}" for what, why in pairs], report_pods(report))
+    pairs = [(what, why) for text, _ in joined for what, _, why in [text.partition(_JOIN)]]
     whats: dict[str, list[str]] = {}
     for what, why in pairs:
         whats.setdefault(why, []).append(what)

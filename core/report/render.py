@@ -17,10 +17,10 @@ from core.report.evidence_view import EvidenceLine
 from core.report.layout import layout
 from core.report.markdown import md_code, md_escape, to_markdown
 from core.report.parts import (
-    FINDINGS_TITLE,
     NO_FINDINGS,
     finding_head,
     finding_label,
+    findings_title,
     headline,
     other_pods,
     safe,
@@ -78,7 +78,7 @@ def to_text(report: Report, verbose: bool = False) -> str:
         out.append(_indent_breaks(f"Reason: {lay.reason}"))
     out.append("")
     if lay.findings:
-        out.append(f"{FINDINGS_TITLE}:")
+        out.append(f"{findings_title(lay.findings)}:")
         for f in lay.findings:
             out.append(_item(f"{finding_head(f)}: {safe(f.text)} (source: {f.source})"))
             out += ["  - " + _indent_breaks(line) for line in other_pods(f)]

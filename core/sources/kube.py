@@ -29,6 +29,7 @@ from kubernetes.client.exceptions import ApiException
 from core.models.base import preview
 from core.models.kube import K8sEvent, K8sNode, K8sPod
 from core.models.pages import ShapeError, parse_json, parse_object, parse_page
+from core.plural import duration
 from core.safety.untrusted import clean_log
 from core.sources.budget import remaining as budget_remaining
 from core.sources.evidence import Missing
@@ -455,8 +456,8 @@ def _expired_or(
 
 
 def _age(age: timedelta) -> str:
-    hours, rest = divmod(int(age.total_seconds()), 3600)
-    return f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min"
+    """How old, in the unit a person reads it in (`45 min`, `3 h 5 min`, `4 days`), never `109 h 51 min`."""
+    return duration(age.total_seconds())
 
 
 def _pod_not_found(name: str, ns: str, assumed: bool) -> str:

@@ -135,8 +135,23 @@ def judge_listed(workload: Workload) -> Judgement | None:
     obs += from_conditions(workload.conditions, SOURCE)
     hit = _wanted(obs, wanted)
     if hit is not None:
-        return Judgement(True, f"{phase}: its status shows {_words(hit.kind)}")
+        return _unless_recovered(workload, obs, Judgement(True, f"{phase}: its status shows {_words(hit.kind)}"))
     return None
+
+
+def _unless_recovered(workload: Workload, obs: Sequence[Observation], judged: Judgement) -> Judgement:
+    """A Running workload whose status says it runs again after its last crash does not need attention: the
+    diagnosis routes it out the same way (core/diagnosis/recovery.py)."""
+    phase = workload.phase or ""
+    if phase == "Pending":
+        return judged
+    from core.diagnosis.recovery import recovered
+
+    back = recovered(workload.conditions, obs, checked()[phase])
+    if back is None:
+        return judged
+    return Judgement(False, f"{phase}: recovered, running again since {back.up_since.strftime('%H:%M:%S')} UTC "
+                            f"after a crash at {back.crashed_at.strftime('%H:%M:%S')} UTC")
 
 
 def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgement:
@@ -149,7 +164,7 @@ def judge_events(workload: Workload, events: Sequence[WorkloadEvent]) -> Judgeme
         obs += from_event(event, SOURCE)
     hit = _wanted(obs, wanted)
     if hit is not None:
-        return Judgement(True, f"{phase}: its events show {_words(hit.kind)}")
+        return _unless_recovered(workload, obs, Judgement(True, f"{phase}: its events show {_words(hit.kind)}"))
     return Judgement(False, f"{phase}: no failing pod in its status or recent events")
 
 

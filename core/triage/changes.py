@@ -7,7 +7,9 @@ and whether it needed attention then. A row is
   MARK_READS reads, so the eye can find it);
 - *newly failing* when it needs attention now and did not before: it was seen not needing it, or it was never
   seen and its phase changed after the tracker began (a workload that failed before the list was first read is
-  not news). It stays flagged until `seen` is called for it (the user looked) or the list changes.
+  not news). It stays flagged until `seen` is called for it (the user looked) or the list changes;
+- *recovered* when it needed attention on an earlier read and does not now (a crash loop that came back up): it
+  is no news any more, and is said as recovered until it needs attention again.
 
 The judgement "needs attention" is the caller's (the picker's verdict rule, core.triage.verdicts), so this module
 decides nothing about failures itself. Memory is bounded: the oldest remembered rows go past MAX_REMEMBERED.
@@ -35,10 +37,12 @@ class _Seen:
 
 @dataclass(frozen=True, slots=True)
 class Changes:
-    """One read's news: rows whose phase changed, and rows that newly need attention."""
+    """One read's news: rows whose phase changed, rows that newly need attention, and rows that needed it and
+    do not any more (a crash loop that recovered)."""
 
     changed: tuple[str, ...] = ()
     newly_failing: tuple[str, ...] = ()
+    recovered: tuple[str, ...] = ()
 
 
 @dataclass
@@ -48,6 +52,9 @@ class ChangeTracker:
     _seen: OrderedDict[str, _Seen] = field(default_factory=OrderedDict)
     _marked: dict[str, int] = field(default_factory=dict)  # id -> the read that marked it
     flagged: dict[str, None] = field(default_factory=dict)  # ids newly failing, not looked at yet (in order)
+    # Ids that needed attention on an earlier read and, judged again, do not now: said as recovered (no longer
+    # counted as new failures), until they need attention again.
+    recovered: dict[str, None] = field(default_factory=dict)
 
     def update(self, rows: Sequence[Workload], needs_attention: Callable[[Workload], bool | None]) -> Changes:
         """Compare a fresh read with what was seen; returns this read's news (marks and flags are kept).
@@ -55,6 +62,7 @@ class ChangeTracker:
         self.reads += 1
         changed: list[str] = []
         newly: list[str] = []
+        back: list[str] = []
         for w in rows:
             if not w.id:
                 continue
@@ -66,15 +74,23 @@ class ChangeTracker:
             if now.attention and self._is_news(before, now):
                 newly.append(w.id)
                 self.flagged[w.id] = None
+            if now.attention:
+                self.recovered.pop(w.id, None)
+            elif now.attention is False and before is not None and before.attention:
+                # It needed attention and does not now, in the same phase or a quiet one: a recovery, not news.
+                back.append(w.id)
+                self.recovered[w.id] = None
+                self.flagged.pop(w.id, None)
             self._seen[w.id] = now
             self._seen.move_to_end(w.id)
         while len(self._seen) > MAX_REMEMBERED:
             gone, _ = self._seen.popitem(last=False)
             self._marked.pop(gone, None)
             self.flagged.pop(gone, None)
+            self.recovered.pop(gone, None)
         for stale in [i for i, at in self._marked.items() if self.reads - at >= MARK_READS]:
             del self._marked[stale]
-        return Changes(tuple(changed), tuple(newly))
+        return Changes(tuple(changed), tuple(newly), tuple(back))
 
     def _is_news(self, before: _Seen | None, now: _Seen) -> bool:
         if before is not None and before.attention is not None:

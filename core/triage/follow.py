@@ -43,6 +43,8 @@ class Restart:
     container: str
     count: int
     at: datetime | None  # when the container last ended (its last state's finish), if known
+    state: str = ""  # "running", "waiting: CrashLoopBackOff", "terminated: Error" ("": not said)
+    since: datetime | None = None  # when it started running, for a running container
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,9 @@ class Fingerprint:
     restarts_read: bool = False  # False: not read this time (no Kubernetes access, or the pods list failed)
     problems: tuple[str, ...] = field(default=(), compare=False)  # reads that failed beside the essential one
     pods_unread: tuple[str, ...] = field(default=(), compare=False)  # pods whose read failed: counts unknown
+    # The workload's conditions as Run:ai reports them ((type, status), sorted): a crash loop that ends turns
+    # `Available` back to True without a phase change.
+    conditions: tuple[tuple[str, str], ...] = ()
 
 
 async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fingerprint:
@@ -61,9 +66,10 @@ async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fi
     failed events, pods or pod read leaves that part out and is named in `problems`, never read as "nothing"."""
     problems: list[str] = []
     with polite():
-        workload, events = await asyncio.gather(
+        answers: list[Any] = await asyncio.gather(
             tier1.get_workload(workload_id), tier1.get_events(workload_id, limit=EVENTS_READ), return_exceptions=True
         )
+        workload, events = answers
         if isinstance(workload, BaseException):
             raise workload
         newest: tuple[tuple[datetime | None, str], ...] = ()
@@ -86,7 +92,10 @@ async def read_fingerprint(tier1: Any, workload_id: str, kube: Any = None) -> Fi
                 restarts = tuple(r for pod in read for r in _restarts(pod))
                 unread = tuple(n for n, pod in zip(names, read, strict=True) if _missing(pod))
                 problems += [f"pod {n}" for n in unread]
-    return Fingerprint(workload.phase, workload.phase_updated_at, newest, restarts, counted, tuple(problems), unread)
+    conditions = tuple(sorted((clean(c.type or "", one_line=True, max_len=60), clean(c.status or "", max_len=20))
+                              for c in workload.conditions or ()))
+    return Fingerprint(workload.phase, workload.phase_updated_at, newest, restarts, counted, tuple(problems), unread,
+                       conditions)
 
 
 def _missing(pod: Any) -> bool:
@@ -101,8 +110,22 @@ def _restarts(pod: Any) -> list[Restart]:
     out = []
     for cs in status.container_statuses or []:
         last = cs.last_state.terminated if cs.last_state is not None else None
-        out.append(Restart(meta.name or "", cs.name or "", cs.restart_count or 0, last.finished_at if last else None))
+        state, since = _state(cs.state)
+        out.append(Restart(meta.name or "", cs.name or "", cs.restart_count or 0, last.finished_at if last else None,
+                           state, since))
     return out
+
+
+def _state(state: Any) -> tuple[str, datetime | None]:
+    if state is None:
+        return "", None
+    if state.running is not None:
+        return "running", state.running.started_at
+    if state.waiting is not None:
+        return f"waiting: {clean(state.waiting.reason or 'unknown', one_line=True, max_len=60)}", None
+    if state.terminated is not None:
+        return f"terminated: {clean(state.terminated.reason or 'unknown', one_line=True, max_len=60)}", None
+    return "", None
 
 
 def _clock(at: datetime | None) -> str:
@@ -116,11 +139,19 @@ def what_changed(before: Fingerprint, now: Fingerprint) -> list[str]:
     if (before.phase, before.phase_updated_at) != (now.phase, now.phase_updated_at):
         out.append(f"phase {clean(now.phase or 'none', one_line=True, max_len=40)} at {_clock(now.phase_updated_at)}")
     old = {(r.pod, r.container): r.count for r in before.restarts}
+    was = {(r.pod, r.container): r.state for r in before.restarts}
     for r in now.restarts:
         # A pod not read last time (its read failed, or no Kubernetes then) has no count to compare with.
         unknown = not before.restarts_read or r.pod in before.pods_unread
         if r.count > old.get((r.pod, r.container), r.count if unknown else 0):
             out.append(f"restart {r.count} at {_clock(r.at)}")
+        elif r.state == "running" and was.get((r.pod, r.container), "running") not in ("running", ""):
+            # Back up after a crash (its restart counted before): the recovery is news of its own.
+            out.append(f"container {r.container} running again since {_clock(r.since)}")
+    if not out and before.conditions != now.conditions:
+        changed = sorted(set(now.conditions) - set(before.conditions))
+        out.append("condition " + ", ".join(f"{kind}={status}" for kind, status in changed) if changed else
+                   "conditions changed")
     seen = set(before.events)
     fresh = [e for e in now.events if e not in seen]
     # New events are said when nothing else changed: a restart or a phase change brings its own events.

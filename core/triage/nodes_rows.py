@@ -22,7 +22,7 @@ from datetime import datetime
 from core.models.report import Finding, Report
 from core.models.runai import RunaiPod, Workload
 from core.models.runai_nodes import RunaiNode
-from core.report.evidence_view import why_line
+from core.report.why import why_line
 from core.safety.untrusted import clean
 from core.triage.batch import Verdict, verdict_label
 

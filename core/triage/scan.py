@@ -14,6 +14,7 @@ Nothing is guessed: a row without an id or a phase change time is counted as ski
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -121,6 +122,7 @@ class ScanResult:
     # When the window held no row: how many workloads match the project and name filters at all (or why that
     # is unknown); None when not asked.
     matched: int | str | None = None
+    interrupted: bool = False  # stopped (Ctrl-C) before every chosen row was diagnosed
 
     @property
     def stale(self) -> bool:
@@ -211,9 +213,11 @@ async def scan(
     open_tier2: OpenTier2 | None = None,
     now: datetime,
     progress: Progress | None = None,
+    keep_on_interrupt: bool = False,
 ) -> ScanResult:
     """Run the scan. The listing's failures propagate (no scan without a list); a diagnosis that fails is an
-    entry whose verdict says why."""
+    entry whose verdict says why. With `keep_on_interrupt` (the command line's Ctrl-C), a cancellation while
+    diagnosing ends the scan with the diagnoses that finished (`interrupted`) instead of losing them."""
     tier1 = cast(Tier1, ClustersOnce(tier1))  # the scan's cluster check and every diagnosis share one list read
     scope = await scope_of(tier1, request.cluster_id, request.project, now)
     request = dataclasses.replace(request, cluster_id=scope.cluster_id)
@@ -241,16 +245,30 @@ async def scan(
     verdicts: dict[int, Verdict] = {}
     if progress is not None:
         progress(0, len(requests))
-    async for index, verdict in diagnose_many(
+    batch = diagnose_many(
         requests, tier1, tier2, tier2_unavailable=tier2_unavailable, open_tier2=open_tier2,
         politeness=request.politeness,
-    ):
-        # A scan keeps each report, not the progress events a screen would replay: thousands of diagnoses'
-        # events (metric samples among them) would hold far more memory than the reports themselves.
-        verdicts[index] = dataclasses.replace(verdict, events=())
-        if progress is not None:
-            progress(len(verdicts), len(requests))
-    result.entries = [ScanEntry(w, j.why, verdicts[i]) for i, (w, j) in enumerate(chosen)]
+    )
+    try:
+        async for index, verdict in batch:
+            # A scan keeps each report, not the progress events a screen would replay: thousands of diagnoses'
+            # events (metric samples among them) would hold far more memory than the reports themselves.
+            verdicts[index] = dataclasses.replace(verdict, events=())
+            if progress is not None:
+                progress(len(verdicts), len(requests))
+    except asyncio.CancelledError:
+        if not keep_on_interrupt:
+            raise
+        # Ctrl-C: the diagnoses that finished are the scan's result, said as a part; the rest are not lost silently.
+        await batch.aclose()  # type: ignore[attr-defined]  # an async generator, typed as its iterator
+        result.interrupted = True
+        result.notes.append(
+            f"interrupted after {len(verdicts)} of {len(requests)} diagnoses: the {len(requests) - len(verdicts)} "
+            "not finished are listed as skipped"
+        )
+    result.entries = [ScanEntry(w, j.why, verdicts[i]) for i, (w, j) in enumerate(chosen) if i in verdicts]
+    result.skipped += [(w.name or w.id or "", "not diagnosed: the scan was interrupted")
+                       for i, (w, _) in enumerate(chosen) if i not in verdicts]
     return result
 
 

@@ -17,8 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from core.plural import plural
-from core.report.evidence_view import why_line
 from core.report.render import finding_label, json_dict, md_code, md_escape
+from core.report.why import why_line
 from core.safety.untrusted import clean
 from core.triage.scan import SCHEMA, ScanEntry, ScanResult, count_line, newest_first
 
@@ -52,11 +52,12 @@ def _recurrence(entry: ScanEntry) -> str | None:
     if report is None or report.outcome != "diagnosed":
         return None
     rec = report.recurrence
+    loop = f" · {rec.crash_loop.words()}" if rec.crash_loop is not None else ""
     if rec.recurring:
-        return f"recurring: {rec.counted()} in {rec.lookback}"
+        return f"recurring: {rec.counted()} in {rec.lookback}{loop}"
     if not rec.complete:
-        return f"{rec.counted()} in {rec.lookback}, history not read whole"
-    return f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}"
+        return f"{rec.counted()} in {rec.lookback}, history not read whole{loop}"
+    return (f"once in {rec.lookback}" if rec.count == 1 else f"none counted in {rec.lookback}") + loop
 
 
 def finding_line(entry: ScanEntry) -> str | None:
@@ -71,7 +72,7 @@ def finding_line(entry: ScanEntry) -> str | None:
 
 def top_line(entry: ScanEntry) -> tuple[str, tuple[str, ...]]:
     """(the line that says why, its sources): the same line the report and the picker lead with
-    (`evidence_view.why_line`), else the reason, else the failure."""
+    (`core.report.why`), else the reason, else the failure."""
     report = entry.verdict.report
     if report is None:
         return entry.verdict.failure or "no report", ()
@@ -108,7 +109,8 @@ def _headline(result: ScanResult) -> str:
             line += f" (Whether any workload {_filters(result)} exists is unknown: {_line(result.matched, 300)}.)"
         return line
     verb = "needs" if len(labels) == 1 else "need"
-    return f"{plural(len(labels), 'workload')} failed or {verb} attention: {count_line(labels)}"
+    cut = " (interrupted: only what was diagnosed before Ctrl-C)" if result.interrupted else ""
+    return f"{plural(len(labels), 'workload')} failed or {verb} attention{cut}: {count_line(labels)}"
 
 
 def cluster_line(result: ScanResult) -> str | None:
@@ -138,18 +140,33 @@ def _footer(result: ScanResult) -> list[str]:
 
 
 def entry_lines(entry: ScanEntry, indent: str = "  ") -> list[str]:
-    """One workload as the text output lists it: when, name, phase and recurrence, then its top line of
-    evidence, the finding under it if any, and its id."""
+    """One workload as the text output lists it (under its verdict's heading): when, name, phase and
+    recurrence, then its top line of evidence, the finding under it if any, and its id."""
     w = entry.workload
     head = f"{indent}{_when(w.phase_updated_at)}  {_line(w.name, 80)} ({_line(w.project_name, 60)})"
     head += f"  {w.phase or 'no phase'}"
     rec = _recurrence(entry)
     head += f"  {rec}" if rec else ""
+    return [head, *_body(entry, indent)]
+
+
+def _body(entry: ScanEntry, indent: str) -> list[str]:
     text, sources = top_line(entry)
-    out = [head, f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
+    out = [f"{indent}    {_line(text, 300)}" + (f" ({', '.join(sources)})" if sources else "")]
     out += [f"{indent}    {flag}"] if (flag := finding_line(entry)) else []
-    out.append(f"{indent}    id {w.id}")
+    out.append(f"{indent}    id {entry.workload.id}")
     return out
+
+
+def watch_lines(entry: ScanEntry) -> list[str]:
+    """One workload as `watch` prints it, on its own (no heading above it): the verdict first, then the
+    workload, its phase, when and its recurrence; then the same lines as `scan` gives it."""
+    w = entry.workload
+    head = f"{entry.label}  {_line(w.name, 80)} ({_line(w.project_name, 60)})  {w.phase or 'no phase'}"
+    head += f"  {_when(w.phase_updated_at)}"
+    rec = _recurrence(entry)
+    head += f"  {rec}" if rec else ""
+    return [head, *_body(entry, "")]
 
 
 def to_text(result: ScanResult) -> str:
@@ -233,6 +250,7 @@ def to_dict(result: ScanResult) -> dict[str, Any]:
                     result.skipped[:MAX_SKIPPED_NAMED]],
         "skippedCount": len(result.skipped),
         "matched": result.matched if isinstance(result.matched, int) else None,
+        "interrupted": result.interrupted,
         "notes": [_line(note, 400) for note in result.notes],
         "results": [_entry_json(e) for e in entries],
     }

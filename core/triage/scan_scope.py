@@ -87,6 +87,12 @@ async def _check_project(tier1: Any, scope: ScanScope, project: str) -> str | No
     )
 
 
+async def check_project(tier1: Any, cluster_id: str, project: str) -> str | None:
+    """As a scan checks it: None when `project` is one of the cluster's, a note when that cannot be told, and
+    UnknownProject (listing the cluster's projects) when it is not."""
+    return await _check_project(tier1, ScanScope(cluster_id), project)
+
+
 async def filters_match(tier1: Any, cluster_id: str, project: str | None, prefix: str | None) -> int | str:
     """How many workloads of the cluster match the project and name filters at all (any phase, any time), or
     why that could not be counted: said when a scan's window held nothing."""

@@ -2,8 +2,8 @@
 
 Run: `.venv/bin/python -m tests.benchmarks.report_lengths [--golden [DIR]] [--each]`
 
-By default every golden case (demo stories, shared examples, rule and infrastructure bundles) and every
-multi-pod and probe bundle is diagnosed now, over real HTTP against the simulator, and its default text report
+By default every golden case (demo stories, shared examples, rule, infrastructure, first-failure, multi-pod and
+probe bundles) is diagnosed now, over real HTTP against the simulator, and its default text report
 measured. `--golden` measures the text stored in golden records instead (`DIR`, default tests/golden/reports:
 another checkout's folder gives its numbers, e.g. the code before a change). Prints the median and longest
 report in lines, the median number of evidence lines, how many evidence lines quote a message another line
@@ -20,13 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.report.render import to_json, to_text
-from tests.golden.make_golden import GOLDEN, GoldenCase, generate, golden_cases
+from tests.golden.make_golden import GOLDEN, generate, golden_cases
 from tests.golden.report_shape import Shape, measure, summarise
-from tests.paths import CASES
-
-# Bundles with their own `request` that the golden records do not hold.
-EXTRA_GROUPS = ("multipod", "probes")
 
 
 def stored(folder: Path) -> dict[str, Shape]:
@@ -41,33 +36,11 @@ def stored(folder: Path) -> dict[str, Shape]:
     return shapes
 
 
-def _extra_cases() -> list[GoldenCase]:
-    return [
-        GoldenCase("rules", f"{group}/{path.stem}", json.loads(path.read_text(encoding="utf-8"))["request"], path)
-        for group in EXTRA_GROUPS
-        for path in sorted((CASES / group).glob("*.json"))
-    ]
-
-
 async def _diagnosed() -> dict[str, Shape]:
-    from core.diagnosis.engine import DiagnosisFailed, run_to_report
-    from core.diagnosis.request import DiagnosisRequest
-    from tests.golden.make_golden import case_tenant
-
     shapes: dict[str, Shape] = {}
     for case, record in await generate(golden_cases()):
         if "text" in record:
             shapes[case.id] = measure("\n".join(record["text"]), json.loads("\n".join(record["json"]))["evidence"])
-    for case in _extra_cases():
-        async with case_tenant(case) as tenant:
-            request = DiagnosisRequest(now=tenant.captured_at, **case.request)
-            try:
-                report = await run_to_report(
-                    request, tenant.runai, tenant.kube, tier2_unavailable=tenant.kube_unavailable
-                )
-            except DiagnosisFailed:
-                continue
-        shapes[case.key] = measure(to_text(report), json.loads(to_json(report))["evidence"])
     return shapes
 
 

@@ -40,6 +40,7 @@ from core.sim.demo.kit import (
     v2_document,
     waiting,
 )
+from tests.engine.mp_fold_cases import case_fold_nine_pods_exit_one, case_fold_three_workers_oom_no_samples
 from tests.engine.test_rule_cases import (
     assert_cases_on_disk,
     build_from,
@@ -781,6 +782,8 @@ def assert_in_time_order(report: Report) -> None:
     assert sum(e.first for e in order) <= 1, order
 
 
+# Registered by name: the builders of issue 34's repeating bundles live in mp_fold_cases.py.
+_FOLDING = (case_fold_nine_pods_exit_one, case_fold_three_workers_oom_no_samples)
 CASES: dict[str, Callable[[], Case]] = {
     name[len("case_") :].replace("_", "-"): fn for name, fn in globals().items() if name.startswith("case_")
 }

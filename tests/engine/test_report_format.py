@@ -32,7 +32,8 @@ from core.models.report import (
     Report,
     WorkloadRef,
 )
-from core.report.evidence_view import short_view
+from core.report.layout import short_evidence
+from core.report.once import advice_words
 from core.report.render import RENDERERS, headline, to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
 from core.sim.demo.stories import hostile
@@ -277,7 +278,7 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
     assert lines[0] == headline(report)
     name = report.workload.name or "(unknown name)"
     assert lines[1].startswith(f"Workload: {name} | Phase: "), lines[1]
-    assert re.fullmatch(r"Workload: .+ \| Phase: \S+ \| Project: .+", lines[1])
+    assert re.fullmatch(r"Workload: .+ \| Phase: \S+(?: since [^|]+ UTC)? \| Project: .+", lines[1])
 
     starts = _section_starts(lines)
     expected = [h for h in _SECTION_ORDER if h != "Missing evidence:" or report.missing]
@@ -286,7 +287,7 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
 
     # Every signal shown is one line, with its sources in the report-format vocabulary; what the short report
     # leaves out is counted on the line after them.
-    view = short_view(report)
+    view = short_evidence(report)
     cited = [ln for ln in lines[starts["Evidence:"] + 1 :] if ln.startswith("- ")]
     assert cited[: len(view.shown)] == [f"- {line.text} {line.cite()}" for line in view.shown] or (
         not report.evidence and cited[0] == "- none recorded"
@@ -305,9 +306,10 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
     elif report.recurrence.count:
         least = "" if report.recurrence.complete else "at least "
         assert history.startswith(f"History: {least}{report.recurrence.count} {report.category} failure")
-        assert f"in the last {lookback}: {report.recurrence.kind()}" in history
+        assert f"in the last {lookback}" in history and report.recurrence.kind() in history
     advice = [ln[2:] for ln in lines[starts["Recommendation:"] + 1 :]]
-    assert advice == report.recommendations
+    # Each in order; a finding's words it repeated in brackets point to the finding instead (issue 34).
+    assert advice == [advice_words(r, report.findings) for r in report.recommendations]
 
 
 def _cite(sources: list[str]) -> str:
@@ -365,6 +367,9 @@ def _active(tokens: list[Token]) -> list[str]:
     ]
 
 
+_QUOTES = re.compile(r'(?<![\w"])"(?P<q>[^"\n]*(?:"[^"\n]*)*?)"(?=[.,;)]?(?:\s|$))')
+
+
 def _unquoted(text: str) -> str:
     """What a reader sees of an evidence line in Markdown: its quoted message as code, without the quotes."""
     found = quoted(text)
@@ -397,7 +402,7 @@ async def test_markdown_has_the_same_content_and_no_active_markup(
     wanted = ["Evidence", "History"] + (["Missing evidence"] if report.missing else []) + ["Recommendation"]
     assert [h for h in headings[1:] if h in wanted] == wanted
     # Escaping changes how the text is written, never what a reader sees (a quoted message is a code span).
-    view = short_view(report)
+    view = short_evidence(report)
     seen = _list_items(tokens, "Evidence")
     assert seen[: len(view.shown)] == [f"{_unquoted(ln.text)} {ln.cite()}" for ln in view.shown] or (
         not report.evidence and seen == ["none recorded"]
@@ -406,10 +411,14 @@ async def test_markdown_has_the_same_content_and_no_active_markup(
     assert sorted(every) == sorted(f"{_unquoted(e.text)} {_cite(e.sources)}" for e in report.evidence) or (
         not report.evidence and every == ["none recorded"]
     )
-    assert _list_items(tokens, "Recommendation") == report.recommendations
+    # The text's recommendations, each message said once (core/report/once.py) as the text says it.
+    text = to_text(report).splitlines()
+    advice = [ln[2:] for ln in text[text.index("Recommendation:") + 1 :] if ln.startswith("- ")]
+    # A quotation in them is one code span, its quotes gone (issue 34): nothing else changes.
+    assert _list_items(tokens, "Recommendation") == [_QUOTES.sub(r"\g<q>", a) for a in advice]
     if report.missing:
         said = " ".join(_list_items(tokens, "Missing evidence"))
-        assert all(m.what in said and m.why in said for m in report.missing)
+        assert all(m.what in said and _QUOTES.sub(r"\g<q>", m.why) in said for m in report.missing)
 
 
 HOSTILE_NAMES = (

@@ -45,7 +45,8 @@ def differences(old: Json, new: Json) -> list[str]:
     times_old, times_new = rec_old.pop("occurrences", []), rec_new.pop("occurrences", [])
     cut = rec_new.pop("occurrencesCut", False)
     rec_old.pop("occurrencesCut", None)
-    if rec_old != rec_new:
+    # A key the old report did not have is an added key (issue 34's `crashLoop`), not a changed verdict.
+    if rec_old != {key: value for key, value in rec_new.items() if key in rec_old}:
         found.append("recurrence")
     if times_new != times_old[:LISTED] or cut != (len(times_old) > LISTED):
         found.append("recurrence.occurrences")

@@ -39,7 +39,11 @@ GOLDEN = Path(__file__).resolve().parent / "reports"
 RULES = CASES / "rules"
 # Case bundles that carry their own `request` (rule bundles, infrastructure-finding bundles, and issue 23's
 # first-failure bundles).
-BUNDLE_GROUPS = {"rules": RULES, "infra": CASES / "infra", "firstfailure": CASES / "firstfailure"}
+# The multi-pod and probe bundles too (issue 34): every bundle of the suite is measured by test_report_shape.
+BUNDLE_GROUPS = {
+    "rules": RULES, "infra": CASES / "infra", "firstfailure": CASES / "firstfailure",
+    "multipod": CASES / "multipod", "probes": CASES / "probes",
+}
 FORMATS = ("text", "markdown", "json")
 
 Json = dict[str, Any]

@@ -27,6 +27,7 @@ class Shape:
     duplicates: int  # evidence lines that quote a message another evidence line already quoted
     left_out: int  # the count its "and N more lines" line gives (0 without one)
     unseen: tuple[str, ...]  # quoted messages of the JSON evidence that the text does not show
+    alike: tuple[str, ...] = ()  # evidence lines the same as an earlier one once pods, times and counts are masked
 
 
 def evidence_lines(text_lines: Sequence[str]) -> list[str]:
@@ -52,8 +53,28 @@ def quote_of(text: str) -> str | None:
     return message_stem(found[1]) if found else None
 
 
-def measure(text: str, evidence: Iterable[Mapping[str, Any]]) -> Shape:
-    """The shape of one report: `text` as printed by default, `evidence` its JSON evidence items."""
+# What `alike` sets aside (issue 34): times, counts, and the pods of the workload (its name followed by more).
+_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[+-]\d{2}:\d{2}|Z| UTC)?|\b\d{2}:\d{2}:\d{2}\b"
+)
+_COUNTED = re.compile(r"\bx\d+\b|\b\d+ (?:pods?|times?|restarts?|more|samples)\b|\brestarts \d+\b")
+
+
+def masked(line: str, workload: str, pods: Iterable[str]) -> str:
+    """An evidence line with its pods, times and counts set aside, and without its sources."""
+    out = _TIME.sub("T", _CITED.sub("", line))
+    for pod in sorted(pods, key=len, reverse=True):
+        out = out.replace(pod, "POD")
+    if workload:
+        out = re.sub(re.escape(workload) + r"-[\w.{},-]+", "POD", out)
+    return re.sub(r"\b[Pp]ods? POD", "pod POD", _COUNTED.sub("N", out))
+
+
+def measure(
+    text: str, evidence: Iterable[Mapping[str, Any]], workload: str = "", pods: Iterable[str] = ()
+) -> Shape:
+    """The shape of one report: `text` as printed by default, `evidence` its JSON evidence items, `workload`
+    its name and `pods` the pods it names (for `alike`)."""
     lines = text.rstrip("\n").split("\n")
     cited = evidence_lines(lines)
     more = next((int(m["n"].replace(",", "")) for ln in cited if (m := _MORE.match(ln))), 0)
@@ -67,8 +88,32 @@ def measure(text: str, evidence: Iterable[Mapping[str, Any]]) -> Shape:
         duplicates += message in seen
         seen.add(message)
     flat = " ".join(text.split())
-    unseen = tuple(m for item in evidence if (m := quote_of(str(item.get("text", "")))) is not None and m not in flat)
-    return Shape(len(lines), len(items), duplicates, more, unseen)
+    folded = {_loose(q) for line in items if (q := quote_of(_CITED.sub("", line[2:]))) and _FOLDED.search(q)}
+    unseen = tuple(
+        m for item in evidence
+        if (m := quote_of(str(item.get("text", "")))) is not None and m not in flat and _loose(m) not in folded
+    )
+    seen_masked: set[str] = set()
+    alike: list[str] = []
+    named = list(pods)
+    for line in items:
+        key = masked(line[2:], workload, named)
+        if key in seen_masked:
+            alike.append(line)
+        seen_masked.add(key)
+    return Shape(len(lines), len(items), duplicates, more, unseen, tuple(alike))
+
+
+# A quote that folds several (core/report/fold.py) names its values as a range or a set: `worker-{0..3,5}`,
+# `worker-0..7`, `{11:31:00, 11:31:02}`. It shows each message it stands for: the same once every name, time
+# and count in either is set aside.
+_FOLDED = re.compile(r"\{[^{}]*\}|\d\.\.\d")
+_TOKEN = r"[\w.{}:+-]*\d(?:[\w.{}:+-]|,(?! ))*"
+_VALUE = re.compile(rf"{_TOKEN}(?:, {_TOKEN})*")
+
+
+def _loose(message: str) -> str:
+    return _VALUE.sub("#", message)
 
 
 @dataclass(frozen=True, slots=True)

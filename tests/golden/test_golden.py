@@ -44,7 +44,8 @@ def test_every_case_has_a_golden_file_and_no_file_is_stale() -> None:
     on_disk = sorted(p.relative_to(GOLDEN).as_posix() for p in GOLDEN.glob("*/*.json"))
     assert on_disk == expected, REGENERATE
     # The groups are all there: a group silently enumerating nothing would pass everything else.
-    assert {case.group for case in CASES} == {"demo", "offspec", "examples", "rules", "infra", "firstfailure"}
+    groups = {"demo", "offspec", "examples", "rules", "infra", "firstfailure", "multipod", "probes"}
+    assert {case.group for case in CASES} == groups
 
 
 @pytest.mark.asyncio(loop_scope="module")

@@ -1,6 +1,7 @@
 """The text report a person reads (issue 24), measured over every golden report (demo stories, shared examples,
-rule and infrastructure bundles): a median of at most 18 lines and at most 40 for any (the 32-pod cascade
-included), no message quoted on two evidence lines, every quoted message of the JSON evidence either shown or
+rule, infrastructure, first-failure, multi-pod and probe bundles): a median of at most 18 lines and at most 40 for
+any (the 32-pod cascade included), no message quoted on two evidence lines, no two evidence lines the same once
+their pods, times and counts are set aside (issue 34), every quoted message of the JSON evidence either shown or
 counted in the report's "and N more lines"; and the shared OOM example reads like the seed's own example,
 line for line in kind.
 
@@ -28,7 +29,10 @@ def _shapes() -> dict[str, Shape]:
         record = json.loads(path.read_text(encoding="utf-8"))
         if "text" in record:
             doc = json.loads("\n".join(record["json"]))
-            shapes[f"{path.parent.name}/{path.stem}"] = measure("\n".join(record["text"]), doc["evidence"])
+            pods = [e["pod"] for e in doc.get("terminationOrder") or []]
+            shapes[f"{path.parent.name}/{path.stem}"] = measure(
+                "\n".join(record["text"]), doc["evidence"], doc["workload"].get("name") or "", pods
+            )
     return shapes
 
 
@@ -48,6 +52,15 @@ def test_each_signal_once_and_nothing_unaccounted(key: str) -> None:
     shape = SHAPES[key]
     assert shape.duplicates == 0, "a message stands on two evidence lines"
     assert len(shape.unseen) <= shape.left_out, (shape.unseen, shape.left_out)
+    # Issue 34: one line per message and state, naming the pods; not one per pod, time or count.
+    assert not shape.alike, shape.alike
+
+
+def test_every_bundle_of_the_suite_is_measured() -> None:
+    groups = {key.split("/")[0] for key in SHAPES}
+    assert {"demo", "examples", "rules", "infra", "firstfailure", "multipod", "probes"} <= groups, groups
+    # The bundles built to repeat themselves (tests/engine/mp_fold_cases.py) are among them.
+    assert {"multipod/fold-nine-pods-exit-one", "multipod/fold-three-workers-oom-no-samples"} <= set(SHAPES)
 
 
 # The seed's example (runai-diagnose-failed-workload.md, "Examples — what a good answer looks like").

@@ -97,11 +97,12 @@ def test_the_examples_of_the_reporting_commands_run_as_pasted(command: str, in_t
             assert all(json.loads(doc)["schema"].startswith("runai-triage/") for doc in documents)
 
 
-def test_an_unknown_option_is_shown_with_its_own_commands_usage() -> None:
+def test_an_unknown_option_is_named_with_its_own_commands_help() -> None:
+    # Issue 34, point 7: two lines naming the command and where its options are, not argparse's usage block.
     code, out, err = _cli(["diagnose", "--demo", "--bogus"])
     assert code == 2 and out == ""
-    assert "usage: runai-triage diagnose" in err
     assert "runai-triage diagnose: error: unrecognized arguments: --bogus" in err
+    assert "`runai-triage diagnose --help`" in err and "usage:" not in err
 
 
 # -- case files --------------------------------------------------------------------------------------------------

@@ -181,6 +181,10 @@ async def test_list_workloads_takes_a_cluster_as_the_other_tools_do_and_errors_n
         by_id = await client.call_tool("list_workloads", {"cluster_id": EAST, "limit": 3})
         by_name = await client.call_tool("list_workloads", {"cluster_id": "demo-east", "limit": 3})
         unknown = await client.call_tool("list_workloads", {"cluster_id": "no-such-cluster", "limit": 3})
+        # An unknown project is an error in both tools (issue 34), never an empty page in one of them.
+        no_project = await client.call_tool("list_workloads", {"cluster_id": EAST, "project": "nlpp", "limit": 3})
+        no_project_scan = await client.call_tool("scan_failures", {"cluster_id": EAST, "project": "nlpp"})
+        nlp = await client.call_tool("list_workloads", {"cluster_id": EAST, "project": "nlp", "limit": 3})
         window = await client.call_tool("scan_failures", {"cluster_id": EAST, "since": "2y"})
         prefix = await client.call_tool("scan_failures", {"cluster_id": EAST, "name_prefix": "a,b"})
     assert by_id.structured_content is not None and by_id.structured_content["workloads"]
@@ -188,6 +192,10 @@ async def test_list_workloads_takes_a_cluster_as_the_other_tools_do_and_errors_n
     assert unknown.is_error  # an unknown cluster is not "no workloads"
     assert "not a cluster of this tenant" in unknown.content[0].text  # type: ignore[union-attr]
     assert "demo-east" in unknown.content[0].text  # type: ignore[union-attr]
+    for refused in (no_project, no_project_scan):
+        assert refused.is_error and "is not a project of cluster" in refused.content[0].text  # type: ignore[union-attr]
+        assert "nlp" in refused.content[0].text.split("Its projects:")[1]  # type: ignore[union-attr]
+    assert nlp.structured_content is not None and nlp.structured_content["workloads"]
     # The words name the tool's arguments, never a command-line flag.
     assert window.is_error and "since '2y' is not understood" in window.content[0].text  # type: ignore[union-attr]
     assert prefix.is_error and "name_prefix must be" in prefix.content[0].text  # type: ignore[union-attr]

@@ -1,5 +1,6 @@
 """The live views' requests over one simulated hour at the default settings (a read every 5 s), counted by the
-live demo simulator on a stepped clock, against the worst cases the README gives ("API politeness budget").
+live demo simulator on a stepped clock, against the worst cases ARCHITECTURE.md tables ("Request rates of the
+live views") and the README's "API politeness budget".
 
 Each view's interval is driven through the functions its screen or command calls every interval: the picker's
 page read, change tracker and verdict choice (core.triage.changes, core.triage.verdicts.to_diagnose) with the

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from core.models.report import CATEGORIES, OUTCOMES
 from core.models.runai import Workload
 from core.notify.ledger import Ledger
 from core.notify.storms import Grouping
@@ -337,7 +338,9 @@ def test_each_format_prints_one_entry_per_report(tmp_path: Path) -> None:
     text = run_cli(*base, "--state", str(tmp_path / "t.json"))
     assert text.returncode == 0, text.stderr
     blocks = [b for b in text.stdout.split("\n\n") if b.strip()]
-    assert len(blocks) >= 5 and all(re.search(r"^    verdict [A-Z_a-z -]+$", b, re.M) for b in blocks)
+    # The verdict first (issue 34): each block opens with its category or outcome.
+    labels = {*CATEGORIES, *OUTCOMES, "no report"}
+    assert len(blocks) >= 5 and all(b.split("  ", 1)[0] in labels for b in blocks), blocks
     markdown = run_cli(*base, "--format", "markdown", "--state", str(tmp_path / "m.json"))
     assert markdown.returncode == 0, markdown.stderr
     heads = [line for line in markdown.stdout.splitlines() if line.startswith("**runai-triage watch**")]

@@ -10,7 +10,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from core.models.report import Report
-from core.report.evidence_view import full_lines, short_view, why_line
+from core.report.evidence_view import full_lines, short_view
+from core.report.why import why_line
 from core.tenant import Tenant
 from tests.ui.conftest import make_app, settle
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, until, verdict

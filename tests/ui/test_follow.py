@@ -78,7 +78,7 @@ async def test_f_follows_a_crash_loop_through_its_restarts_to_its_end(live: tupl
         await settle(pilot, lambda: "verdict unchanged" in line(screen), timeout=15)
         assert line(screen).startswith(f"↻ restart 2 at {restart}")
         clock.advance(LOOP.stages[-1] - LOOP.stages[3])  # the back-off limit is reached: Failed
-        await settle(pilot, lambda: "followed until it ended (Failed)" in line(screen), timeout=15)
+        await settle(pilot, lambda: "the workload ended (Failed): no longer followed" in line(screen), timeout=15)
         assert "phase Failed at " in line(screen) and "verdict unchanged" in line(screen)
         assert not screen.following and screen.report is not None and screen.report.workload.phase == "Failed"
 

@@ -24,7 +24,8 @@ from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.commands.start import StartOptions
 from tui.screens.help import HelpScreen
 from tui.screens.picker import PickerScreen
-from tui.screens.picker_refresh import NEW, refresh_interval
+from tui.screens.picker_news import NEW
+from tui.screens.picker_refresh import refresh_interval
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.top_bar import TopBar
 from tui.widgets.workload_table import WorkloadTable

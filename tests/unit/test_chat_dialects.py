@@ -46,7 +46,10 @@ def entry_of(report: Report, name: str | None = None, phase_message: str | None 
 def golden_reports() -> list[tuple[str, Report]]:
     found = []
     for path in sorted(GOLDEN.rglob("*.json")):
-        body: dict[str, Any] = json.loads("\n".join(json.loads(path.read_text())["json"]))
+        golden = json.loads(path.read_text())
+        if "json" not in golden:  # a case whose diagnosis fails by design (an unknown cluster) has no report
+            continue
+        body: dict[str, Any] = json.loads("\n".join(golden["json"]))
         found.append((f"{path.parent.name}/{path.stem}", Report.model_validate(body)))
     return found
 

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DEFAULT_LOOKBACK, IN_CASE_BUNDLE, DiagnosisRequest, UsageError
-from core.models.report import Report
+from core.models.report import AFTER_NOW, Report
 from core.report.render import RENDERERS
 from core.safety.untrusted import clean
 from core.sources.runai_params import invalid_workload_id
@@ -25,6 +25,7 @@ from tui.commands.headless import (
     epilog,
     parse_now,
     run_or_explain,
+    say,
     start_options,
     tenant_now,
     tier2_for,
@@ -167,4 +168,7 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     if report is None:
         return 1
     write_out(out, RENDERERS[args.format](report, verbose=args.verbose))
+    late = next((note for note in report.notes if AFTER_NOW in note), None)
+    if late is not None:  # a --now before the failure counts nothing: said where a person running it looks
+        say(err, f"{PROG}: warning: {late}")
     return 0

@@ -42,6 +42,7 @@ from core.triage.attention import AttentionCache, attention_filters, read_attent
 from core.triage.batch import MAX_DIAGNOSES
 from core.triage.scan import DEFAULT_SINCE, MAX_WORKLOADS, ScanRequest, resolve_cluster, scan
 from core.triage.scan_render import to_dict
+from core.triage.scan_scope import check_project
 from tui.commands.headless import CapturedAtUnusable, advice, explain_start_problem, say, tenant_now, tier2_for
 from tui.commands.start import StartOptions, StartProblem, open_tenant
 
@@ -218,6 +219,9 @@ def build_server(holder: TenantHolder) -> MCPServer:
         runai = holder.tenant.runai
         try:  # a cluster's name, or an id in another case, lists what it names, as diagnose and scan take it
             cluster = await resolve_cluster(runai, cluster)
+            # An unknown project is an error that lists the cluster's, as scan_failures says it: an empty page
+            # would read as "nothing there".
+            checked = await check_project(runai, cluster, project) if project else None
         except DiagnosisFailed as exc:
             raise ToolError(str(exc)) from None
         try:
@@ -244,7 +248,11 @@ def build_server(holder: TenantHolder) -> MCPServer:
         # The server's filtering is checked again here (how it compares text is not verified).
         kept = [(w, why) for w, why in rows if (not project or w.project_name == project)
                 and (not name or w.name == name) and (w.cluster_id or cluster).lower() == cluster.lower()]
-        return {"workloads": [_row(w, why) for w, why in kept], "next": nxt, "unreadableRows": unreadable}
+        out: dict[str, Any] = {"workloads": [_row(w, why) for w, why in kept], "next": nxt,
+                               "unreadableRows": unreadable}
+        if checked:
+            out["note"] = checked  # the project could not be checked: said, not taken for an empty project
+        return out
 
     @server.tool(annotations=READ_ONLY)
     async def scan_failures(

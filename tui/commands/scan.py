@@ -3,8 +3,9 @@ grouped by verdict. For cron or CI: "what failed overnight, and why". Never load
 
 Exit status: 0 when the scan ran, whatever it found (a diagnosis that produced no report is one of its
 results); 3 when it ran on a cluster that is not Connected or has not reported lately (its list may be stale:
-cron can tell); 1 when it could not run (the tenant or its workload list unreadable, an unknown cluster or
-project); 2 for a usage error. A progress bar goes to stderr, and only when stderr is a terminal.
+cron can tell); 130 when Ctrl-C stopped it (the diagnoses that finished are printed); 1 when it could not run
+(the tenant or its workload list unreadable, an unknown cluster or project); 2 for a usage error. A progress bar
+goes to stderr, and only when stderr is a terminal.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tui.commands.headless import (
     parse_now,
     progress_bar,
     run_or_explain,
+    say,
     start_options,
     tenant_now,
     tier2_for,
@@ -41,6 +43,8 @@ PROG = "runai-triage scan"
 # The scan ran on a cluster the control plane cannot see now: its findings may be stale (0 would read as
 # "all clear" to cron).
 STALE_EXIT = 3
+# Ctrl-C, as a shell reports a program its SIGINT ended: what finished is printed all the same.
+INTERRUPTED_EXIT = 130
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,7 +69,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "     the list of workloads unreadable, unusable case bundle\n"
             "  2  usage error: a missing or malformed option\n"
             f"  {STALE_EXIT}  the scan ran, but the cluster is not Connected or has not reported lately: what Run:ai\n"
-            "     lists for it may be stale (the output says so, with its status and last report)",
+            "     lists for it may be stale (the output says so, with its status and last report)\n"
+            f"  {INTERRUPTED_EXIT}  interrupted (Ctrl-C): the diagnoses that finished are printed, the rest listed\n"
+            "       as not made",
             TENANT_NOTE,
         ),
     )
@@ -105,7 +111,8 @@ async def scan_with(
     try:
         now = tenant_now(tenant, request.now) or datetime.now(UTC)
         request = dataclasses.replace(request, now=now)
-        return await scan(request, tenant.runai, **tier2_for(options, tenant), now=now, progress=progress)
+        return await scan(request, tenant.runai, **tier2_for(options, tenant), now=now, progress=progress,
+                          keep_on_interrupt=True)
     finally:
         await tenant.aclose()
 
@@ -131,4 +138,7 @@ def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
     if result is None:
         return 1
     write_out(out, SCAN_RENDERERS[args.format](result))
+    if result.interrupted:  # what finished is printed; the status says it is not the whole window
+        say(err, f"{PROG}: interrupted; {len(result.entries)} diagnoses printed, the rest not made.")
+        return INTERRUPTED_EXIT
     return STALE_EXIT if result.stale else 0

@@ -56,6 +56,17 @@ CONNECT_HINTS: tuple[str, ...] = (
     "or log in with the Run:ai CLI (`runai login`) so its session can be borrowed.",
     "To try the app without a tenant: runai-triage --demo",
 )
+# The same, for a user who named the tenant with --base-url: the URL is theirs to fix there, not in the
+# environment.
+URL_GIVEN_HINTS: tuple[str, ...] = (
+    "Set either RUNAI_CLIENT_ID + RUNAI_CLIENT_SECRET (an access key) or RUNAI_BEARER_TOKEN (a ready token),",
+    CONNECT_HINTS[2],
+    CONNECT_HINTS[3],
+)
+BAD_URL_HINTS: tuple[str, ...] = (
+    "Give --base-url the tenant's own address, for example --base-url https://acme.run.ai",
+    *URL_GIVEN_HINTS,
+)
 BUNDLE_HINTS: tuple[str, ...] = (
     "Fix the bundle (format runai-triage/case@1, as `runai-triage record --out FILE` writes one) or pass another "
     "with --case FILE.",
@@ -210,7 +221,7 @@ def _real_connection(
 ) -> tuple[str, Credentials, CliSession | None]:
     if options.base_url is not None and (bad := url_problem(options.base_url)):
         # Said before anything else: with a URL that cannot be a tenant, missing credentials are beside the point.
-        raise StartProblem("The Run:ai tenant URL is not usable", bad, CONNECT_HINTS)
+        raise StartProblem("The Run:ai tenant URL is not usable", bad, BAD_URL_HINTS)
     problems: list[CredentialsProblem] = []
     base_url = options.base_url or base_url_from_env(env, problems=problems)
     credentials: Credentials | None = credentials_from_env(env, problems=problems)
@@ -232,7 +243,7 @@ def _real_connection(
         raise StartProblem(
             title,
             f"runai-triage could not find {missing}. What it looked at:\n{_problem_lines(problems)}",
-            CONNECT_HINTS,
+            URL_GIVEN_HINTS if options.base_url is not None else CONNECT_HINTS,
         )
     return base_url, credentials, session
 
@@ -256,7 +267,8 @@ def open_tenant(
     try:
         tenant = open_real_tenant(base_url, credentials, options.kube, tap=tap)
     except ValueError as exc:
-        raise StartProblem("The Run:ai tenant URL is not usable", str(exc), CONNECT_HINTS) from None
+        hints = BAD_URL_HINTS if options.base_url is not None else CONNECT_HINTS
+        raise StartProblem("The Run:ai tenant URL is not usable", str(exc), hints) from None
     cluster = options.cluster_id or (session.cluster_uuid if session is not None else None)
     return OpenedTenant(tenant, cluster)
 

@@ -34,7 +34,7 @@ from core.safety.untrusted import clean
 from core.triage.chat_render import chat_text
 from core.triage.chat_storm import StormPost, storm_facts, storm_text
 from core.triage.scan import ScanEntry
-from core.triage.scan_render import entry_jsonl, entry_lines, top_line
+from core.triage.scan_render import entry_jsonl, top_line, watch_lines
 from core.triage.storm_cause import Cause, cause_of
 from core.triage.watch import SLACK, failure_key
 from tui.commands.headless import say, write_out
@@ -66,7 +66,7 @@ def render(entry: ScanEntry, fmt: str) -> str:
         return entry_jsonl(entry)
     if fmt == "markdown":
         return markdown_entry(entry) + "\n---\n\n"
-    return "\n".join(entry_lines(entry, indent="")) + f"\n    verdict {entry.label}\n\n"
+    return "\n".join(watch_lines(entry)) + "\n\n"
 
 
 def markdown_entry(entry: ScanEntry) -> str:

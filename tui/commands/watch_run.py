@@ -230,8 +230,10 @@ class WatchRun:
         said_start = start.strftime("%Y-%m-%d %H:%M:%S UTC") if start else "now"
         posting = f" and posting to {describe_targets(self.posts)}" if self.posts else ""
         project = self.request.project or "all projects"
-        say(self.err, f"{PROG}: watching cluster {watcher.request.cluster_id} ({project}) every "
-                      f"{self.request.interval_s:g} s from {said_start}{posting}; state in {path}")
+        # `--once` makes one sweep: no interval to speak of.
+        verb, pace = ("one sweep of", "") if self.once else ("watching", f" every {self.request.interval_s:g} s")
+        say(self.err, f"{PROG}: {verb} cluster {watcher.request.cluster_id} ({project}){pace} from "
+                      f"{said_start}{posting}; state in {path}")
         for courier in deliveries.couriers:
             if courier.waiting:
                 verb = "waits" if courier.waiting == 1 else "wait"

@@ -53,7 +53,7 @@ from tui.widgets.memory_chart import MemoryChart
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.pods_pane import PodsPane
-from tui.widgets.step_list import StepList
+from tui.widgets.step_list import StepList, full_width
 from tui.widgets.top_bar import TopBar
 from tui.widgets.verdict_banner import VerdictBanner, workload_label
 
@@ -62,6 +62,8 @@ STYLES_DIR = Path(styles.__file__).parent
 # step table instead of its one-line summary.
 WIDE_COLUMNS = 140
 TALL_ROWS = 36
+# Beside the steps (from WIDE_COLUMNS), the banner keeps at least this much; the steps take what they need of the rest.
+BANNER_COLUMNS = 68
 
 # -- the screen -------------------------------------------------------------------------------------------
 class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
@@ -186,8 +188,11 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
         self._fit(event.size.width, event.size.height)
 
     def _fit(self, width: int, height: int) -> None:
-        self.set_class(width >= WIDE_COLUMNS, "-wide")
-        self.query_one(StepList).set_compact(height < TALL_ROWS)
+        wide = width >= WIDE_COLUMNS
+        self.set_class(wide, "-wide")
+        steps = self.query_one(StepList)
+        steps.styles.width = min(full_width(), width - BANNER_COLUMNS) if wide else None
+        steps.set_compact(height < TALL_ROWS)
         self.query_one(VerdictBanner).set_compact(height < TALL_ROWS)
 
     # -- running ------------------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
 """`f` on a diagnosis: follow the workload, and diagnose it again whenever it changes.
 
-While following, the workload's phase, its newest events and its containers' restart counts are read every
-interval (core.triage.follow: 3 Run:ai reads and up to 4 pod reads, each a single attempt), the picker's
-refresh interval or 5 s, from a timer re-armed when the last read ended. When one of them moved, the diagnosis
-runs again, and the line above the banner says what changed and whether the verdict did ("restart 74 at
-12:41:07; verdict unchanged"). A failed read backs off (core.triage.pacing) and is said on that line. Following
+While following, the workload's phase and conditions, its newest events and its containers' restart counts and
+states are read every interval (core.triage.follow: 3 Run:ai reads and up to 4 pod reads, each a single
+attempt), the picker's refresh interval or 5 s, from a timer re-armed when the last read ended. When one of
+them moved, the diagnosis runs again, and the line above the banner says what changed and whether the verdict
+did ("restart 74 at 12:41:07; verdict unchanged"; "container main running again since 12:42:10; verdict now
+running (was CRASH_APP_ERROR)"). A failed read backs off (core.triage.pacing) and is said on that line. Following
 pauses while another screen covers this one, ends when the workload reaches a final phase, when another workload
 is opened here, or on a second `f`. A workload in a final phase is not followed: `f` says why.
 """
@@ -218,7 +219,7 @@ class DiagnosisFollow(Screen[None]):
         refusal = follow_refusal(self.report.workload.phase) if self.report is not None else None
         if refusal is not None:
             phase = self.report.workload.phase if self.report is not None else None
-            self._show_follow(f"followed until it ended ({phase})", self._follow_news)
+            self._show_follow(f"the workload ended ({phase}): no longer followed", self._follow_news)
             self.following = False
             self._follow_token += 1
             return

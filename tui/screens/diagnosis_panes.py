@@ -142,7 +142,8 @@ class PaneFilling(Screen[None]):
         self.query_one(VerdictBanner).show_report(report)
         # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
         self.query_one(EvidencePane).set_report(
-            report, findings=findings_heads(report), preface=verdict_preface(report)
+            # The banner above says the reason (`v` whole): the tab does not say it again.
+            report, findings=findings_heads(report), preface=verdict_preface(report, reason=False)
         )
         explanation = (report.reason or "") if report.category == "UNKNOWN" else None
         notes = [for_the_app(report, note) for note in report.notes]

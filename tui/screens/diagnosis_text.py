@@ -14,17 +14,20 @@ from tui.screens.problem import describe_error
 from tui.widgets.findings_line import findings_detail
 
 
-def verdict_preface(report: Report) -> Text:
-    """The reason and recommendations in full, below the evidence (the banner cuts them to its rows), with
-    command-line advice said as what to press in the app."""
-    text = Text("Reason: ", style="bold")
-    text.append(report.reason or "not stated", style="not bold")
+def verdict_preface(report: Report, *, reason: bool = True) -> Text:
+    """The reason (unless `reason` is False: the banner right above says it, and `v` whole) and the
+    recommendations in full, below the evidence, with command-line advice said as what to press in the app."""
+    text = Text()
+    if reason:
+        text.append("Reason: ", style="bold")
+        text.append(report.reason or "not stated", style="not bold")
     findings = findings_detail(report)
     if findings is not None:
-        text.append("\n")
+        text.append("\n" if text.plain else "")
         text.append_text(findings)
     if report.recommendations:
-        text.append("\nRecommendation", style="bold")
+        text.append("\n" if text.plain else "")
+        text.append("Recommendation", style="bold")
         for line in report.recommendations:
             text.append(f"\n• {for_the_app(report, line)}", style="not bold")
     return text
@@ -35,7 +38,8 @@ def verdict_detail(report: Report) -> Text:
     text = Text(headline(report), style="bold")
     text.append("\n\n")
     text.append_text(verdict_preface(report))
-    if report.next_action:
+    # A route-out's next action leads its recommendations already: said once.
+    if report.next_action and report.next_action not in report.recommendations:
         text.append("\nNext: ", style="bold")
         text.append(for_the_app(report, report.next_action), style="not bold")
     if report.notes:

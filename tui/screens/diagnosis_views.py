@@ -80,9 +80,15 @@ class PaneActions(Screen[None]):
         (table if table.display else log).focus()
 
     def action_show_previous_log(self) -> None:
+        """p: the previous instance's log; when there is none, what is shown instead is said, never silently."""
         self.action_show_log()
         excerpt = self.query_one(LogPane).excerpt
-        if excerpt is not None and not excerpt.previous:
+        if excerpt is None:
+            when = "yet: the diagnosis is still running" if getattr(self, "running", False) else (
+                "for this workload (the Missing tab says why)"
+            )
+            self.notify(f"No container log was read {when}.", markup=False)
+        elif not excerpt.previous:
             why = excerpt.note or "the kubelet kept no previous instance"
             self.notify(f"No previous container log: {why}. The current one is shown.", markup=False)
 

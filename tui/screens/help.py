@@ -18,8 +18,6 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-from tui.widgets.readonly_badge import ReadOnlyBadge
-
 
 @dataclass(frozen=True, slots=True)
 class KeyEntry:
@@ -54,7 +52,7 @@ def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
     for node in (screen, app):
         for binding in _bindings(node):
             description = binding.description or (binding.tooltip if binding.tooltip else "")
-            if not description:
+            if not description or not _acts_now(node, binding.action, screen, app):
                 continue
             # "screen.next_page" bound on the screen is the same action as "next_page".
             action = binding.action.removeprefix("screen.") if node is screen else binding.action
@@ -67,6 +65,15 @@ def key_entries(screen: Screen[object], app: App[object]) -> list[KeyEntry]:
             else:
                 entries[key] = KeyEntry(shown, description, action, node, binding.tooltip or description)
     return list(entries.values())
+
+
+def _acts_now(node: DOMNode, action: str, screen: Screen[object], app: App[object]) -> bool:
+    """Whether a key of the app's own does anything now: one that acts only in a moment that is over (enter
+    while the tenant still opens) is not documented as if it did. A screen's own keys are all listed, whatever
+    their state (the footer's `]` on the last page still has its help line)."""
+    if node is screen:
+        return True
+    return app.check_action(action.partition("(")[0], ()) is not False
 
 
 def _one_action(a: str, b: str) -> str:
@@ -149,4 +156,3 @@ class HelpScreen(ModalScreen[None]):
             if self._extra:
                 yield Static(Text(self._extra), id="help-extra")
             yield Static(Text("esc, ? or q closes this help"), id="help-close")
-            yield ReadOnlyBadge()

@@ -44,7 +44,8 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_refresh import NEXT_NEW_FAILURE, PickerRefresh
+from tui.screens.picker_news import NEXT_NEW_FAILURE
+from tui.screens.picker_refresh import PickerRefresh
 from tui.screens.picker_text import workload_detail
 from tui.screens.problem import describe_error
 from tui.widgets.cluster_notice import ClusterNotice

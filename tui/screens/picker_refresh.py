@@ -12,9 +12,11 @@
   cursor kept on the same workload.
 - What moved (core.triage.changes): a row whose phase changed gets ● before its age for a few reads; one that
   newly needs attention gets ✱ and is counted in the line under the table ("2 new failures") until the cursor
-  rests on it (`n` jumps to the next one).
+  rests on it (`n` jumps to the next one); one that needed attention and does not now gets ↺, is counted as
+  recovered, and is diagnosed again so its verdict and line say what the diagnosis says now.
 - Verdicts: only rows without a verdict for their current phase change are diagnosed, within the background
   budget (core.triage.batch), queued behind any background diagnosis already running rather than cancelling it.
+- The total ("rows 1-31 of 1,247") is counted again when a read finds rows that came or went.
 
 The interval is `--refresh`, else the saved setting (`:` "refresh every ..."), else 5 s for a tenant that can
 change; a recorded case or the still demo describes one moment, so it is read again only when asked (r).
@@ -26,12 +28,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import on, work
-from textual.binding import Binding
+from textual import work
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import Input, Select
 from textual.worker import Worker, WorkerState
 
 from core.models.runai import Workload
@@ -39,16 +40,15 @@ from core.safety.untrusted import clean
 from core.triage.attention import judging_loads_the_engine, read_attention_page
 from core.triage.changes import ChangeTracker
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite, status_of
-from core.triage.verdicts import to_diagnose, verdict_key, wants_verdict
+from core.triage.verdicts import needs_events, to_diagnose, verdict_key
 from tui.messages import PageFailed, PageLoaded
 from tui.picker_query import Sort
+from tui.screens.picker_news import PickerNews
 from tui.screens.picker_verdicts import GROUP as VERDICT_GROUP
-from tui.screens.picker_views import PickerViews
 from tui.screens.problem import describe_error
 from tui.settings import update_settings
 from tui.widgets.filter_bar import cluster_label
 from tui.widgets.notice import Notice
-from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.top_bar import TopBar
 from tui.widgets.verdict_line import WAITING, verdict_cell
 from tui.widgets.workload_table import WorkloadTable
@@ -57,13 +57,6 @@ if TYPE_CHECKING:
     from core.tenant import Tenant
 
 GROUP = "picker-refresh"
-CHANGED = "●"
-NEW = "✱"
-# The picker's key for this (PickerScreen lists it among its own, so `?` shows it beside `r`).
-NEXT_NEW_FAILURE = Binding(
-    "n", "next_new_failure", "next new failure", show=False, id="picker.next-new-failure",
-    tooltip="Move to the next workload that newly needs attention (✱) since the list was first read",
-)
 # The intervals `:` offers.
 CHOICES_S = (2.0, 5.0, 10.0, 30.0, 60.0)
 
@@ -128,7 +121,7 @@ class RefreshCommands(Provider):
                           help="Kept in the settings")
 
 
-class PickerRefresh(PickerViews):
+class PickerRefresh(PickerNews):
     COMMANDS: ClassVar[set[type[Provider]]] = {RefreshCommands}  # type: ignore[assignment]
     refresh_s: float
     tenant: Tenant
@@ -274,6 +267,14 @@ class PickerRefresh(PickerViews):
         stale = self._read_at is None or (self._clock() - self._read_at).total_seconds() >= self._pacer.interval_s
         self._arm(0.1 if stale else self._pacer.interval_s)
 
+    def return_to(self, workload_id: str | None, name: str | None) -> None:
+        """Back from a diagnosis on a list that follows the tenant: the page is read again as the picker shows,
+        so the row is placed on that read, where it is now (it may have left the page meanwhile)."""
+        if self._pacer.on and workload_id and self._page is not None:
+            self._return_row = (workload_id, name, False)
+            return
+        super().return_to(workload_id, name)
+
     # -- a refresh lands ----------------------------------------------------------------------------------
     def on_page_refreshed(self, message: PageRefreshed) -> None:
         if message.seq != self._seq or self._loading or self._page is None:
@@ -285,6 +286,7 @@ class PickerRefresh(PickerViews):
         self._refresh_problem = None
         self._read_at = self._clock()
         shown = [w for w in page.workloads if self._query.matches(w.name, w.project_name, w.cluster_id, w.phase)]
+        before = self._page
         self._page = page
         self._hidden = len(page.workloads) - len(shown)
         if not self.nav.busy:
@@ -308,8 +310,23 @@ class PickerRefresh(PickerViews):
             self._show_verdict_line()
             self._show_read_state()
         self._cursor_left_by_read()
+        self._place_return_row()
         self._flush_verdict_queue()
+        self._recount_if_moved(before, page)
         self._arm(self._pacer.interval_s)
+
+    def _recount_if_moved(self, before: PageLoaded | None, page: PageLoaded) -> None:
+        """The total under the table counted again when the page's rows came or went (a workload submitted or
+        deleted moves every page after it): one count request then, none while nothing moved."""
+        if before is None or [w.id for w in before.workloads] == [w.id for w in page.workloads]:
+            return
+        if self._query.attention:  # that view's total is the candidates the server sent, counted page by page
+            return
+        try:
+            filters = self._query.filters()
+        except ValueError:
+            return
+        self._fetch_count(self._generation, filters)
 
     def on_refresh_failed(self, message: RefreshFailed) -> None:
         if message.seq != self._seq:
@@ -320,27 +337,6 @@ class PickerRefresh(PickerViews):
         self._show_read_state()
         self._arm(wait)
 
-    def _news(self, rows: list[Workload]) -> dict[str, str]:
-        """Compare this read with the last of the same list; the marks to show before the ages."""
-        if self._tracker is None or self._tracker_generation != self._generation:
-            self._tracker = ChangeTracker(since=self._clock())
-            self._tracker_generation = self._generation
-        attention = self._query.attention
-
-        def judged(w: Workload) -> bool | None:
-            # Not before the engine is loaded: the first page is never held up for a judgement (picker_verdicts).
-            return None if not attention and judging_loads_the_engine(w) else wants_verdict(w, attention_view=attention)
-
-        self._tracker.update(rows, judged)
-        return self._marks()
-
-    def _marks(self) -> dict[str, str]:
-        if self._tracker is None:
-            return {}
-        marks = {i: CHANGED for i in self._tracker.marked()}
-        marks.update({i: NEW for i in self._tracker.flagged})
-        return marks
-
     def _refresh_verdicts(self, shown: list[Workload]) -> dict[str, Text]:
         """The Verdict cells of a refreshed page; rows without a verdict for their current phase change are
         queued for one (never twice, never cancelling the background diagnoses already running)."""
@@ -349,15 +345,20 @@ class PickerRefresh(PickerViews):
         running = {verdict_key(w) for w in self._verdict_rows if self.verdicts.get(w) is None} if busy else set()
         running |= {verdict_key(w) for w in self._verdict_queue}
         candidates = [w for w in shown if w.id and (w.cluster_id or cluster)]
+        recovered = self._tracker.recovered if self._tracker is not None else {}
+        judged = self._attention_cache.judged
         eligible, todo = to_diagnose(candidates, self.verdicts, attention_view=self._query.attention,
-                                     under_way=running)
+                                     under_way=running, recovered=recovered, judged=judged)
         cells: dict[str, Text] = {}
         for w in eligible:
             known = self.verdicts.get(w)
             cells[w.id or ""] = verdict_cell(known) if known is not None else WAITING
         self._verdict_queue += todo
         self._verdict_rows = eligible
-        self._verdict_later = []  # every row was judged just now
+        # Every row was judged just now, but a Pending row whose phase changed: its events say (picker_verdicts).
+        self._verdict_later = [] if self._query.attention else [
+            w for w in candidates if not judging_loads_the_engine(w) and needs_events(w, judged)
+        ]
         self._verdict_cluster = cluster
         return cells
 
@@ -368,65 +369,18 @@ class PickerRefresh(PickerViews):
         )
 
     def _flush_verdict_queue(self) -> None:
-        if not self._verdict_queue or self._verdicts_busy() or self.app.screen is not self:
+        waiting = self._verdict_queue or self._verdict_later
+        if not waiting or self._verdicts_busy() or self.app.screen is not self:
             return
         wanted = {verdict_key(w) for w in self._verdict_rows}
         rows = [w for w in self._verdict_queue if verdict_key(w) in wanted and self.verdicts.get(w) is None]
         self._verdict_queue = []
-        if rows:
+        if rows or self._verdict_later:
             self._diagnose_rows(self._verdict_seq, rows, self._verdict_cluster)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == VERDICT_GROUP and event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             self._flush_verdict_queue()
-
-    # -- what the user sees ---------------------------------------------------------------------------------
-    @on(DataTable.RowHighlighted)
-    def _news_seen(self) -> None:
-        # The user moved the cursor onto it: seen. Read when handled, not from the event (a redraw moves the
-        # cursor through other rows on its way), and not for the row a read left the cursor on: a workload that
-        # fails under a cursor nobody moved is still news.
-        workload = self.query_one(WorkloadTable).highlighted
-        if workload is not None and workload.id != self._cursor_after_read:
-            self._cursor_after_read = None
-            self._mark_seen(workload.id)
-
-    def _mark_seen(self, workload_id: str | None) -> None:
-        if self._tracker is not None and workload_id and workload_id in self._tracker.flagged:
-            self._tracker.seen([workload_id])
-            self.query_one(WorkloadTable).set_marks(self._marks())
-            self._update_indicator()
-
-    def _cursor_left_by_read(self) -> None:
-        workload = self.query_one(WorkloadTable).highlighted
-        self._cursor_after_read = workload.id if workload is not None else None
-
-    def new_failures(self) -> list[str]:
-        """The workloads flagged as newly needing attention and not looked at yet, oldest news first."""
-        return list(self._tracker.flagged) if self._tracker is not None else []
-
-    def action_next_new_failure(self) -> None:
-        flagged = self.new_failures()
-        table = self.query_one(WorkloadTable)
-        ids = [w.id for w in table.workloads]
-        here = [i for i in flagged if i in ids]
-        if here and table.display:
-            table.move_cursor(row=ids.index(here[0]))
-            table.focus()
-            self._mark_seen(here[0])
-            return
-        if flagged:
-            self.notify(f"{len(flagged)} new failure{'s are' if len(flagged) != 1 else ' is'} not on this page: "
-                        "g goes to the first page.", timeout=3, markup=False)
-        else:
-            self.notify("No workload newly needs attention since the list was first read.", timeout=3, markup=False)
-
-    def _update_indicator(self) -> None:
-        super()._update_indicator()
-        count = len(self._tracker.flagged) if self._tracker is not None else 0
-        if count:
-            indicator = self.query_one(PageIndicator)
-            indicator.show(indicator.plain, f"{NEW} {count} new failure{'s' if count != 1 else ''} (n)")
 
     @staticmethod
     def _hhmmss(when: datetime) -> str:

@@ -23,13 +23,13 @@ from textual import work
 from textual.timer import Timer
 
 from core.models.runai import Workload
-from core.triage.attention import judging_loads_the_engine
-from core.triage.verdicts import VerdictCache, page_lines, verdict_key, wants_verdict
+from core.triage.attention import AttentionCache, judge_by_events, judging_loads_the_engine
+from core.triage.verdicts import VerdictCache, needs_events, page_lines, verdict_key, wants_verdict
 from tui.clock import Clock
 from tui.loading import load
 from tui.messages import VerdictArrived
 from tui.screens.diagnosis_commands import LOOKBACKS
-from tui.screens.picker_reads import PickerReads
+from tui.screens.picker_return import PickerReturn
 from tui.widgets.verdict_line import WAITING, VerdictLine, verdict_cell
 from tui.widgets.workload_table import WorkloadTable
 
@@ -42,7 +42,8 @@ GROUP = "picker-verdicts"
 START_DELAY_S = 0.3
 
 
-class PickerVerdicts(PickerReads):
+class PickerVerdicts(PickerReturn):
+    _attention_cache: AttentionCache
     _clock: Clock
     verdicts: VerdictCache
     _verdict_seq: int
@@ -66,9 +67,11 @@ class PickerVerdicts(PickerReads):
         self._stop_verdicts()
         self._verdict_seq = seq
         candidates = [w for w in shown if w.id and (w.cluster_id or cluster)]
-        later = [] if attention else [w for w in candidates if judging_loads_the_engine(w)]
+        judged = self._attention_cache.judged
+        later = [] if attention else [w for w in candidates if self._judged_by_worker(w)]
         later_ids = {w.id for w in later}
-        eligible = [w for w in candidates if w.id not in later_ids and wants_verdict(w, attention_view=attention)]
+        eligible = [w for w in candidates
+                    if w.id not in later_ids and wants_verdict(w, attention_view=attention, judged=judged)]
         cells: dict[str, Text] = {}
         pending: list[Workload] = []
         for w in eligible:
@@ -84,12 +87,30 @@ class PickerVerdicts(PickerReads):
         self._show_verdict_line()
         return cells
 
-    def _judge_later(self, seq: int) -> list[Workload]:
-        """Judge the rows left for after the engine loaded; returns those that want a diagnosis, now waiting."""
+    def _judged_by_worker(self, w: Workload) -> bool:
+        """A row judged in the worker, after the page is painted: one whose judgement would load the engine
+        first, or a Pending row whose events must be read to tell whether a pod fails (an image pull, a mount, an
+        init container: nothing in the list entry shows them)."""
+        return judging_loads_the_engine(w) or needs_events(w, self._attention_cache.judged)
+
+    async def _judge_later(self, seq: int) -> list[Workload]:
+        """Judge the rows left for after the engine loaded (reading the events of a Pending row the list entry
+        cannot judge, within the background budget); returns those that want a diagnosis, now waiting."""
         if seq != self._verdict_seq:
             return []
         later, self._verdict_later = self._verdict_later, []
-        more = [w for w in later if wants_verdict(w, attention_view=False)]
+        cache = self._attention_cache
+        unread = [w for w in later if needs_events(w, cache.judged)]
+        if unread:
+            from core.triage.batch import BACKGROUND
+
+            gate = asyncio.Semaphore(BACKGROUND.requests)
+            found = await asyncio.gather(*(judge_by_events(self.tenant.runai, w, gate) for w in unread))
+            for w, judgement in zip(unread, found, strict=True):
+                cache.judged[cache.key(w)] = judgement
+        if seq != self._verdict_seq:
+            return []
+        more = [w for w in later if wants_verdict(w, attention_view=False, judged=cache.judged)]
         table = self.query_one(WorkloadTable)
         for w in more:
             known = self.verdicts.get(w)
@@ -143,7 +164,7 @@ class PickerVerdicts(PickerReads):
         # The engine loads here, after the page has been on screen for START_DELAY_S (never before a first page),
         # in a thread: the UI loop keeps painting while its modules import.
         await asyncio.to_thread(load, "core.triage.batch")
-        rows = [*rows, *self._judge_later(seq)]
+        rows = [*rows, *await self._judge_later(seq)]
         if not rows:
             return
         from core.diagnosis.request import DiagnosisRequest

@@ -10,9 +10,10 @@ from tui.messages import PageLoaded, VerdictArrived
 from tui.paging import PageNav
 from tui.picker_query import NameFilterError, PickerQuery, Sort
 from tui.screens.picker_cluster import PickerCluster
+from tui.screens.picker_return import ReturnPage
 from tui.screens.picker_text import IndicatorState, indicator_parts
 from tui.screens.problem import describe_error
-from tui.widgets.filter_bar import FilterBar, cluster_label
+from tui.widgets.filter_bar import cluster_label
 from tui.widgets.notice import Notice
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
@@ -34,11 +35,12 @@ class PickerViews(PickerCluster):
     _answered: bool
     _edge_noticed: tuple[str, float] | None
 
-    _return_row: tuple[str, str | None, bool] | None = None  # (id, name, filtered by name already)
+    _return_row: tuple[str, str | None, bool] | None = None  # (id, name, its page looked for already)
 
     def return_to(self, workload_id: str | None, name: str | None) -> None:
         """Back from a diagnosis (opened from here or straight from the command line): the cursor on that
-        workload. When its row is not on the page, the name filter brings it (esc clears the filter)."""
+        workload. When its row is not on the page, its page in the same list is found and shown
+        (tui/screens/picker_return.py): the list is never narrowed to it, and what it marked stays marked."""
         if not workload_id:
             return
         self._return_row = (workload_id, name, False)
@@ -49,18 +51,36 @@ class PickerViews(PickerCluster):
         """Called when a page is shown: the row gone back to, highlighted if it is there."""
         if self._return_row is None:
             return
-        wanted, name, filtered = self._return_row
+        wanted, name, looked = self._return_row
         table = self.query_one(WorkloadTable)
         ids = [w.id for w in table.workloads]
         if wanted in ids:
             table.move_cursor(row=ids.index(wanted), animate=False)
             self._show_row_detail()
             self._return_row = None
-        elif name and not filtered and self._query.name != name:
+        elif not looked:
+            try:
+                filters = self._query.filters()
+            except ValueError:
+                self._return_row = None
+                return
             self._return_row = (wanted, name, True)
-            self.query_one(FilterBar).set_name(name)
+            self._find_return_page(wanted, name, filters, self._sort)
         else:
-            self._return_row = None  # not listed here (another cluster, or gone): the page stays as it is
+            self._return_row = None  # not on the page it was counted to (a tie, or it moved again): stays here
+
+    def on_return_page(self, message: ReturnPage) -> None:
+        if self._return_row is None or self._return_row[0] != message.workload_id:
+            return
+        if message.offset is None:
+            self._return_row = None
+            self.notify(message.why or "That workload is not on this page.", timeout=4, markup=False)
+            return
+        start = message.offset // self.nav.limit * self.nav.limit
+        if start == self.offset or self._loading:
+            self._return_row = None  # its page is the one shown (a tie with its neighbours): nothing to move to
+            return
+        self._request(self.nav.to(start))
 
     @property
     def offset(self) -> int:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from tui.widgets.memory_plot import PlotSpec
+from core.models.quantity import format_bytes
+from tui.widgets.memory_plot import HEADROOM, PlotSpec
 
 USAGE_SAMPLE = "⠉"  # the legend's sample of the braille the usage is drawn in
 LIMIT = "╌"
@@ -100,14 +101,47 @@ def _line(a: tuple[int, int], b: tuple[int, int]) -> list[tuple[int, int]]:
             y0 += sy
 
 
-def _ticks(spec: PlotSpec, rows: int) -> list[tuple[int, str]]:
+def _label(value: float, spec: PlotSpec) -> str:
+    return format_bytes(round(value * spec.scale)) if value else "0"
+
+
+def scale(spec: PlotSpec, rows: int) -> tuple[float, list[tuple[float, str]]]:
+    """The value at the plot's top row and the y ticks (value, label): 0 to the highest value drawn in equal
+    steps that are each a whole number of rows apart (so the ticks are evenly spaced at every height), as many
+    steps as fit with room above, plus the limit's own tick."""
+    high = spec.top / HEADROOM  # the highest value drawn: the peak, the limit or the request
+    dots = rows * 4 - 1
+    fits: dict[int, int] = {}  # steps -> rows per step
+    for room in (dots / HEADROOM, dots):
+        fits = {n: int(room // (4 * n)) for n in (3, 4, 2, 1)}
+        fits = {n: k for n, k in fits.items() if k >= 2 or (n == 1 and k >= 1)}
+        if fits:
+            break
+    most = max((n * k for n, k in fits.items()), default=0)
+    tall = [(n, k) for n, k in fits.items() if n * k >= 0.85 * most] or [(1, max(1, dots // 4))]
+
+    def clashes(n: int, k: int) -> int:
+        # Scale ticks the limit's label would push out (it is drawn between them when the peak is over it).
+        if spec.limit is None:
+            return 0
+        at = text_row(spec.limit, high * dots / (n * 4 * k), rows)
+        return sum(0 < abs(at - (rows - 1 - i * k)) <= 1 for i in range(n + 1))
+
+    steps, per = min(tall, key=lambda nk: clashes(*nk))  # the first of the fewest clashes
+    top = high * dots / (steps * 4 * per)
+    ticks = [(high * i / steps, _label(high * i / steps, spec)) for i in range(steps + 1)]
+    if spec.limit is not None and all(abs(v - spec.limit) > 1e-9 * max(high, 1) for v, _ in ticks):
+        ticks.append((spec.limit, _label(spec.limit, spec)))
+    return top, ticks
+
+
+def _ticks(spec: PlotSpec, top: float, ticks: list[tuple[float, str]], rows: int) -> list[tuple[int, str]]:
     """(row, label) of the y ticks, the limit's kept wherever two would share a row or touch."""
-    ticks = list(zip(spec.y_ticks, spec.y_labels, strict=True))
     if spec.limit is not None:
-        ticks.sort(key=lambda t: abs(t[0] - spec.limit) > 1e-9)  # type: ignore[operator]  # the limit's first
+        ticks = sorted(ticks, key=lambda t: abs(t[0] - spec.limit) > 1e-9)  # type: ignore[operator]  # limit first
     kept: list[tuple[int, str]] = []
     for value, label in ticks:
-        row = text_row(value, spec.top, rows)
+        row = text_row(value, top, rows)
         if all(abs(row - other) > 1 for other, _ in kept):
             kept.append((row, label))
     return sorted(kept)
@@ -116,7 +150,8 @@ def _ticks(spec: PlotSpec, rows: int) -> list[tuple[int, str]]:
 def draw(spec: PlotSpec, width: int, height: int) -> Canvas | None:
     """The chart in `width` x `height` cells, or None when that is too small to draw anything readable."""
     rows = height - 2  # the x axis and its labels below the plot
-    ticks = _ticks(spec, max(rows, 1))
+    top, scale_ticks = scale(spec, max(rows, 1))
+    ticks = _ticks(spec, top, scale_ticks, max(rows, 1))
     label_w = max((len(label) for _, label in ticks), default=1)
     left = label_w + 1
     cols = width - left - 1
@@ -164,15 +199,16 @@ def draw(spec: PlotSpec, width: int, height: int) -> Canvas | None:
         for r in range(rows):
             put(r, left + c, FAILURE, "failure")
     for value, glyph, role in ((spec.request, REQUEST, "request"), (spec.limit, LIMIT, "limit")):
-        if value is not None and value <= spec.top:
-            r = text_row(value, spec.top, rows)
+        if value is not None and value <= top:
+            r = text_row(value, top, rows)
             for c in range(cols):
                 put(r, left + c, glyph, role)
     dots: dict[tuple[int, int], int] = {}
-    points = [
-        (_dot_col(x - base, span, cols), dot_row(y, spec.top, rows)) for x, y in zip(spec.xs, spec.ys, strict=True)
-    ]
-    for start, stop in _segments(spec.xs):
+    # Samples that only carry a failed container's last value on (memory_plot.held_runs) are not drawn.
+    kept = [i for i in range(len(spec.xs)) if not any(a <= i < b for a, b in spec.held)]
+    xs = [spec.xs[i] for i in kept]
+    points = [(_dot_col(spec.xs[i] - base, span, cols), dot_row(spec.ys[i], top, rows)) for i in kept]
+    for start, stop in _segments(xs):
         chunk = points[start:stop]
         for a, b in itertools.pairwise(chunk if len(chunk) > 1 else chunk * 2):
             for dx, dy in _line(a, b):
@@ -182,5 +218,5 @@ def draw(spec: PlotSpec, width: int, height: int) -> Canvas | None:
         put(r, left + c, chr(0x2800 + bits), "usage")
     if spec.peak is not None:
         px, py = spec.peak
-        put(text_row(py, spec.top, rows), left + col_of(px + base), PEAK, "peak")
+        put(text_row(py, top, rows), left + col_of(px + base), PEAK, "peak")
     return Canvas(width, height, cells, left, rows, shaded, label_rows)

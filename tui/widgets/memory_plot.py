@@ -8,6 +8,7 @@ without a terminal. Times are seconds from the first sample; labels are UTC.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,6 +44,7 @@ class PlotSpec:
     peak: tuple[float, float] | None
     failures: list[float] = field(default_factory=list)
     shaded: list[Span] = field(default_factory=list)
+    held: list[tuple[int, int]] = field(default_factory=list)  # samples [start, stop) not drawn (held_runs)
     first: datetime | None = None
     last: datetime | None = None
 
@@ -84,6 +86,27 @@ def run_spans(windows: Iterable[dict[str, object]]) -> list[tuple[datetime, date
             continue
         spans.append((start, end, str(window.get("run") or "run")))
     return spans
+
+
+def held_runs(samples: Sequence[tuple[datetime, int]], failures: Sequence[datetime]) -> list[tuple[int, int]]:
+    """Index ranges [start, stop) of samples that only repeat the value a container had when it failed.
+
+    A range query carries a series' last stored sample for minutes after the container stopped (Prometheus'
+    staleness window), so memory looks held at its last level past the kill. A run of one exact value that
+    straddles a failure is that carry: the curve is drawn to the run's first sample and not on."""
+    times = [utc(at) for at, _ in samples]
+    runs: list[tuple[int, int]] = []
+    for failed in failures:
+        i = bisect.bisect_right(times, utc(failed)) - 1
+        if i < 0 or i + 1 >= len(samples) or samples[i + 1][1] != samples[i][1]:
+            continue
+        start, stop = i, i + 1
+        while start > 0 and samples[start - 1][1] == samples[i][1]:
+            start -= 1
+        while stop < len(samples) and samples[stop][1] == samples[i][1]:
+            stop += 1
+        runs.append((start + 1, stop))
+    return sorted(set(runs))
 
 
 def plot_spec(
@@ -135,6 +158,7 @@ def plot_spec(
         peak=(x(peak_at), peak_bytes / scale),
         failures=[x(at) for at in failures if 0 <= x(at) <= span],
         shaded=shaded,
+        held=held_runs(samples, failures),
         first=first,
         last=last,
     )

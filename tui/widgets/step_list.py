@@ -60,6 +60,15 @@ class StepState:
         return f"{reads} · {self.seconds * 1000:.0f} ms"
 
 
+LABEL_WIDTH = 12  # "◷ 4 running", "– 4 skipped"
+COST_WIDTH = 20  # "13 reads in 1234 ms" and a step's "5 reads · 1234 ms", whole
+
+
+def full_width() -> int:
+    """The columns the step table needs for every title and cost whole, its padding included."""
+    return 2 + LABEL_WIDTH + 1 + max(len(title) for title in STEP_TITLES.values()) + 1 + COST_WIDTH
+
+
 class StepList(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
@@ -173,7 +182,7 @@ class StepList(Static):
             self.update(self._compact_line())
             return
         table = Table.grid(padding=(0, 1), expand=True)
-        table.add_column(no_wrap=True, width=12)
+        table.add_column(no_wrap=True, width=LABEL_WIDTH)
         table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
         table.add_column(no_wrap=True, justify="right")
         for s in self.steps.values():

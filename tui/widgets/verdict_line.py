@@ -24,7 +24,7 @@ def verdict_why(verdict: Verdict) -> str:
     """The line that says why, as `scan` and the report lead with it: the decisive line (or the failing log
     line) with its sources; for a routed-out outcome its reason; for no report, why there is none."""
     # Loaded only once a verdict exists: the engine (and the report) is loaded by then.
-    from core.report.evidence_view import why_line
+    from core.report.why import why_line
 
     report = verdict.report
     if report is None:

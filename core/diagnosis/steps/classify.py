@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from core.diagnosis import configuration as config
 from core.diagnosis import infra, same_node
 from core.diagnosis.cascade import NO_ORDER, TerminationOrder
-from core.diagnosis.crash_loop import CrashLoop, last_crash_at
+from core.diagnosis.crash_loop import CrashLoop, last_crash_at, loop_count
 from core.diagnosis.findings import Collect, Findings
 from core.diagnosis.history_analysis import ENDING_PHASES, in_window
 from core.diagnosis.kube_evidence import pod_place
@@ -33,7 +33,16 @@ from core.diagnosis.supersede import NOTHING, Supersession, standing
 from core.models.advice import Action, Do, Said, said
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
-from core.models.report import EvidenceItem, Finding, MissingItem, OtherSubmissions, PodMemory, Report, WorkloadRef
+from core.models.report import (
+    AFTER_NOW,
+    EvidenceItem,
+    Finding,
+    MissingItem,
+    OtherSubmissions,
+    PodMemory,
+    Report,
+    WorkloadRef,
+)
 from core.models.runai import Workload
 from core.sources.evidence import Missing
 from core.sources.kube_types import NodePods
@@ -155,7 +164,7 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
     now = req.moment()
     if failed_at is not None and failed_at > now + CLOCK_SLACK:
         found.note(
-            f"the diagnosed failure ({failed_at.isoformat()}) is after the moment given as now ({now.isoformat()}), "
+            f"the diagnosed failure ({failed_at.isoformat()}) {AFTER_NOW} ({now.isoformat()}), "
             f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
         )
     if g.history.analysis is None:
@@ -246,7 +255,7 @@ def _pod_memory_evidence(
         )
         if setting.limit_bytes:
             text += f", {summary.peak / setting.limit_bytes:.1%} of its {format_bytes(setting.limit_bytes)} limit"
-        found.evidence(text + f"; {len(summary.samples)} samples of the pod's own series{span}", METRICS, "memory-peak")
+        found.evidence(text + f"; {_sampled(summary)} of the pod's own series", METRICS, "memory-peak")
         if summary.dropped:
             why = dropped_why(summary, PLAUSIBLE_MEMORY, whole=False)
             found.missing(f"some CPU-memory samples of pod {series.pod}", why, METRICS)
@@ -305,6 +314,13 @@ def _infra(
     return tuple(out)
 
 
+def _sampled(summary: SeriesSummary) -> str:
+    """`995 samples from T1 to T2`: when the samples themselves begin and end (not the window asked for, which
+    the report's `memory.windows` keeps)."""
+    first, last = summary.samples[0][0], summary.samples[-1][0]
+    return f"{len(summary.samples)} samples from {first.isoformat()} to {last.isoformat()}"
+
+
 def _memory_evidence(
     metrics: MetricsRead,
     usage: SeriesSummary,
@@ -332,7 +348,7 @@ def _memory_evidence(
         text = f"Peak CPU memory {format_bytes(usage.peak)} ({usage.peak} bytes) at {usage.peak_at.isoformat()}"
         if memory.limit_bytes:
             text += f", {usage.peak / memory.limit_bytes:.1%} of the {format_bytes(memory.limit_bytes)} limit"
-        found.evidence(text + f"; {len(usage.samples)} samples{span}", METRICS, "memory-peak")
+        found.evidence(text + f"; {_sampled(usage)}", METRICS, "memory-peak")
         if usage.dropped:
             found.missing("some CPU-memory samples", dropped_why(usage, most, whole=False) + span, METRICS)
     if limit_metric is not None and memory.limit_bytes is not None and limit_metric != memory.limit_bytes:
@@ -416,6 +432,7 @@ def report(g: Gathered, c: Conclusion, basis: Basis) -> Report:
             pod=g.k8s_pod,
             failed_at=diagnosed_at(g) if (g.workload.phase or "") in ENDING_PHASES else None,
             loop=g.loop,
+            crash_loop=loop_count(g.loop, basis.now, (g.workload.phase or "") in ENDING_PHASES),
         )
     )
 

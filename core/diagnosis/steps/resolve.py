@@ -20,6 +20,7 @@ from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.marks import Mark
 from core.diagnosis.observations import Observation, from_conditions, from_event, from_phase_message, quote
 from core.diagnosis.reader import DiagnosisFailed, Reader, ReadFailure, Tier1
+from core.diagnosis.recovery import recovered, recovery_words
 from core.diagnosis.request import DiagnosisRequest
 from core.diagnosis.route_reasons import Route, pending_route
 from core.diagnosis.signals import SignalKind
@@ -402,6 +403,13 @@ def _phase_rule(
             "Resume it when wanted; a suspended workload is out of scope for failure diagnosis.",
         )
     if phase in ACTIVE_PHASES:
+        back = recovered(w.conditions, observations, CRASH_KINDS) if phase != "Pending" else None
+        if back is not None:  # it crashed, and its status says it runs again since: history (recovery.py)
+            return Route(
+                "running",
+                recovery_words(phase, back),
+                "Nothing to fix now. Press f to follow it (or diagnose it again) if it crashes again.",
+            )
         if kinds & (START_FAILURE_KINDS if phase == "Pending" else CRASH_KINDS):
             return None
         if events_failed:

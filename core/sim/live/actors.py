@@ -20,8 +20,10 @@ The kinds, each a pattern a platform team sees every day:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from core.sim.demo.kit import (
+    DEMO_CAPTURED_AT,
     GI,
     Story,
     condition,
@@ -37,6 +39,7 @@ from core.sim.demo.kit import (
     waiting,
 )
 
+_CAPTURED = datetime.fromisoformat(DEMO_CAPTURED_AT.replace("Z", "+00:00"))
 KINDS = ("crash-loop", "oom", "image-pull", "completes", "recovers")
 # Seconds after its start at which each kind changes; the last is where it stays.
 STAGES: dict[str, tuple[float, ...]] = {
@@ -186,7 +189,8 @@ def _oom(actor: Actor, stage: int) -> Story:
     _scheduled(s, actor, pod.name)
     if stage >= 1:
         s.add_phase(actor.at(1), "Running")
-        top = limit + limit // 40 if failed else limit * 2 // 3
+        # The kill comes at the limit: the last samples reach just under it (cgroup usage cannot pass its limit).
+        top = limit - limit // 200 if failed else limit * 2 // 3
         s.add_series("CPU_MEMORY_USAGE_BYTES", ramp(3 * GI, top, actor.at(1), actor.ago(end - 0.5), step_min=5 / 60))
         s.add_series("CPU_MEMORY_LIMIT_BYTES", flat(limit, actor.at(1), actor.ago(end - 0.5), step_min=5 / 60))
     if failed:
@@ -270,7 +274,10 @@ def _recovers(actor: Actor, stage: int) -> Story:
         msg = f"Back-off restarting failed container main in pod {pod.name}_{s.ns}({pod.uid})"
         s.add_event(actor.at(2), "BackOff", msg, pod=pod.name)
         s.add_kube_event(actor.at(2), "BackOff", msg, pod=pod.name, host=actor.node, count=1, first=actor.at(2))
-        s.add_log(pod.name, "ERROR 11-30 12:00:00 engine.py:389] RuntimeError: Engine loop has died\n", previous=True)
+        # vLLM stamps its lines with the moment they were written: the crash's own, not a fixed clock.
+        crashed = _CAPTURED + timedelta(seconds=actor.start + actor.stages[2])
+        stamp = crashed.strftime("%m-%d %H:%M:%S")
+        s.add_log(pod.name, f"ERROR {stamp} engine.py:389] RuntimeError: Engine loop has died\n", previous=True)
     if stage == 2:
         s.conditions = [condition("Available", "False", actor.at(2), "CrashLoopBackOff",
                                   f"container main in pod {pod.name} is waiting: CrashLoopBackOff")]

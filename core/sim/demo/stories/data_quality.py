@@ -12,6 +12,7 @@ from core.sim.demo.kit import (
     cstatus,
     error_message,
     flat,
+    node,
     oom_message,
     ramp,
     terminated,
@@ -65,7 +66,8 @@ def long_history() -> Story:
         )
         s.add_phase(at - 41, "Running", "4/4 workers running")
     pod = s.add_pod(
-        node="gpu-e-11", created=2000, k8s_phase="OOMKilled", updated=20, completed=20, role="worker", index=1
+        # Not gpu-e-11: that node went NotReady at 11:34 (node-notready), before this kill at 11:39:54.
+        node="gpu-e-17", created=2000, k8s_phase="OOMKilled", updated=20, completed=20, role="worker", index=1
     )
     # Its three peers were torn down a few seconds after it (the operator deletes the gang): deleted pods.
     peers = [
@@ -76,6 +78,7 @@ def long_history() -> Story:
     s.add_event(20.1, "OOMKilled", "Container main was OOM killed", pod=pod.name)
     s.add_phase(20, "Failed", s.phase_message)
     s.add_kube_pod(pod, [cstatus("main", s.image, terminated("OOMKilled", 137, 1999, 20))], phase="Failed")
+    s.nodes.append(node("gpu-e-17"))
     # The workload's series is the sum over its four pods; only worker-1's own series reaches its limit.
     per_pod = {pod.name: ramp(30 * GI, 51_300_000_000, 120, 20.5, step_min=1)}
     per_pod.update({p.name: ramp(24 * GI, 31 * GI, 120, 20.5, step_min=1) for p in peers})
@@ -85,8 +88,8 @@ def long_history() -> Story:
     return s.expect(
         "diagnosed",
         "OOM_KILLED",
-        "OOMKilled on worker-1 (its own series peaks at 51.3e9 B over its 48Gi limit; the workload's series is the "
-        "sum of 4 pods); history has 1,200+ records (page through all); the churn is scale events, not failures",
+        "OOMKilled on worker-1 (its own series peaks at 51.3e9 B, 99.5% of its 48Gi limit; the workload's series is "
+        "the sum of 4 pods); history has 1,200+ records (page through all); the churn is scale events, not failures",
         recurrence=1,
         memory={
             "request": "48Gi",

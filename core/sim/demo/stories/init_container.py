@@ -71,6 +71,8 @@ def init_crashloop() -> Story:
         mem=("16Gi", "16Gi"),
         command="python eval_clip.py",
         submitted_by="marco@example.com",
+        # A restarting init container needs a policy that restarts: under Never the pod would have failed.
+        restart_policy="OnFailure",
     )
     pod = s.add_pod(node="gpu-e-04", created=18, k8s_phase="Init:CrashLoopBackOff", updated=1)
     s.add_phase(s.created, "Pending")
@@ -104,7 +106,7 @@ def init_crashloop() -> Story:
     s.add_kube_event(1, "BackOff", msg, pod=pod.name, host="gpu-e-04", count=21, first=16)
     s.add_log(
         pod.name,
-        "fetch-weights: error: argument --bucket is required\n",
+        "aws: error: the following arguments are required: --bucket\n",
         container="fetch-weights",
         previous=True,
     )
