@@ -29,13 +29,13 @@ from core.diagnosis.observations import quote
 from core.diagnosis.reader import error_why
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.models.runai import Workload
-from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
+from core.sources.runai import MAX_LIMIT, filter_item
 from core.triage.attention import AttentionCache, attention_filters, judge_rows
 from core.triage.batch import MAX_DIAGNOSES, ClustersOnce, Politeness, Verdict, diagnose_many
 from core.triage.cluster_state import ClusterState
 from core.triage.nodes_rows import ENDED_FAILED, NodeRow, Threshold, build_rows, ran_by_node
 from core.triage.nodes_window import read_nodes, read_window_pods
-from core.triage.scan_scope import scope_of
+from core.triage.scan_scope import check_request_scope, scope_of
 from core.triage.verdicts import VerdictCache
 
 SCHEMA = "runai-triage/nodes@1"
@@ -61,15 +61,8 @@ class NodesRequest:
     max_failures: int = DEFAULT_MAX_FAILURES
 
     def __post_init__(self) -> None:
-        if not (self.cluster_id or "").strip():
-            raise UsageError("missing a cluster id (--cluster-id): the nodes are a cluster's. Identifiers are "
-                             "never guessed.")
-        problem = invalid_workload_id(self.cluster_id.strip(), "cluster id")
-        if problem:
-            raise UsageError(f"cluster id: {problem}")
-        for flag, value in (("--node-pool", self.node_pool), ("--node", self.node)):
-            if value is not None and (not value.strip() or "," in value or not value.isprintable()):
-                raise UsageError(f"{flag} must be non-empty printable text without a comma")
+        check_request_scope(self.cluster_id, "the nodes are a cluster's",
+                            (("--node-pool", self.node_pool), ("--node", self.node)))
         try:
             parse_lookback(self.since)
         except UsageError as exc:

@@ -27,11 +27,11 @@ from core.diagnosis.reader import error_why
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.diagnosis.steps.cluster import check_cluster
 from core.models.runai import Workload
-from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
+from core.sources.runai import MAX_LIMIT, filter_item
 from core.triage.attention import attention_filters, judge_rows
 from core.triage.batch import ClustersOnce, Politeness, Verdict, diagnose_many, verdict_label
 from core.triage.cluster_state import ClusterState
-from core.triage.scan_scope import filters_match, scope_of
+from core.triage.scan_scope import check_request_scope, filters_match, scope_of
 from core.triage.verdicts import count_line
 
 SCHEMA = "runai-triage/scan@1"
@@ -56,16 +56,8 @@ class ScanRequest:
     max_workloads: int = DEFAULT_MAX_WORKLOADS
 
     def __post_init__(self) -> None:
-        if not (self.cluster_id or "").strip():
-            raise UsageError("missing a cluster id (--cluster-id): a scan covers one cluster. Identifiers are "
-                             "never guessed.")
-        problem = invalid_workload_id(self.cluster_id.strip(), "cluster id")
-        if problem:
-            raise UsageError(f"cluster id: {problem}")
-        # The words name the command's flags; the MCP tool turns them into its argument names.
-        for flag, value in (("--project", self.project), ("--name-prefix", self.name_prefix)):
-            if value is not None and (not value.strip() or "," in value or not value.isprintable()):
-                raise UsageError(f"{flag} must be non-empty printable text without a comma")
+        check_request_scope(self.cluster_id, "a scan covers one cluster",
+                            (("--project", self.project), ("--name-prefix", self.name_prefix)))
         for flag, window in (("--since", self.since), ("--lookback", self.history_window)):
             try:
                 parse_lookback(window)
