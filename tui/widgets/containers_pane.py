@@ -7,36 +7,24 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import ContainersFound
-from tui.widgets.pane_state import PaneState
+from tui.widgets.pane_state import Tier2Pane
 
 
 def _opt(value: object | None, missing: str = "—") -> str:
     return missing if value is None else str(value)
 
 
-class ContainersPane(PaneState, VerticalScroll):
+class ContainersPane(Tier2Pane, VerticalScroll):
     noun = "Pod"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.state = "waiting"
-        self.found: list[ContainersFound] = []
-        self.why: str | None = None
+    found: list[ContainersFound]
 
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="pane--body", markup=False)
-
-    def on_mount(self) -> None:
-        self._draw()
-
-    def reset(self) -> None:
-        self.state, self.found, self.why = "waiting", [], None
-        self._draw()
+    def _clear(self) -> None:
+        self.found = []
 
     def show(self, found: ContainersFound) -> None:
         # One entry per pod: a later read of the same pod replaces the earlier one.

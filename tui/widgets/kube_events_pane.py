@@ -11,13 +11,12 @@ from rich.console import Group
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.events import Resize
 from textual.widgets import Static
 
 from core.diagnosis.progress import KubeEventRow
-from tui.widgets.pane_state import PaneState
+from tui.widgets.pane_state import Tier2Pane
 
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 # Below this many columns for the message, the events are stacked: head line, then the message below it.
@@ -37,26 +36,15 @@ def _order(row: KubeEventRow) -> tuple[datetime, str, str, str]:
     return (at or _EARLIEST, row.involved, row.reason or "", row.message)
 
 
-class KubeEventsPane(PaneState, VerticalScroll):
+class KubeEventsPane(Tier2Pane, VerticalScroll):
     noun = "Events"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.state = "waiting"
-        self.rows: list[KubeEventRow] = []
-        self.why: str | None = None
+    rows: list[KubeEventRow]
 
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="pane--body", markup=False)
-
-    def on_mount(self) -> None:
-        self._draw()
+    def _clear(self) -> None:
+        self.rows = []
 
     def on_resize(self, _event: Resize) -> None:
-        self._draw()
-
-    def reset(self) -> None:
-        self.state, self.rows, self.why = "waiting", [], None
         self._draw()
 
     def show(self, rows: tuple[KubeEventRow, ...]) -> None:

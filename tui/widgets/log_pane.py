@@ -13,20 +13,22 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from core.diagnosis.progress import LogFound
-from tui.widgets.pane_state import PaneState
+from tui.widgets.pane_state import Tier2Pane
 
 MARK = "▶"
 
 
-class LogPane(PaneState, Vertical):
+class LogPane(Tier2Pane, Vertical):
     noun = "Log"
+
+    excerpt: LogFound | None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.state = "waiting"
-        self.excerpt: LogFound | None = None
-        self.why: str | None = None
         self._head = Text("Log not read yet.", style="italic")
+
+    def _clear(self) -> None:
+        self.excerpt = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._head, classes="log--head", markup=False)
@@ -42,10 +44,6 @@ class LogPane(PaneState, Vertical):
     @property
     def table(self) -> DataTable[Text]:
         return self.query_one(DataTable)
-
-    def reset(self) -> None:
-        self.state, self.excerpt, self.why = "waiting", None, None
-        self._draw()
 
     def show(self, log: LogFound) -> None:
         self.excerpt = log

@@ -8,13 +8,12 @@ from datetime import UTC, datetime
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from core.diagnosis.progress import NodeFound
 from core.diagnosis.signals.node_health import failing
-from tui.widgets.pane_state import PaneState
+from tui.widgets.pane_state import Tier2Pane
 
 
 def _since(at: datetime | None) -> str:
@@ -53,24 +52,13 @@ def scheduling_state(node: NodeFound) -> str:
     return " · ".join(said) if said else "schedulable"
 
 
-class NodePane(PaneState, VerticalScroll):
+class NodePane(Tier2Pane, VerticalScroll):
     noun = "Node"
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.state = "waiting"
-        self.node: NodeFound | None = None
-        self.why: str | None = None
+    node: NodeFound | None
 
-    def compose(self) -> ComposeResult:
-        yield Static("", classes="pane--body", markup=False)
-
-    def on_mount(self) -> None:
-        self._draw()
-
-    def reset(self) -> None:
-        self.state, self.node, self.why = "waiting", None, None
-        self._draw()
+    def _clear(self) -> None:
+        self.node = None
 
     def show(self, node: NodeFound) -> None:
         self.node, self.state = node, "found"
