@@ -28,7 +28,7 @@ machine hits both alike):
   a key that updates a label, to the label showing the new text;
 - needs attention: from `a` to the first page of that view (one events read per Pending / Running candidate,
   made by the app); baseline: the same label update;
-- memory chart: drawing the Memory tab's chart (tui.widgets.memory_canvas) of the OOM story's 983 samples at 120x30;
+- memory chart: drawing the Memory tab's chart (tui.widgets.memory.canvas) of the OOM story's 983 samples at 120x30;
   baseline: rendering Textual's Sparkline of the same samples at the same width (what the tab drew before).
 Every app here (in a fresh process or in this one) serves the demo tenant from the simulator's own process, as
 the program does. Prints a table; never asserts a time (the machine is shared, so numbers are only comparable
@@ -68,8 +68,8 @@ from tests.benchmarks.tui_child import launch, painted, push_empty
 from tui.app import program_app
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.picker import PickerScreen
-from tui.widgets.memory_canvas import draw
-from tui.widgets.memory_plot import plot_spec
+from tui.widgets.memory.canvas import draw
+from tui.widgets.memory.plot import plot_spec
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (120, 40)

@@ -53,7 +53,7 @@ from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
-from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.memory.chart import MemoryChart
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.step_list import StepList

@@ -29,8 +29,8 @@ from tui.screens.problem import ProblemScreen
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.log_pane import LogPane
-from tui.widgets.memory_area import MemoryArea
-from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.memory.area import MemoryArea
+from tui.widgets.memory.chart import MemoryChart
 from tui.widgets.step_list import StepList
 from tui.widgets.verdict_banner import VerdictBanner
 

@@ -16,9 +16,9 @@ import pytest
 from core.models.quantity import format_bytes
 from core.tenant import Tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdict
-from tui.widgets.memory_canvas import FAILURE, LIMIT, PEAK, REQUEST, Canvas, draw
-from tui.widgets.memory_chart import MemoryChart
-from tui.widgets.memory_plot import plot_spec
+from tui.widgets.memory.canvas import FAILURE, LIMIT, PEAK, REQUEST, Canvas, draw
+from tui.widgets.memory.chart import MemoryChart
+from tui.widgets.memory.plot import plot_spec
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 GLYPHS = {"peak": PEAK, "limit": LIMIT, "request": REQUEST, "failure": FAILURE}

@@ -16,10 +16,10 @@ from core.models.quantity import format_bytes
 from core.tenant import Tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdict
 from tests.ui.test_memory_geometry import canvas_from_screen, labels
-from tui.widgets.memory_area import MemoryArea
-from tui.widgets.memory_canvas import Canvas, draw
-from tui.widgets.memory_chart import MemoryChart
-from tui.widgets.memory_plot import plot_spec
+from tui.widgets.memory.area import MemoryArea
+from tui.widgets.memory.canvas import Canvas, draw
+from tui.widgets.memory.chart import MemoryChart
+from tui.widgets.memory.plot import plot_spec
 
 GI = 1024**3
 START = datetime(2026, 11, 30, 10, tzinfo=UTC)

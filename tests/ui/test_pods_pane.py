@@ -9,7 +9,7 @@ from __future__ import annotations
 from core.tenant import Tenant
 from tests.ui.test_diagnosis import CASES, SIZE, make, options_for, until, verdict
 from tui.widgets.containers_pane import ContainersPane
-from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.memory.chart import MemoryChart
 from tui.widgets.pods_pane import PodsPane
 from tui.widgets.verdict_banner import VerdictBanner
 

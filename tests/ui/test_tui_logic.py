@@ -1,5 +1,5 @@
 """The app's logic that needs no terminal: page keys (tui.paging), the picker's query (tui.picker_query), the
-needs-attention judgement (core.triage.attention), the memory chart's arithmetic (tui.widgets.memory_plot), advice in
+needs-attention judgement (core.triage.attention), the memory chart's arithmetic (tui.widgets.memory.plot), advice in
 the app's terms (tui.next_steps), settings (tui.settings) and counted words (tui.words)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tui.next_steps import for_the_app
 from tui.paging import Go, PageNav, Stay
 from tui.picker_query import QUIET_PHASES, NameFilterError, PickerQuery, Sort, next_sort, sort_for_column
 from tui.settings import Settings, config_dir, load_settings, save_settings
-from tui.widgets.memory_plot import failure_times, plot_spec, run_spans
+from tui.widgets.memory.plot import failure_times, plot_spec, run_spans
 from tui.words import plural
 
 T0 = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)

@@ -49,7 +49,7 @@ from tui.widgets.footer import KeysFooter
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
-from tui.widgets.memory_chart import MemoryChart
+from tui.widgets.memory.chart import MemoryChart
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.pods_pane import PodsPane

@@ -37,8 +37,8 @@ from tui.widgets.findings_line import findings_heads
 from tui.widgets.history_timeline import HistoryTimeline
 from tui.widgets.kube_events_pane import KubeEventsPane
 from tui.widgets.log_pane import LogPane
-from tui.widgets.memory_chart import MemoryChart
-from tui.widgets.memory_plot import failure_times, run_spans
+from tui.widgets.memory.chart import MemoryChart
+from tui.widgets.memory.plot import failure_times, run_spans
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.node_pane import NodePane
 from tui.widgets.pods_pane import PodsPane

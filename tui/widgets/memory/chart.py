@@ -1,8 +1,8 @@
 """CPU memory of the failed run over time: usage on a time axis (UTC), the configured limit and request as
 horizontal lines, the measured peak marked ◆, each failure or restart the history records inside that time
-as a vertical line, and the failed run's time shaded when the samples reach past it. tui.widgets.memory_plot
-works out what to draw, tui.widgets.memory_canvas draws it into cells with one value-to-row mapping for every
-mark (the limit on its label's row, the peak on the curve's top), tui.widgets.memory_area shows the cells.
+as a vertical line, and the failed run's time shaded when the samples reach past it. tui.widgets.memory.plot
+works out what to draw, tui.widgets.memory.canvas draws it into cells with one value-to-row mapping for every
+mark (the limit on its label's row, the peak on the curve's top), tui.widgets.memory.area shows the cells.
 
 Measured and configured values are kept apart in words: the legend calls the usage and the peak measured and
 the limit and request configured, and when the metrics answered with no samples nothing is drawn at all, only
@@ -23,9 +23,9 @@ from textual.widgets import Static
 from core.diagnosis.progress import MemoryTrend
 from core.models.quantity import format_bytes
 from core.models.report import Memory
-from tui.widgets.memory_area import MemoryArea
-from tui.widgets.memory_canvas import FAILURE, LIMIT, PEAK, REQUEST, USAGE_SAMPLE
-from tui.widgets.memory_plot import PlotSpec, plot_spec
+from tui.widgets.memory.area import MemoryArea
+from tui.widgets.memory.canvas import FAILURE, LIMIT, PEAK, REQUEST, USAGE_SAMPLE
+from tui.widgets.memory.plot import PlotSpec, plot_spec
 from tui.widgets.phase_text import theme_colour
 
 HIGH_RATIO = 0.9  # at or above this share of the limit the usage is drawn in the error colour

@@ -1,4 +1,4 @@
-"""The memory chart's drawing area: the canvas (tui.widgets.memory_canvas) at the widget's own size, coloured by
+"""The memory chart's drawing area: the canvas (tui.widgets.memory.canvas) at the widget's own size, coloured by
 what each cell shows. Redrawn on resize; `lines` is what is on screen, for tests and the plain text."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widget import Widget
 
-from tui.widgets.memory_canvas import Canvas, draw
-from tui.widgets.memory_plot import PlotSpec
+from tui.widgets.memory.canvas import Canvas, draw
+from tui.widgets.memory.plot import PlotSpec
 
 
 class MemoryArea(Widget):

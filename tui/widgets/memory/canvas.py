@@ -16,7 +16,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from core.models.quantity import format_bytes
-from tui.widgets.memory_plot import HEADROOM, PlotSpec
+from tui.widgets.memory.plot import HEADROOM, PlotSpec
 
 USAGE_SAMPLE = "⠉"  # the legend's sample of the braille the usage is drawn in
 LIMIT = "╌"
@@ -204,7 +204,7 @@ def draw(spec: PlotSpec, width: int, height: int) -> Canvas | None:
             for c in range(cols):
                 put(r, left + c, glyph, role)
     dots: dict[tuple[int, int], int] = {}
-    # Samples that only carry a failed container's last value on (memory_plot.held_runs) are not drawn.
+    # Samples that only carry a failed container's last value on (plot.held_runs) are not drawn.
     kept = [i for i in range(len(spec.xs)) if not any(a <= i < b for a, b in spec.held)]
     xs = [spec.xs[i] for i in kept]
     points = [(_dot_col(spec.xs[i] - base, span, cols), dot_row(spec.ys[i], top, rows)) for i in kept]
