@@ -6,6 +6,7 @@ failure is said, and the hints for a bad tenant URL name `--base-url` when it wa
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import pty
 import signal
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from core.sim.demo import DEMO_CLUSTERS, load_demo_bundle
+from core.sim.demo.build import build_demo_bundle
 from core.tenant import open_bundle_tenant
 from core.triage.scan import ScanRequest, scan
 from core.triage.scan_render import to_dict, to_text
@@ -24,6 +26,9 @@ from tui import cli
 
 REPO = Path(__file__).resolve().parents[2]
 EAST = DEMO_CLUSTERS[0]["uuid"]
+# A slow answer, not a failed one: the route's own answer comes whole, after 0.3 s.
+SLOW_WORKLOAD = {"match": "GET /api/v1/workloads/{id}", "status": 200, "kind": "trickle", "intervalMs": 1,
+               "bytes": 1 << 22, "delayMs": 300, "times": 100_000}
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -78,10 +83,17 @@ async def test_an_interrupted_scan_keeps_what_finished() -> None:
 def test_ctrl_c_in_scan_prints_what_finished_and_exits_130(tmp_path: Path) -> None:
     """SIGINT once the progress bar (stderr on a terminal) shows two diagnoses done: exit 130, what finished
     printed, no traceback."""
+    # The demo tenant with each workload's own record answered 0.3 s late (a read only the diagnoses make, so the
+    # scan starts as fast as ever): the scan is still going when the signal lands however busy the machine is (the
+    # plain demo could finish first), and a lost signal still ends within a minute.
+    bundle = build_demo_bundle()
+    bundle["faults"] = [*bundle.get("faults", []), SLOW_WORKLOAD]
+    case = tmp_path / "slow-demo.json"
+    case.write_text(json.dumps(bundle), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     leader, follower = pty.openpty()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "scan", "--demo", "--cluster-id", "demo-east", "--since", "7d",
+        [sys.executable, "-m", "tui.cli", "scan", "--case", str(case), "--cluster-id", "demo-east", "--since", "7d",
          "--concurrency", "1", "--format", "json"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=follower, text=True,
     )
