@@ -39,7 +39,7 @@ from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
 from tui.screens.help import HelpScreen
 from tui.screens.nodes import NodesScreen
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.page_indicator import PageIndicator
 
 SIZE = (140, 42)

@@ -41,8 +41,8 @@ from tui.commands.start import (
 from tui.keys_in_turn import KeysInTurn
 from tui.messages import DiagnosisTarget, StartFailed, TenantOpened, WorkloadChosen
 from tui.screens.help import HelpScreen, KeysProvider, key_entries
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_refresh import refresh_interval
+from tui.screens.picker.pace import refresh_interval
+from tui.screens.picker.screen import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.settings import config_dir as settings_dir
 from tui.settings import load_settings, update_settings

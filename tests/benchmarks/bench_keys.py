@@ -28,7 +28,7 @@ from core.tenant import open_bundle_tenant
 from tests.benchmarks.harness import alternate, print_ratio
 from tui.app import TriageApp
 from tui.keys_in_turn import KeysInTurn
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
 

@@ -46,7 +46,7 @@ from tests.benchmarks.live_child import MappedClock, make_clock_file
 from tui.app import TriageApp
 from tui.commands.start import StartOptions
 from tui.commands.watch_run import WatchRun
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (140, 60)

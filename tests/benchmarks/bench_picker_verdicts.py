@@ -24,8 +24,8 @@ from core.sim.demo import load_demo_bundle
 from core.tenant import open_bundle_tenant
 from tests.benchmarks.bench_tui import key, until
 from tui.app import TriageApp
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_verdicts import GROUP
+from tui.screens.picker.screen import PickerScreen
+from tui.screens.picker.verdicts import GROUP
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (120, 40)

@@ -108,7 +108,7 @@ def launch(argv: tuple[str, ...] = ("--demo",)) -> tuple[Any, Any]:
 
 async def triage(launched: tuple[Any, Any], empty: bool) -> tuple[float, float]:
     from tui.app import program_app
-    from tui.screens.picker import PickerScreen
+    from tui.screens.picker.screen import PickerScreen
     from tui.widgets.workload_table import WorkloadTable
 
     app = program_app(*launched, cursor_blink=False)

@@ -20,7 +20,7 @@ from core.sim.bundle import CaseBundle, parse_bundle
 from core.sim.demo import load_demo_bundle
 from core.tenant import Tenant, open_bundle_tenant
 from tui.app import TriageApp
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 
 CLUSTER = "0b9e6f2a-1c3d-4e5f-8a7b-9c0d1e2f3a4b"
 CAPTURED_AT = "2026-11-30T12:00:00Z"

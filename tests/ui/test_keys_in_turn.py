@@ -22,7 +22,7 @@ from core.sim.bundle import CaseBundle, parse_bundle
 from core.tenant import Tenant
 from tests.ui.conftest import CAPTURED_AT, CLUSTER, loaded_picker, make_app, picker_of, settle, workload
 from tui.messages import ProjectsLoaded
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (80, 24)

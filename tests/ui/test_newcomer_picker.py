@@ -20,8 +20,8 @@ from tests.ui.conftest import loaded_picker, make_app, settle
 from tests.ui.test_picker_refresh import row_of, settled
 from tui.commands.start import StartOptions
 from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_news import NEW, RECOVERED
+from tui.screens.picker.news import NEW, RECOVERED
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail

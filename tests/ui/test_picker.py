@@ -28,7 +28,7 @@ from tui.commands.start import StartOptions, UsageError, options_from_args
 from tui.messages import DiagnosisTarget, PageLoaded
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.help import HelpScreen
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.widgets.attention_toggle import AttentionToggle
 from tui.widgets.cluster_notice import ClusterNotice

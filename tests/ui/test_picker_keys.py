@@ -19,7 +19,7 @@ from core.tenant import Tenant
 from tests.ui.conftest import CLUSTER, loaded_picker, make_app, settle, small_bundle, workload
 from tui.picker_query import Sort
 from tui.screens.detail import DetailScreen
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
 from tui.widgets.workload_table import WorkloadTable

@@ -23,9 +23,9 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.commands.start import StartOptions
 from tui.screens.help import HelpScreen
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_news import NEW
-from tui.screens.picker_refresh import refresh_interval
+from tui.screens.picker.news import NEW
+from tui.screens.picker.pace import refresh_interval
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.top_bar import TopBar
 from tui.widgets.workload_table import WorkloadTable

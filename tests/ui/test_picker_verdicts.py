@@ -25,8 +25,8 @@ from core.triage.verdicts import VerdictCache, page_line, page_lines, wants_verd
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.commands.start import StartOptions
 from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.picker import PickerScreen
-from tui.screens.picker_verdicts import GROUP, START_DELAY_S
+from tui.screens.picker.screen import PickerScreen
+from tui.screens.picker.verdicts import GROUP, START_DELAY_S
 from tui.widgets.missing_pane import MissingPane
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
@@ -252,7 +252,7 @@ async def test_rows_judged_by_the_engine_get_their_verdicts_after_the_first_pain
         assert crashing[0].id in {w.id for w in judged_later}, "the crashing row is on the first page"
         # Until the verdict worker starts (its timer is still pending, as it is at the first paint unless the
         # machine stalled), nothing has judged those rows, so nothing has loaded the engine's signals.
-        if screen._verdict_timer is not None:
+        if screen._verdicts.timer is not None:
             assert checked.cache_info().currsize == 0, "the first page loaded the engine's signals itself"
             assert all(table.verdict_text(w.id or "") is None for w in judged_later)
             assert "checking the status of" in screen.query_one(VerdictLine).plain

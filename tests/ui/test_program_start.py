@@ -31,7 +31,7 @@ from tui.commands.start import (
     open_tenant,
     options_from_args,
 )
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.screens.problem import ProblemScreen
 
 SIZE = (120, 40)

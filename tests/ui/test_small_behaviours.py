@@ -20,7 +20,7 @@ from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.export import EXPORT_DIR_ENV, export_dir
 from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (80, 24)

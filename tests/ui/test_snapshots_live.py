@@ -25,7 +25,7 @@ from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.diagnosis import DiagnosisScreen
 from tui.screens.diagnosis_open import request_for
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 
 SIZES = [(80, 24), (120, 40)]
 IDS = ["80x24", "120x40"]

@@ -22,7 +22,7 @@ from tui.app import TriageApp
 from tui.commands.start import OpenedTenant
 from tui.screens.detail import DetailScreen
 from tui.screens.help import HelpScreen
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 
 SIZES = [(80, 24), (160, 50)]

@@ -191,7 +191,7 @@ def test_the_app_loads_the_engine_after_its_first_page() -> None:
 FIRST_PAGE_MODULES = """
 import asyncio, sys
 from tui.app import TriageApp
-from tui.screens.picker import PickerScreen
+from tui.screens.picker.screen import PickerScreen
 from tui.commands.start import StartOptions
 from tui.widgets.workload_table import WorkloadTable
 

@@ -23,7 +23,7 @@ from textual.timer import Timer
 from core.triage.follow import Fingerprint, follow_refusal, read_fingerprint, what_changed
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer
 from tui.messages import DiagnosisProgress, DiagnosisStopped
-from tui.screens.picker_refresh import short_reason
+from tui.screens.picker.pace import short_reason
 from tui.widgets.follow_line import FollowLine
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from core.triage.nodes_rows import NodeFailure, NodeRow
 from tui.clock import Clock
 from tui.messages import WorkloadChosen
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_text import workload_detail
+from tui.screens.workload_detail import workload_detail
 from tui.widgets.footer import KeysFooter
 from tui.widgets.notice import Notice
 from tui.widgets.row_detail import RowDetail

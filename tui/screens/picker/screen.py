@@ -7,27 +7,32 @@ answer that arrives after the filters moved on is dropped instead of shown. Page
 sized to the rows the table can show, in the chosen server-side order (newest phase change first by default).
 Page keys go through `PageNav` (tui.paging): every press counts, and presses made while a page is on its way
 are coalesced into one request. The needs-attention view reads its pages through core.triage.attention. The
-failed and needs-attention rows on screen are diagnosed in the background (tui.screens.picker_verdicts).
+failed and needs-attention rows on screen are diagnosed in the background (verdicts.py), and the page is read
+again every few seconds (refresh.py).
+
+The screen's chain is three classes deep: PickerScreen (keys, requests, answers) on PickerRefresh (following the
+tenant) on PickerViews (what is drawn); the reads (reads.py), the verdict queue (verdicts.py), the refresh's
+pacing (pace.py) and what moved (news.py) are plain objects and functions it calls.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import Resize
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Select
 
 from core.models.clusters import find_cluster, listed_clusters
-from core.models.runai import Cluster, Workload
+from core.models.runai import Cluster
 from core.safety.untrusted import clean
-from core.sources.runai import MAX_LIMIT
 from core.tenant import Tenant
 from core.triage.attention import AttentionCache
+from core.triage.pacing import Pacer
 from core.triage.verdicts import VerdictCache
 from tui.clock import Clock
 from tui.messages import (
@@ -44,10 +49,14 @@ from tui.messages import (
 from tui.paging import Go, Move, PageNav
 from tui.picker_query import PickerQuery, Sort, next_sort, sort_for_column
 from tui.screens.detail import DetailScreen
-from tui.screens.picker_news import NEXT_NEW_FAILURE
-from tui.screens.picker_refresh import PickerRefresh
-from tui.screens.picker_text import workload_detail
+from tui.screens.picker import reads
+from tui.screens.picker.news import NEXT_NEW_FAILURE, News
+from tui.screens.picker.pace import RefreshPace
+from tui.screens.picker.refresh import PickerRefresh
+from tui.screens.picker.verdicts import VerdictQueue
+from tui.screens.picker.views import DEFAULT_PAGE_SIZE
 from tui.screens.problem import describe_error
+from tui.screens.workload_detail import workload_detail
 from tui.widgets.cluster_notice import ClusterNotice
 from tui.widgets.filter_bar import FilterBar, cluster_label
 from tui.widgets.footer import KeysFooter
@@ -57,10 +66,6 @@ from tui.widgets.row_detail import RowDetail
 from tui.widgets.top_bar import TopBar
 from tui.widgets.verdict_line import VerdictLine
 from tui.widgets.workload_table import WorkloadTable
-
-# Used until the table has a size (the first page waits for layout, so this is rarely seen).
-DEFAULT_PAGE_SIZE = 20
-# A held `]` on the last page shows one notice, not one per repeat.
 
 
 class PickerScreen(PickerRefresh):
@@ -127,12 +132,10 @@ class PickerScreen(PickerRefresh):
         self._edge_noticed: tuple[str, float] | None = None
         self._land_on: str | None = None  # where the cursor goes on the page j or k moved to ("first", "last")
         self._attention_cache = AttentionCache()
-        self.verdicts = VerdictCache()
-        self._verdict_seq = -1
-        self._verdict_rows: list[Workload] = []
-        self._verdict_later: list[Workload] = []
-        self._verdict_timer: Timer | None = None
-        self._verdict_cluster: str | None = None
+        self._verdicts = VerdictQueue(VerdictCache(), start_timer=self.set_timer, run=self._diagnose_rows,
+                                      on_top=self._on_top)
+        self._news = News()
+        self._pace = RefreshPace(refresh_s)
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -151,6 +154,7 @@ class PickerScreen(PickerRefresh):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        self._pace.pacer = Pacer(self.refresh_s)
         self._notice("loading", "Loading clusters…", f"Reading {self.tenant.label}.")
         self.query_one(WorkloadTable).focus()
         if self._live_clock:
@@ -158,6 +162,12 @@ class PickerScreen(PickerRefresh):
         for select in self.query(Select):
             self.watch(select, "expanded", self._selector_toggled, init=False)
         self._load_clusters()
+
+    def _load_clusters(self) -> None:
+        self._read("picker-clusters", partial(reads.clusters, self.tenant.runai))
+
+    def _load_projects(self, cluster_id: str | None) -> None:
+        self._read("picker-projects", partial(reads.projects, self.tenant.runai, cluster_id))
 
     # -- public state (tests and other screens read it) ------------------------------------------------------
     @property
@@ -181,12 +191,17 @@ class PickerScreen(PickerRefresh):
         """True once the screen has shown rows, an empty state or an error (not just "loading")."""
         return self._answered
 
-    # -- requests -----------------------------------------------------------------------------------------
-    def _visible_rows(self) -> int:
-        height = self.query_one("#table-area").content_region.height
-        # One line is the table header.
-        return max(1, min(MAX_LIMIT, height - 1)) if height > 1 else DEFAULT_PAGE_SIZE
+    @property
+    def verdicts(self) -> VerdictCache:
+        """The background diagnoses' verdicts, by workload and phase change."""
+        return self._verdicts.verdicts
 
+    @property
+    def verdicts_settled(self) -> bool:
+        """True when every eligible row on screen has its verdict (tests and screenshots wait for this)."""
+        return self._verdicts.settled
+
+    # -- requests -----------------------------------------------------------------------------------------
     def _apply_query(self, query: PickerQuery | None = None) -> None:
         """A new filter or order: back to the first page, and count again."""
         self._query = query if query is not None else self._query
@@ -199,7 +214,7 @@ class PickerScreen(PickerRefresh):
     def _request(self, move: Move, *, count: bool = False) -> None:
         if not isinstance(move, Go):
             return
-        self._stop_verdicts()  # the page on screen is going: its background diagnoses stop before the next read
+        self._stop_background()  # the page on screen is going: its background work stops before the next read
         self._seq += 1
         self.nav.limit = self._visible_rows()
         try:
@@ -216,10 +231,11 @@ class PickerScreen(PickerRefresh):
         else:
             self.query_one(WorkloadTable).add_class("-stale")
         self._update_indicator()
-        fetch = self._fetch_attention if self._query.attention else self._fetch_page
-        fetch(self._seq, filters, self._sort, move.offset, self.nav.limit)
+        cache = self._attention_cache if self._query.attention else None
+        self._read("picker-page", partial(reads.page, self.tenant.runai, cache, self._seq, filters, self._sort,
+                                          move.offset, self.nav.limit))
         if count:
-            self._fetch_count(self._generation, filters)
+            self._read("picker-count", partial(reads.count, self.tenant.runai, self._generation, filters))
 
     # -- message handlers ---------------------------------------------------------------------------------
     def on_clusters_loaded(self, message: ClustersLoaded) -> None:
@@ -296,7 +312,8 @@ class PickerScreen(PickerRefresh):
         table.remove_class("-stale")
         keep = table.workloads and [w.id for w in table.workloads] == [w.id for w in shown]
         names = {c.uuid: cluster_label(c) for c in self._clusters if c.uuid}
-        verdicts = self._verdicts_for_page(message.seq, shown, self._query.cluster_id, self._query.attention)
+        verdicts = self._verdicts.page(message.seq, shown, self._query.cluster_id, self._query.attention,
+                                       self._attention_cache.judged)
         table.show_workloads(
             shown, keep_cursor=bool(keep), clusters=names, show_cluster=not self._query.cluster_id, sort=self._sort,
             verdicts=verdicts,
@@ -310,8 +327,10 @@ class PickerScreen(PickerRefresh):
             self._show_empty()
         self._place_return_row()
         self._show_row_detail()
+        self._show_verdict_line()
         self._update_indicator()
         self._check_clusters()
+        self._page_read()
 
     def on_page_failed(self, message: PageFailed) -> None:
         if message.seq != self._seq:
@@ -323,6 +342,7 @@ class PickerScreen(PickerRefresh):
         self.query_one(WorkloadTable).remove_class("-stale")
         self._show_error(message.error)
         self._check_clusters()  # a list that fails may be why: the cluster's own state still shows
+        self._page_failed(message)
 
     def on_count_loaded(self, message: CountLoaded) -> None:
         if message.generation == self._generation:
@@ -350,40 +370,12 @@ class PickerScreen(PickerRefresh):
         if chosen is not None:
             self._set_sort(chosen)
 
-    def on_resize(self, event: Resize) -> None:
-        self._schedule_page_check()
-
-    @on(WorkloadTable.HeightChanged)
-    def _table_height_changed(self) -> None:
-        # A line above or below the table came or went (the cluster line): sized again, as after a resize.
-        self._schedule_page_check()
-
-    def _schedule_page_check(self) -> None:
-        if self._page_resize_timer is not None:
-            self._page_resize_timer.stop()
-        # A drag-resize sends a burst of events; the page is refetched once it settles.
-        self._page_resize_timer = self.set_timer(0.15, self._check_page_size)
-
-    def _check_page_size(self) -> None:
-        if self._page is not None and not self._loading and self._visible_rows() != self.nav.limit:
-            self._request(self.nav.reload())
-        elif self._loading and self._page is not None:
-            self._schedule_page_check()  # again once the page in flight has landed
-
     def _selector_toggled(self, expanded: bool) -> None:
         # A cluster or project was picked (or the list closed with esc): the keys go back to the table now, while
         # that key is handled, so the next key is a command (tui.keys_in_turn). Not when the list closed because
         # the user clicked somewhere else: the keys are there.
         if not expanded and (self.focused is None or isinstance(self.focused, Select)):
             self.action_focus_table()
-
-    def _navigate(self, move: Move) -> None:
-        if self._page is None and not self._loading:
-            return
-        if isinstance(move, Go):
-            self._request(move)
-        else:
-            self._edge_notice(move.edge, move.note)
 
     # -- actions ------------------------------------------------------------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -485,5 +477,5 @@ class PickerScreen(PickerRefresh):
             self.notify("This row has no workload id, so it cannot be diagnosed.", severity="error")
             return
         cluster = workload.cluster_id or self._query.cluster_id
-        replay = self.replay_for(workload)
+        replay = self._verdicts.replay_for(workload)
         self.post_message(WorkloadChosen(workload.id, cluster, workload.name, workload.project_name, replay))
