@@ -40,6 +40,8 @@ __all__ = ["HEALTHY_PHASES", "pod_key"]
 
 K = SignalKind
 SIMULTANEOUS = timedelta(seconds=10)
+# The teardown signs that say a rank's collective timed out waiting (the rank it waited for hung).
+COLLECTIVE_TIMEOUT_SIGNS = frozenset({"NCCL watchdog timeout", "Gloo collective timeout"})
 # What only says the pod was ended from outside: never a cause of its own.
 KILL_KINDS = frozenset({K.SIGKILLED, K.SIGTERMED})
 # The kinds that decide a category (a rule row) and the GPU out-of-memory the app raises: a pod's own cause.
@@ -49,6 +51,8 @@ CAUSE_KINDS = frozenset(kind for family in FAMILIES for kind in family.rows) | {
 _TEARDOWN_PATTERNS: tuple[tuple[str, str], ...] = (
     ("NCCL watchdog timeout",
      r"watchdog caught collective operation timeout|ProcessGroupNCCL[^\n]{0,200}time(?:d )?out"),
+    ("Gloo collective timeout",
+     r"gloo[^\n]{0,200}timed out (?:waiting|after)|ProcessGroupGloo[^\n]{0,200}time(?:d )?out"),
     ("NCCL communicator aborted",
      r"NCCL communicator was aborted|ncclRemoteError|remote process exited or there was a network error"),
     ("connection reset by peer", r"connection reset by peer|ECONNRESET"),
@@ -305,11 +309,18 @@ class _Facts:
     outside: bool
 
     def strength(self) -> tuple[bool, int, int]:
-        """Lower is a likelier first failure: a cause other than a bare exit, then a plain exit, then an exit
-        beside a peer's loss (an NCCL timeout, a reset connection); within each, the seed's signal order."""
+        """Lower is a likelier first failure: a cause other than a bare exit, then a collective's timeout, then a
+        plain exit, then an exit beside a peer's loss (a reset connection, a closed rendezvous); within each, the
+        seed's signal order.
+
+        A collective times out only after its whole timeout (minutes) spent waiting on a rank that hung, so a
+        plain exit seconds from it is that hang's teardown (a rank whose own timeout was not read, or one ended
+        by the launcher), not a crash that caused it: a crash makes its peers' collectives fail at once, with
+        an aborted communicator or a reset connection, never with a timeout."""
         causes = [k for k in self.kinds if k in CAUSE_KINDS]
+        timed_out = any(s in COLLECTIVE_TIMEOUT_SIGNS for s in self.signs)
         peer_lost = any(s not in ("SIGTERM", "SIGKILL") for s in self.signs)
-        tier = 0 if any(k is not K.APP_EXIT for k in causes) else (2 if peer_lost else 1)
+        tier = 0 if any(k is not K.APP_EXIT for k in causes) else (1 if timed_out else (3 if peer_lost else 2))
         rank = min((signal_rank(k) for k in causes), default=len(CAUSE_KINDS) + 100)
         return not causes, tier, rank
 

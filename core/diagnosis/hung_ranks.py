@@ -20,7 +20,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.diagnosis.cascade import CAUSE_KINDS, PodTermination, TerminationOrder, pod_key
+from core.diagnosis.cascade import (
+    CAUSE_KINDS,
+    COLLECTIVE_TIMEOUT_SIGNS,
+    PodTermination,
+    TerminationOrder,
+    pod_key,
+)
 from core.diagnosis.observations import quote
 from core.diagnosis.pod_ends import HEALTHY_PHASES
 from core.diagnosis.signals import SignalKind
@@ -34,9 +40,9 @@ _COLLECTIVE_TIMEOUT_RE = re.compile(
     re.IGNORECASE,
 )
 # The teardown signs (cascade.py) that say a rank timed out itself, or only saw its peer go.
-TIMEOUT_SIGNS = frozenset({"NCCL watchdog timeout"})
+TIMEOUT_SIGNS = COLLECTIVE_TIMEOUT_SIGNS
 _PEER_SIGNS = frozenset(
-    {"NCCL watchdog timeout", "NCCL communicator aborted", "connection reset by peer", "connection closed by peer",
+    {*COLLECTIVE_TIMEOUT_SIGNS, "NCCL communicator aborted", "connection reset by peer", "connection closed by peer",
      "rendezvous closed", "ChildFailedError", "MPI daemon lost", "Horovod peer exited"}
 )
 # The bound on the reads one diagnosis makes for this: hung ranks' nodes (events and the node), then other nodes'

@@ -5,7 +5,10 @@ condition) and the rank on it hung; ten minutes later another worker's NCCL watc
 the other 63 followed within a minute, and the operator deleted the hung worker at clean-up. In a 4-pod job a
 rank's GPU stopped answering its driver (Xid 119, a GSP RPC timeout): the others timed out in Gloo and exited 1,
 and the hung rank, deaf to SIGTERM, was killed after the grace period (exit 137). The look-alike: the same
-timeouts, the hung rank's node clean, so there is no finding, only the rank named.
+timeouts, the hung rank's node clean, so there is no finding, only the rank named. And the timeouts seconds
+apart: the ranks whose logs were not read exited 1 two and four seconds after the one that timed out, so they
+show a plain exit; a plain exit does not outrank the timeout it came with (cascade.py), so the first failure
+is still the rank that timed out, and the report still names the rank the collective waited for.
 """
 
 from __future__ import annotations
@@ -133,8 +136,34 @@ def case_nccl_timeout_hung_rank_node_clean() -> Case:
     }
 
 
+def case_nccl_timeouts_seconds_apart() -> Case:
+    """4 pods; worker-1's NCCL watchdog fired at 11:50:00; master-0 and worker-0 exited 1 at 11:50:02 and
+    11:50:04 with nothing read that says why (their logs are not read); worker-2 hung and was deleted at
+    clean-up. Within the ten seconds the pods' times are compared by what they show."""
+    s = _job("ff-rank-04", "gemma-sft", 4, phase_at=9.5)
+    first = _exited(s, "worker", 1, "gpu-k-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
+    _exited(s, "master", 0, "gpu-k-01", 10.0 - 2 * S, None)
+    _exited(s, "worker", 0, "gpu-k-02", 10.0 - 4 * S, None)
+    hung = s.add_pod(node="gpu-k-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
+                     deleted=9)
+    s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
+    _failed_job_event(s, 9.6)
+    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.add_phase(9.5, "Failed", s.phase_message)
+    s.nodes += [node("gpu-k-03"), node("gpu-k-04", extra_conditions=[
+        condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]
+    s.add_node_event(14, "gpu-k-04", "NvidiaXID79Error", XID79, component="kernel-monitor")
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
+        "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-k-04 did not time out itself"],
+        "findings": [{"kind": "gpu-hardware", "node": "gpu-k-04", "explains": True}],
+        "recommendations": ["gpu-k-04"], "paths": [r"^/api/v1/nodes/gpu-k-04$"],
+    }
+
+
 CASES = {
     "rank-nccl-timeout-65-pods-xid79": case_nccl_timeout_65_pods_xid79,
     "rank-gloo-timeout-killed-rank-xid119": case_gloo_timeout_killed_rank_xid119,
     "rank-nccl-timeout-hung-rank-node-clean": case_nccl_timeout_hung_rank_node_clean,
+    "rank-nccl-timeouts-seconds-apart": case_nccl_timeouts_seconds_apart,
 }
