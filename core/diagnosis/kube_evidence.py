@@ -247,7 +247,8 @@ def log_observation(
 def log_line_text(excerpt: LogExcerpt, finding: LogFinding, instance: LogInstance | None = None) -> str:
     """The cited line; for a shell script whose line names the command that failed (curl's `curl: (6)`), what
     the exit code the shell passed on means for that command."""
-    text = _line_text(excerpt, finding.line_no, finding.text, finding.kind is LogKind.LAST_WORDS)
+    text = _line_text(excerpt, finding.line_no, finding.said, finding.kind is LogKind.LAST_WORDS,
+                      meter=finding.after_meter is not None)
     if instance is None or instance.program not in SHELLS or instance.exit_code is None:
         return text
     named, code = finding.program, instance.exit_code
@@ -256,10 +257,13 @@ def log_line_text(excerpt: LogExcerpt, finding: LogFinding, instance: LogInstanc
     return text
 
 
-def _line_text(excerpt: LogExcerpt, line_no: int, text: str, last: bool = False) -> str:
+def _line_text(excerpt: LogExcerpt, line_no: int, text: str, last: bool = False, *, meter: bool = False) -> str:
+    """`meter`: `text` is the line from a tool's error on, a progress meter having been written before it."""
     which = "previous instance" if excerpt.previous else "current instance"
     last_said = ", the last it wrote before it exited 0" if last else ""
-    return f'Log line {line_no} of container {quote(excerpt.container, 80)} ({which}){last_said}: "{quote(text)}"'
+    after = ", after a progress meter on the same line" if meter else ""
+    container = quote(excerpt.container, 80)
+    return f'Log line {line_no} of container {container} ({which}){last_said}{after}: "{quote(text)}"'
 
 
 def log_infra_observations(
