@@ -28,7 +28,6 @@ from core.triage.verdicts import VerdictCache, needs_events, page_lines, verdict
 from tui.clock import Clock
 from tui.loading import load
 from tui.messages import VerdictArrived
-from tui.screens.diagnosis_commands import LOOKBACKS
 from tui.screens.picker_return import PickerReturn
 from tui.widgets.verdict_line import WAITING, VerdictLine, verdict_cell
 from tui.widgets.workload_table import WorkloadTable
@@ -167,7 +166,7 @@ class PickerVerdicts(PickerReturn):
         rows = [*rows, *await self._judge_later(seq)]
         if not rows:
             return
-        from core.diagnosis.request import DiagnosisRequest
+        from core.diagnosis.request import DEFAULT_LOOKBACK, DiagnosisRequest
         from core.triage.batch import BACKGROUND, diagnose_many
 
         kube_off = getattr(self.app, "kube_off", None)
@@ -175,7 +174,7 @@ class PickerVerdicts(PickerReturn):
         open_tier2 = self.tenant.open_tier2 if kube_off is None else None
         now = self._clock()
         requests = [
-            DiagnosisRequest(cluster_id=w.cluster_id or cluster or "", workload_id=w.id, lookback=LOOKBACKS[0],
+            DiagnosisRequest(cluster_id=w.cluster_id or cluster or "", workload_id=w.id, lookback=DEFAULT_LOOKBACK,
                              now=now, count_others=False)
             for w in rows
         ]

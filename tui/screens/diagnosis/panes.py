@@ -29,8 +29,8 @@ from core.diagnosis.progress import (
 from core.models.report import MissingItem, Report
 from core.tenant import Tenant
 from tui.next_steps import for_the_app
-from tui.screens.diagnosis_commands import TABS
-from tui.screens.diagnosis_text import verdict_preface
+from tui.screens.diagnosis.commands import TABS
+from tui.screens.diagnosis.text import verdict_preface
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.findings_line import findings_heads

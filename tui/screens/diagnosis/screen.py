@@ -37,12 +37,12 @@ from core.tenant import Tenant
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
-from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
-from tui.screens.diagnosis_follow import FOLLOW, DiagnosisFollow
-from tui.screens.diagnosis_panes import PaneFilling
-from tui.screens.diagnosis_text import failure_words
-from tui.screens.diagnosis_views import PaneActions
-from tui.screens.report_actions import ReportActions
+from tui.screens.diagnosis.commands import LOOKBACKS, TABS, DiagnosisCommands
+from tui.screens.diagnosis.follow import FOLLOW, DiagnosisFollow
+from tui.screens.diagnosis.panes import PaneFilling
+from tui.screens.diagnosis.report_actions import ReportActions
+from tui.screens.diagnosis.text import failure_words
+from tui.screens.diagnosis.views import PaneActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EVERY_LINE_KEY, EvidencePane
 from tui.widgets.footer import KeysFooter
