@@ -35,8 +35,8 @@ from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.diagnosis_open import request_for
+from tui.screens.diagnosis.open import request_for
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.screens.nodes import NodesScreen
 from tui.screens.picker.screen import PickerScreen

@@ -270,7 +270,7 @@ class TriageApp(KeysInTurn):
         if self.tenant is not None:
             # Loaded on first use (or by the warm-up below, if it came first): the first page need not wait.
             from core.diagnosis.request import IN_CASE_BUNDLE
-            from tui.screens.diagnosis_open import show_diagnosis
+            from tui.screens.diagnosis.open import show_diagnosis
 
             where = IN_CASE_BUNDLE if self.options.mode == "case" else None
             show_diagnosis(self, self.tenant, target, self.clock, kube_off=self.kube_off, replay=replay, where=where)
@@ -290,7 +290,7 @@ def _load_diagnosis(freeze: bool) -> None:
     later diagnosis walk it again (a tenth of a second each, mid-diagnosis)."""
     from tui.loading import load
 
-    load("tui.screens.diagnosis_open")  # for its side effect: the modules are ready on first use
+    load("tui.screens.diagnosis.open")  # for its side effect: the modules are ready on first use
     load("core.models.fast").prepare_all()
     if freeze:
         gc.freeze()

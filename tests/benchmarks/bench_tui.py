@@ -66,7 +66,7 @@ from core.sim.demo import demo_expectations, load_demo_bundle
 from tests.benchmarks.harness import ROOT, python_env
 from tests.benchmarks.tui_child import launch, painted, push_empty
 from tui.app import program_app
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.widgets.memory.canvas import draw
 from tui.widgets.memory.plot import plot_spec

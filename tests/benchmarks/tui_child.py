@@ -143,7 +143,7 @@ def preload() -> None:
     screen and the engine, the picker's verdict worker, the Kubernetes client, the models' validators."""
     import importlib
 
-    for module in ("tui.screens.diagnosis_open", "core.triage.batch", "core.sources.kube"):
+    for module in ("tui.screens.diagnosis.open", "core.triage.batch", "core.sources.kube"):
         importlib.import_module(module)
     from core.models.fast import prepare_all
 
@@ -151,7 +151,7 @@ def preload() -> None:
 
 
 def verdict_shown(app) -> bool:  # type: ignore[no-untyped-def]
-    from tui.screens.diagnosis import DiagnosisScreen  # loaded by the app by then: costs nothing here
+    from tui.screens.diagnosis.screen import DiagnosisScreen  # loaded by the app by then: costs nothing here
 
     screen = app.screen
     return isinstance(screen, DiagnosisScreen) and screen.report is not None and not screen.running

@@ -26,7 +26,7 @@ from tests.ui.conftest import settle
 from tui.app import TriageApp
 from tui.commands.start import StartOptions
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import TABS, DiagnosisScreen
+from tui.screens.diagnosis.screen import TABS, DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail

@@ -46,8 +46,8 @@ from tui.app import TriageApp
 from tui.commands.start import StartOptions
 from tui.export import EXPORT_DIR_ENV, export_name, safe_fragment
 from tui.messages import DiagnosisProgress, DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.diagnosis_open import show_diagnosis
+from tui.screens.diagnosis.open import show_diagnosis
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline

@@ -23,7 +23,7 @@ from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
 from tui.screens.detail import DetailScreen
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.screens.problem import ProblemScreen
 from tui.widgets.evidence_pane import EvidencePane

@@ -16,7 +16,7 @@ from core.tenant import Tenant
 from tests.ui.conftest import make_app, settle
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, until, verdict
 from tests.ui.test_picker_verdicts import with_verdicts
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.row_detail import RowDetail

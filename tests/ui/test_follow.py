@@ -1,4 +1,4 @@
-"""`f` on a diagnosis follows the workload (tui/screens/diagnosis_follow.py), on a live demo tenant driven by a
+"""`f` on a diagnosis follows the workload (tui/screens/diagnosis/follow.py), on a live demo tenant driven by a
 stepped clock: a crash-looping workload is diagnosed again when it restarts and when it fails, the line above
 the banner says what changed and whether the verdict did, nothing is diagnosed again while nothing changes, and
 a workload in a final phase is not followed."""
@@ -20,7 +20,7 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.commands.start import StartOptions
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.widgets.follow_line import FollowLine
 
 SIZE = (120, 40)

@@ -20,7 +20,7 @@ from tests.ui.test_diagnosis import CASES, make, options_for, screen_text, verdi
 from tests.ui.test_follow import line, opened
 from tui.commands.start import StartOptions
 from tui.screens.detail import DetailScreen
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.readonly_badge import ReadOnlyBadge

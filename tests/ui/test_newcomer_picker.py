@@ -19,7 +19,7 @@ from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tests.ui.test_picker_refresh import row_of, settled
 from tui.commands.start import StartOptions
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.news import NEW, RECOVERED
 from tui.screens.picker.screen import PickerScreen
 from tui.widgets.filter_bar import FilterBar

@@ -23,7 +23,7 @@ from tests.ui.test_snapshots_nodes import nodes_app, on_nodes
 from tui.app import TriageApp
 from tui.commands.start import OpenedTenant
 from tui.screens import nodes as nodes_screen
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.node_workloads import NodeWorkloadsScreen
 from tui.screens.nodes import NodesScreen
 from tui.widgets.nodes_table import NodesTable

@@ -26,7 +26,7 @@ from tui.clock import relative_time
 from tui.commands.app_args import add_tui_arguments
 from tui.commands.start import StartOptions, UsageError, options_from_args
 from tui.messages import DiagnosisTarget, PageLoaded
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.help import HelpScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.screens.problem import ProblemScreen

@@ -24,7 +24,7 @@ from core.triage.batch import Verdict, verdict_label
 from core.triage.verdicts import VerdictCache, page_line, page_lines, wants_verdict
 from tests.ui.conftest import loaded_picker, make_app, settle
 from tui.commands.start import StartOptions
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.screens.picker.verdicts import GROUP, START_DELAY_S
 from tui.widgets.missing_pane import MissingPane

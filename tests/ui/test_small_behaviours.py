@@ -19,7 +19,7 @@ from tests.ui.test_diagnosis import CASES, make, options_for, verdict
 from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.export import EXPORT_DIR_ENV, export_dir
-from tui.screens.diagnosis import DiagnosisScreen
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.widgets.workload_table import WorkloadTable
 

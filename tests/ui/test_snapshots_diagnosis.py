@@ -20,8 +20,8 @@ from core.tenant import open_bundle_tenant
 from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.diagnosis_open import request_for
+from tui.screens.diagnosis.open import request_for
+from tui.screens.diagnosis.screen import DiagnosisScreen
 
 CASES = {case["key"]: case for case in demo_expectations()}
 # Stories of the off-spec tenant (a `Suspended` phase, ...) are served from their own bundle.

@@ -23,8 +23,8 @@ from tests.ui.conftest import loaded_picker, settle
 from tui.app import TriageApp
 from tui.commands.start import OpenedTenant, StartOptions
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.diagnosis_open import request_for
+from tui.screens.diagnosis.open import request_for
+from tui.screens.diagnosis.screen import DiagnosisScreen
 from tui.screens.picker.screen import PickerScreen
 
 SIZES = [(80, 24), (120, 40)]

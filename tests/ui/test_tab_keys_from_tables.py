@@ -7,7 +7,7 @@ from __future__ import annotations
 from core.tenant import Tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, verdict
 from tests.ui.test_diagnosis_keys import SIZE, active_tab
-from tui.screens.diagnosis import TABS
+from tui.screens.diagnosis.screen import TABS
 
 
 async def test_every_tab_reaches_the_memory_tab_and_back(demo_tenant: Tenant) -> None:

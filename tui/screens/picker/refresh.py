@@ -33,7 +33,6 @@ from core.models.runai import Workload
 from core.safety.untrusted import clean
 from tui.loading import load
 from tui.messages import PageFailed, PageLoaded
-from tui.screens.diagnosis_commands import LOOKBACKS
 from tui.screens.picker import reads
 from tui.screens.picker.pace import CHOICES_S, RefreshPace, every
 from tui.screens.picker.verdicts import GROUP as VERDICT_GROUP
@@ -276,8 +275,10 @@ class PickerRefresh(PickerViews):
             todo = [*rows, *await self._judge_later(seq)]
             if not todo:
                 return
+            from core.diagnosis.request import DEFAULT_LOOKBACK  # the engine is loaded by now
+
             try:
-                await reads.diagnose_rows(self.tenant, seq, todo, cluster, self._clock(), LOOKBACKS[0],
+                await reads.diagnose_rows(self.tenant, seq, todo, cluster, self._clock(), DEFAULT_LOOKBACK,
                                           getattr(self.app, "kube_off", None), self.post_message)
             except asyncio.CancelledError:
                 # Cancelled because the page changed: the normal end of this worker, not a failure (the diagnoses

@@ -1,12 +1,15 @@
 """How the diagnosis screen's panes fill from the engine's events, and how they settle when the verdict is in: the
 panes a verdict leaves unread say why (a route-out, no Tier 2, no OOM evidence), the ones a read failed say what
-failed, and the tab labels count the evidence and the missing items (a mixin of the diagnosis screen)."""
+failed, and the tab labels count the evidence and the missing items.
+
+`DiagnosisPanes` is a plain object the screen calls (`start`, `apply`, `cancelled`, `stopped`): it draws a run,
+the screen runs it and keeps its report."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from core.diagnosis.progress import (
@@ -29,8 +32,8 @@ from core.diagnosis.progress import (
 from core.models.report import MissingItem, Report
 from core.tenant import Tenant
 from tui.next_steps import for_the_app
-from tui.screens.diagnosis_commands import TABS
-from tui.screens.diagnosis_text import verdict_preface
+from tui.screens.diagnosis.commands import TABS
+from tui.screens.diagnosis.text import verdict_preface
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.findings_line import findings_heads
@@ -62,27 +65,73 @@ NOT_READ_DEFAULTS = {
 }
 
 
+W = TypeVar("W", bound=Widget)
+
+
 class _Resettable(Protocol):
     def reset(self) -> None: ...
 
 
-class PaneFilling(Screen[None]):
-    report: Report | None
-    tenant: Tenant
-    kube_off: str | None
-    lookback: str
-    _workload: str
-    _trend_seen: bool
-    _history_seen: bool
+class DiagnosisPanes:
+    """The banner, the steps and the tabs of one diagnosis screen, drawn from one run's events at a time."""
 
+    def __init__(self, screen: Widget, tenant: Tenant, kube_off: str | None, workload: str) -> None:
+        """`screen` holds the widgets (queried when drawn: they exist once it is composed); `tenant` and
+        `kube_off` say whether Tier 2 could be read; `workload` labels the banner until the engine names it."""
+        self._screen = screen
+        self.tenant = tenant
+        self.kube_off = kube_off
+        self.workload = workload
+        self.lookback = ""
+        self._verdict_in = False
+        self._trend_seen = False
+        self._history_seen = False
+
+    def _widget(self, kind: type[W]) -> W:
+        return self._screen.query_one(kind)
+
+    # -- a run's start and end without a verdict ---------------------------------------------------------
+    def start(self, lookback: str) -> None:
+        """Every pane back to its waiting state and its top, the banner running over `lookback`."""
+        self.lookback = lookback
+        self._verdict_in = False
+        self._trend_seen = False
+        self._history_seen = False
+        for pane in self._resettable():
+            pane.reset()
+        self._widget(PodsPane).reset()
+        self._scroll_home()
+        self._widget(StepList).reset()
+        self._widget(VerdictBanner).show_running(self.workload, self.lookback)
+        self._label_tabs()
+
+    def _scroll_home(self) -> None:
+        """Every pane back at its top: a new diagnosis never opens where the last one was scrolled to."""
+        for widget in self._widget(TabbedContent).query("*"):
+            if widget.is_scrollable:
+                widget.scroll_home(animate=False, immediate=True)
+
+    def cancelled(self) -> None:
+        self._widget(StepList).close_open("cancelled", "cancelled", "cancelled")
+        self._widget(VerdictBanner).show_cancelled(self.workload)
+
+    def stopped(self, title: str, detail: str, hint: str) -> None:
+        """The run ended without a report: the banner says why and what to do, the steps left open close."""
+        self._widget(VerdictBanner).show_failure(title, detail, hint)
+        self._widget(StepList).close_open("not run", "failed", "no report: the diagnosis stopped")
+        self._widget(EvidencePane).set_items(
+            self._widget(EvidencePane).items, "No evidence could be read before the diagnosis stopped."
+        )
+
+    # -- events -------------------------------------------------------------------------------------------
     def apply(self, event: ProgressEvent) -> None:
         """Show one engine event; each kind updates only its own pane, so arrival order does not matter."""
-        steps = self.query_one(StepList)
+        steps = self._widget(StepList)
         if isinstance(event, StepStarted):
             steps.start(event.step, event.title)
-            if self.report is None:
-                self.query_one(VerdictBanner).show_running(
-                    self._workload, self.lookback, f"Step {event.step} of 5: {event.title}"
+            if not self._verdict_in:
+                self._widget(VerdictBanner).show_running(
+                    self.workload, self.lookback, f"Step {event.step} of 5: {event.title}"
                 )
         elif isinstance(event, StepFinished):
             steps.finish(event.step, event.reads, event.seconds, event.skipped)
@@ -90,39 +139,39 @@ class PaneFilling(Screen[None]):
             steps.read(event.source, event.ok, event.step)
         elif isinstance(event, WorkloadResolved):
             w = event.workload
-            self._workload = workload_label(w.name, w.project, w.id or self._workload)
+            self.workload = workload_label(w.name, w.project, w.id or self.workload)
         elif isinstance(event, EvidenceFound):
-            self.query_one(EvidencePane).add(event.item)
+            self._widget(EvidencePane).add(event.item)
             self._label_tabs()
         elif isinstance(event, MissingFound):
-            self.query_one(MissingPane).add(event.item)
+            self._widget(MissingPane).add(event.item)
             self._route_missing(event.item)
             self._label_tabs()
         elif isinstance(event, ContainersFound):
-            self.query_one(ContainersPane).show(event)
+            self._widget(ContainersPane).show(event)
         elif isinstance(event, KubeEventsFound):
-            self.query_one(KubeEventsPane).show(event.rows)
+            self._widget(KubeEventsPane).show(event.rows)
         elif isinstance(event, LogFound):
-            self.query_one(LogPane).show(event)
+            self._widget(LogPane).show(event)
         elif isinstance(event, NodeFound):
-            self.query_one(NodePane).show(event)
+            self._widget(NodePane).show(event)
         elif isinstance(event, TerminationsFound):
-            self.query_one(PodsPane).show(event.entries)
+            self._widget(PodsPane).show(event.entries)
         elif isinstance(event, MemoryTrend):
             self._trend_seen = True
-            self.query_one(MemoryChart).show_trend(event)
+            self._widget(MemoryChart).show_trend(event)
         elif isinstance(event, HistoryFound):
             self._history_seen = True
-            self.query_one(HistoryTimeline).show(event.entries, event.records, event.pages, self.lookback)
+            self._widget(HistoryTimeline).show(event.entries, event.records, event.pages, self.lookback)
         elif isinstance(event, VerdictReady):
             self._finish(event)
 
     def _tier2_panes(self) -> dict[str, ContainersPane | KubeEventsPane | LogPane | NodePane]:
         return {
-            "containers": self.query_one(ContainersPane),
-            "events": self.query_one(KubeEventsPane),
-            "log": self.query_one(LogPane),
-            "node": self.query_one(NodePane),
+            "containers": self._widget(ContainersPane),
+            "events": self._widget(KubeEventsPane),
+            "log": self._widget(LogPane),
+            "node": self._widget(NodePane),
         }
 
     def _route_missing(self, item: MissingItem) -> None:
@@ -134,22 +183,22 @@ class PaneFilling(Screen[None]):
             for pane in panes.values():
                 pane.set_unavailable(item.why)
         elif item.source == HISTORY and item.what == "history":
-            self.query_one(HistoryTimeline).set_unavailable(item.why)
+            self._widget(HistoryTimeline).set_unavailable(item.why)
 
     def _finish(self, event: VerdictReady) -> None:
         report = event.report
-        self.report = report
-        self.query_one(VerdictBanner).show_report(report)
+        self._verdict_in = True
+        self._widget(VerdictBanner).show_report(report)
         # The report's lists are final and ordered (deciding evidence first): they replace the live ones.
-        self.query_one(EvidencePane).set_report(
+        self._widget(EvidencePane).set_report(
             # The banner above says the reason (`v` whole): the tab does not say it again.
             report, findings=findings_heads(report), preface=verdict_preface(report, reason=False)
         )
         explanation = (report.reason or "") if report.category == "UNKNOWN" else None
         notes = [for_the_app(report, note) for note in report.notes]
-        self.query_one(MissingPane).finish(report.missing, explanation, notes)
-        self.query_one(PodsPane).show(report.termination_order, report.memory)
-        steps = self.query_one(StepList)
+        self._widget(MissingPane).finish(report.missing, explanation, notes)
+        self._widget(PodsPane).show(report.termination_order, report.memory)
+        steps = self._widget(StepList)
         routed_why = steps.route_out(report.outcome) if report.outcome != "diagnosed" else None
         if routed_why is None:
             steps.close_open("skipped", None, "not reached")
@@ -160,7 +209,7 @@ class PaneFilling(Screen[None]):
         self._label_tabs()
 
     def _settle_history(self, report: Report, routed_why: str | None) -> None:
-        timeline = self.query_one(HistoryTimeline)
+        timeline = self._widget(HistoryTimeline)
         if self._history_seen:
             return
         if routed_why:
@@ -171,7 +220,7 @@ class PaneFilling(Screen[None]):
             timeline.reset("No history records inside the lookback.")
 
     def _settle_memory(self, report: Report, routed_why: str | None) -> None:
-        chart = self.query_one(MemoryChart)
+        chart = self._widget(MemoryChart)
         failed = [m for m in report.missing if m.source == METRICS and m.what != "CPU-memory peak"]
         if failed and not self._trend_seen:
             chart.set_unavailable(f"{failed[0].what}: {failed[0].why}")
@@ -196,20 +245,20 @@ class PaneFilling(Screen[None]):
             else:
                 pane.set_not_read(routed_why or NOT_READ_DEFAULTS[key])
 
-    def _panes(self) -> list[_Resettable]:
+    def _resettable(self) -> list[_Resettable]:
         return [
-            self.query_one(EvidencePane),
-            self.query_one(MissingPane),
-            self.query_one(HistoryTimeline),
-            self.query_one(MemoryChart),
+            self._widget(EvidencePane),
+            self._widget(MissingPane),
+            self._widget(HistoryTimeline),
+            self._widget(MemoryChart),
             *self._tier2_panes().values(),
         ]
 
     def _label_tabs(self) -> None:
-        tabs = self.query_one(TabbedContent)
+        tabs = self._widget(TabbedContent)
         counts = {
-            "tab-evidence": len(self.query_one(EvidencePane).items),
-            "tab-missing": len(self.query_one(MissingPane).items),
+            "tab-evidence": len(self._widget(EvidencePane).items),
+            "tab-missing": len(self._widget(MissingPane).items),
         }
         for pane_id, label in TABS:
             text = f"{label} {counts[pane_id]}" if counts.get(pane_id) else label

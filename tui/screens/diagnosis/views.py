@@ -13,8 +13,8 @@ from textual.widgets import DataTable, TabbedContent, TabPane
 
 from core.models.report import Report
 from tui.screens.detail import DetailScreen
-from tui.screens.diagnosis_commands import TABS
-from tui.screens.diagnosis_text import verdict_detail
+from tui.screens.diagnosis.commands import TABS
+from tui.screens.diagnosis.text import verdict_detail
 from tui.widgets.evidence_pane import EvidencePane
 from tui.widgets.history_timeline import HistoryTimeline, history_detail
 from tui.widgets.log_pane import LogPane

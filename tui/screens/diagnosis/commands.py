@@ -9,7 +9,11 @@ from typing import Protocol
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-LOOKBACKS: tuple[str, ...] = ("24h", "7d", "2w")
+from core.diagnosis.request import DEFAULT_LOOKBACK
+
+# `b` cycles through these. The first is the engine's default, which the picker's background verdicts use: a
+# verdict made there is shown again as this screen's first run, so the two must agree.
+LOOKBACKS: tuple[str, ...] = (DEFAULT_LOOKBACK, "7d", "2w")
 TABS: tuple[tuple[str, str], ...] = (
     ("tab-evidence", "Evidence"),
     ("tab-missing", "Missing"),

@@ -15,8 +15,8 @@ from core.diagnosis.request import DiagnosisRequest, UsageError
 from core.tenant import Tenant
 from tui.clock import Clock
 from tui.messages import DiagnosisTarget
-from tui.screens.diagnosis import DiagnosisScreen
-from tui.screens.diagnosis_commands import LOOKBACKS
+from tui.screens.diagnosis.commands import LOOKBACKS
+from tui.screens.diagnosis.screen import DiagnosisScreen
 
 
 def request_for(

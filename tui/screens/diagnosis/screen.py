@@ -27,9 +27,7 @@ from textual.worker import Worker
 
 import styles
 from core.diagnosis.engine import DiagnosisFailed, diagnose
-from core.diagnosis.progress import (
-    ProgressEvent,
-)
+from core.diagnosis.progress import ProgressEvent, VerdictReady
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.models.report import Report
 from core.safety.untrusted import clean
@@ -37,12 +35,12 @@ from core.tenant import Tenant
 from tui.clock import Clock, system_clock
 from tui.messages import DiagnosisProgress, DiagnosisStopped
 from tui.progress_batches import ProgressBatches
-from tui.screens.diagnosis_commands import LOOKBACKS, TABS, DiagnosisCommands
-from tui.screens.diagnosis_follow import FOLLOW, DiagnosisFollow
-from tui.screens.diagnosis_panes import PaneFilling
-from tui.screens.diagnosis_text import failure_words
-from tui.screens.diagnosis_views import PaneActions
-from tui.screens.report_actions import ReportActions
+from tui.screens.diagnosis.commands import LOOKBACKS, TABS, DiagnosisCommands
+from tui.screens.diagnosis.follow import FOLLOW, DiagnosisFollow
+from tui.screens.diagnosis.panes import DiagnosisPanes
+from tui.screens.diagnosis.report_actions import ReportActions
+from tui.screens.diagnosis.text import failure_words
+from tui.screens.diagnosis.views import PaneActions
 from tui.widgets.containers_pane import ContainersPane
 from tui.widgets.evidence_pane import EVERY_LINE_KEY, EvidencePane
 from tui.widgets.footer import KeysFooter
@@ -65,8 +63,14 @@ TALL_ROWS = 36
 # Beside the steps (from WIDE_COLUMNS), the banner keeps at least this much; the steps take what they need of the rest.
 BANNER_COLUMNS = 68
 
+
+def _banner_label(request: DiagnosisRequest) -> str:
+    """The banner's name for the workload until the engine resolves it."""
+    return workload_label(request.name, request.project, request.workload_id or "workload")
+
+
 # -- the screen -------------------------------------------------------------------------------------------
-class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
+class DiagnosisScreen(DiagnosisFollow, PaneActions, ReportActions):
     # The keys go to the Evidence tab's text from the start (j / k, arrows, page keys), not to the tab bar.
     AUTO_FOCUS = "#evidence"
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES_DIR / "diagnosis.tcss"]
@@ -148,9 +152,7 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
         self.exports: list[Path] = []
         self.copies: list[Path] = []
         self.worker: Worker[None] | None = None
-        self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
-        self._trend_seen = False
-        self._history_seen = False
+        self.panes = DiagnosisPanes(self, tenant, kube_off, _banner_label(request))
 
     # -- layout -------------------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -209,15 +211,7 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
         self.run_id += 1
         self.report = None
         self.failure = None
-        self._trend_seen = False
-        self._history_seen = False
-        for pane in self._panes():
-            pane.reset()
-        self.query_one(PodsPane).reset()
-        self._scroll_home()
-        self.query_one(StepList).reset()
-        self.query_one(VerdictBanner).show_running(self._workload, self.lookback)
-        self._label_tabs()
+        self.panes.start(self.lookback)
         replay, self._replay = self._replay, ()
         if replay:  # made in the background a moment ago for this request: no read, no wait
             for event in replay:
@@ -262,23 +256,16 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
         self.worker = None
         self.stale_dropped = 0
         self.exports, self.copies = [], []
-        self._workload = workload_label(request.name, request.project, request.workload_id or "workload")
+        self.panes.workload = _banner_label(request)
         self.show_tab("tab-evidence")
         self.start()
         self._focus_pane("tab-evidence")  # shown again, it focuses as when first mounted
-
-    def _scroll_home(self) -> None:
-        """Every pane back at its top: a new diagnosis never opens where the last one was scrolled to."""
-        for widget in self.query_one(TabbedContent).query("*"):
-            if widget.is_scrollable:
-                widget.scroll_home(animate=False, immediate=True)
 
     def cancel(self) -> None:
         if self.worker is not None and self.worker.is_running:
             self.worker.cancel()
             self.run_id += 1  # anything the cancelled run had already posted is now stale
-            self.query_one(StepList).close_open("cancelled", "cancelled", "cancelled")
-            self.query_one(VerdictBanner).show_cancelled(self._workload)
+            self.panes.cancelled()
 
     def rerun_with(self, lookback: str) -> None:
         try:
@@ -291,6 +278,12 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
         self.start()
 
     # -- progress -----------------------------------------------------------------------------------------
+    def apply(self, event: ProgressEvent) -> None:
+        """Show one engine event; the verdict's report is kept for the keys that use it (v, c, e, f)."""
+        if isinstance(event, VerdictReady):
+            self.report = event.report
+        self.panes.apply(event)
+
     def on_diagnosis_progress(self, message: DiagnosisProgress) -> None:
         message.stop()
         if message.run_id != self.run_id:
@@ -306,11 +299,7 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
             self.stale_dropped += 1
             return
         self.failure = message
-        self.query_one(VerdictBanner).show_failure(message.title, message.detail, message.hint)
-        self.query_one(StepList).close_open("not run", "failed", "no report: the diagnosis stopped")
-        self.query_one(EvidencePane).set_items(
-            self.query_one(EvidencePane).items, "No evidence could be read before the diagnosis stopped."
-        )
+        self.panes.stopped(message.title, message.detail, message.hint)
 
     # -- actions ------------------------------------------------------------------------------------------
     def action_rerun(self) -> None:
@@ -332,6 +321,3 @@ class DiagnosisScreen(DiagnosisFollow, PaneFilling, PaneActions, ReportActions):
             self.rerun_with(LOOKBACKS[(LOOKBACKS.index(self.lookback) + 1) % len(LOOKBACKS)])
         else:
             self.rerun_with(LOOKBACKS[0])
-
-    def show_tab(self, pane_id: str) -> None:
-        self.query_one(TabbedContent).active = pane_id
