@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Tabs
+from textual.widgets._tabs import Underline
 
 from core.sim.bundle import CaseBundle
 from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
@@ -76,8 +78,31 @@ def waiting_for_verdict(tab: str | None = None) -> Any:
             screen.show_tab(tab)
         await pilot.pause()
         await pilot.pause()
+        await underlines_in_place(pilot)
 
     return run_before
+
+
+def _underlines_placed(screen: Any) -> bool:
+    """Every tab bar's underline spans its active tab: a label that grew ("Evidence" to "Evidence 1") moves the
+    underline one refresh after the label, which a loaded machine can leave for the picture."""
+    for tabs in screen.query(Tabs):
+        active = tabs.query("#tabs-list > Tab.-active")
+        if not active:
+            continue
+        tab = active.first()
+        start, end = tab.virtual_region.shrink(tab.styles.gutter).column_span
+        underline = tabs.query_one(Underline)
+        if (underline.highlight_start, underline.highlight_end) != (start, end):
+            return False
+    return True
+
+
+async def underlines_in_place(pilot: Pilot[Any]) -> None:
+    deadline = time.monotonic() + 5
+    while not _underlines_placed(pilot.app.screen):
+        assert time.monotonic() < deadline, "a tab's underline did not reach its tab within 5 s"
+        await pilot.pause(0.02)
 
 
 SNAPSHOTS = [
@@ -140,6 +165,7 @@ def verdict_then(*keys: str) -> Any:
         await pilot.press(*keys)
         await pilot.pause()
         await pilot.pause()
+        await underlines_in_place(pilot)
 
     return run_before
 
