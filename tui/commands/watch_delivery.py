@@ -1,7 +1,7 @@
 """Where a watched failure goes: stdout, in the chosen format, and each `--post` webhook, through its outbox.
 
-Glue between the watch (core.triage.watch), the renderings of an entry (core.triage.scan_render,
-core.triage.chat_render) and the delivery records, outboxes and couriers (core.notify). Each destination keeps
+Glue between the watch (core.triage.watch), the renderings of an entry (core.triage.entry_render) and the
+delivery records, outboxes and couriers (core.notify). Each destination keeps
 its own record in the ledger, so what one has (stdout, or one chat) is never taken for what another has; a
 failure a destination already has is said and skipped for it alone. Stdout is written at once; a post is put
 in its webhook's outbox (kept in the state file) and posted by that webhook's courier, so printing never waits
@@ -28,13 +28,10 @@ from core.notify.ledger import STDOUT, Ledger, Pending, Record, destination_id
 from core.notify.state_file import Loaded, StateFile
 from core.notify.storms import Grouping, Member, Release
 from core.notify.webhook import WebhookPoster, where
-from core.report.markdown import md_escape
-from core.report.render import to_markdown
 from core.safety.untrusted import clean
-from core.triage.chat_render import chat_text
 from core.triage.chat_storm import StormPost, storm_facts, storm_text
+from core.triage.entry_render import chat_text, render, top_line
 from core.triage.scan import ScanEntry
-from core.triage.scan_render import entry_jsonl, top_line, watch_lines
 from core.triage.storm_cause import Cause, cause_of
 from core.triage.watch import SLACK, failure_key
 from tui.commands.headless import say, write_out
@@ -58,30 +55,6 @@ class PostTarget:
     def of(cls, url: str, given: str | None) -> PostTarget:
         dialect, said = dialect_for(url, given)
         return cls(url, dialect, said)
-
-
-def render(entry: ScanEntry, fmt: str) -> str:
-    """One entry as stdout shows it: a text block, a JSON line, or the whole Markdown report."""
-    if fmt == "jsonl":
-        return entry_jsonl(entry)
-    if fmt == "markdown":
-        return markdown_entry(entry) + "\n---\n\n"
-    return "\n".join(watch_lines(entry)) + "\n\n"
-
-
-def markdown_entry(entry: ScanEntry) -> str:
-    """A headline (the workload, its phase since when, the verdict), then the report whole, or why there is none."""
-    w = entry.workload
-    name = md_escape(clean(w.name or "(no name)", one_line=True, max_len=120))
-    project = md_escape(clean(w.project_name or "no project", one_line=True, max_len=80))
-    phase = md_escape(clean(w.phase or "no phase", one_line=True, max_len=40))
-    since = f"`{w.phase_updated_at.isoformat()}`" if w.phase_updated_at else "an unknown time"
-    head = (f"**runai-triage watch**: {name} ({project}) {phase} since {since}: **{md_escape(entry.label)}** · "
-            f"id `{clean(w.id or '', one_line=True, max_len=80)}`")
-    report = entry.verdict.report
-    if report is not None:
-        return f"{head}\n\n{to_markdown(report)}"
-    return f"{head}\n\n{md_escape(clean(entry.verdict.failure or 'no report', max_len=1000))}\n"
 
 
 def diagnose_command(options: StartOptions, cluster_id: str, workload_id: str, lookback: str) -> str:
