@@ -9,6 +9,6 @@
 - `deliveries`: what goes where: stdout at once, each webhook through its outbox, once per destination;
 - `ledger_versions`: the ledger of a state file of any version read, and where a restart looks from.
 
-Keys and failures are opaque here: the watch makes them (core.triage.watch `failure_key`, core.triage.watched). Nothing here imports the tenant
-clients or the engine (import-linter contracts say so).
+Keys and failures are opaque here: the watch makes them (core.triage.watch `failure_key`, core.triage.watched).
+Nothing here imports the tenant clients or the engine (import-linter contracts say so).
 """

@@ -14,14 +14,14 @@ out, as in a single report.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from core.plural import plural
 from core.report.render import md_escape
 from core.triage.entry_render import entry_json, entry_jsonl, entry_lines, entry_markdown, minute
 from core.triage.entry_render import one_line as _line
 from core.triage.scan import SCHEMA, ScanResult, count_line, newest_first
+from core.usage import Namer, Opt, sentence
 
 CLUSTER_SCHEMA = "runai-triage/scan-cluster@1"
 # Skipped rows are counted by reason; this many are named in JSON, the rest only counted.
@@ -79,7 +79,7 @@ def cluster_line(result: ScanResult) -> str | None:
     return None
 
 
-def _footer(result: ScanResult) -> list[str]:
+def _footer(result: ScanResult, name: Namer | None) -> list[str]:
     lines = [*(f"Note: {_line(note, 400)}." for note in result.notes)]
     lines += [f"Listed {plural(result.listed, 'row')}; {len(result.entries):,} diagnosed, {len(result.skipped):,} "
              "skipped."]
@@ -89,14 +89,13 @@ def _footer(result: ScanResult) -> list[str]:
         left = "is" if result.unreadable == 1 else "are"
         lines.append(f"{plural(result.unreadable, 'listed row')} could not be read and {left} left out.")
     if result.more:
-        lines.append(
-            f"More rows matched than the {result.request.max_workloads:,} scanned: narrow the window or the "
-            "project, or raise --max-workloads."
-        )
+        lines.append(sentence(f"More rows matched than the {result.request.max_workloads:,} scanned: narrow the "
+                              "window or the project, or raise ", Opt("max_workloads"), ".").worded(name))
     return lines
 
 
-def to_text(result: ScanResult) -> str:
+def to_text(result: ScanResult, name: Namer | None = None) -> str:
+    """`name`: how the front end names an option its advice names (core.usage; plain words when None)."""
     out = ["runai-triage scan · " + " · ".join(_scope(result))]
     out += [flag] if (flag := cluster_line(result)) else []
     out.append(_headline(result))
@@ -104,11 +103,11 @@ def to_text(result: ScanResult) -> str:
         out += ["", f"{label} ({len(entries)})"]
         for entry in entries:
             out += entry_lines(entry)
-    out += ["", *_footer(result)]
+    out += ["", *_footer(result, name)]
     return "\n".join(out) + "\n"
 
 
-def to_markdown(result: ScanResult) -> str:
+def to_markdown(result: ScanResult, name: Namer | None = None) -> str:
     out = [f"## {md_escape(_headline(result))}", ""]
     out += [f"**{md_escape(flag)}**", ""] if (flag := cluster_line(result)) else []
     out.append(" · ".join(md_escape(part) for part in _scope(result)))
@@ -116,7 +115,7 @@ def to_markdown(result: ScanResult) -> str:
         out += ["", f"### {md_escape(label)} ({len(entries)})", ""]
         for entry in entries:
             out += entry_markdown(entry)
-    out += ["", *(f"_{md_escape(line)}_" for line in _footer(result))]
+    out += ["", *(f"_{md_escape(line)}_" for line in _footer(result, name))]
     return "\n".join(out) + "\n"
 
 
@@ -160,9 +159,15 @@ def to_jsonl(result: ScanResult) -> str:
     return head + "".join(entry_jsonl(entry) for entry in newest_first(result.entries))
 
 
-SCAN_RENDERERS: dict[str, Callable[[ScanResult], str]] = {
+class ScanRenderer(Protocol):
+    """A scan in one format, any option its advice names said by `name` (JSON names none)."""
+
+    def __call__(self, result: ScanResult, name: Namer | None = None) -> str: ...
+
+
+SCAN_RENDERERS: dict[str, ScanRenderer] = {
     "text": to_text,
-    "json": to_json,
-    "jsonl": to_jsonl,
+    "json": lambda result, name=None: to_json(result),
+    "jsonl": lambda result, name=None: to_jsonl(result),
     "markdown": to_markdown,
 }
