@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from core.usage import UsageError  # the one usage error, raised here and by the commands and the app
+from core.usage import Opt, UsageError  # the one usage error, raised here and by the commands and the app
 
 DEFAULT_LOOKBACK = "24h"
 # Any count of digits is read (a long number is a window too long, not a malformed one); the length cap only
@@ -16,19 +16,20 @@ _UNIT = {"m": timedelta(minutes=1), "h": timedelta(hours=1), "d": timedelta(days
 MAX_LOOKBACK = timedelta(days=366)
 
 
-def parse_lookback(text: str) -> timedelta:
-    """`90m`, `24h`, `7d`, `2w` -> timedelta. Anything else is a UsageError naming the accepted forms."""
+def parse_lookback(text: str, option: str = "lookback") -> timedelta:
+    """`90m`, `24h`, `7d`, `2w` -> timedelta. Anything else is a UsageError naming the accepted forms and the
+    request's option the window was given as (`lookback`, `since`)."""
     match = _LOOKBACK_RE.match(text or "")
     if not match:
         raise UsageError(
-            f"lookback {text!r} is not understood: use a whole number and a unit m, h, d or w (90m, 24h, 7d, 2w)"
+            Opt(option), f" {text!r} is not understood: use a whole number and a unit m, h, d or w (90m, 24h, 7d, 2w)"
         )
     count, unit = int(match.group(1)), _UNIT[match.group(2)]
     if count == 0:
-        raise UsageError(f"lookback {text!r} must be longer than zero")
+        raise UsageError(Opt(option), f" {text!r} must be longer than zero")
     # Compared before multiplying: a huge count would overflow timedelta.
     if count > MAX_LOOKBACK // unit:
-        raise UsageError(f"lookback {text!r} is longer than a year; pick a shorter window")
+        raise UsageError(Opt(option), f" {text!r} is longer than a year; pick a shorter window")
     return count * unit
 
 
@@ -59,9 +60,9 @@ class DiagnosisRequest:
     where: str = "on this cluster"
 
     def __post_init__(self) -> None:
-        missing: list[str] = []
+        missing: list[tuple[str | Opt, ...]] = []
         if not (self.cluster_id or "").strip():
-            missing.append("a cluster id (--cluster-id)")
+            missing.append((Opt("cluster_id", "a cluster id"),))
         has_id = bool((self.workload_id or "").strip())
         has_name = bool((self.name or "").strip())
         has_project = bool((self.project or "").strip())
@@ -69,15 +70,17 @@ class DiagnosisRequest:
             raise UsageError("give either a workload id (Option A) or a name and project (Option B), not both")
         if not has_id:
             if not has_name and not has_project:
-                missing.append("a workload id (--workload-id), or a workload name and project (--name, --project)")
+                missing.append((Opt("workload_id", "a workload id"), ", or ", Opt("name", "a workload name"),
+                                " and ", Opt("project", "project")))
             elif not has_name:
-                missing.append("the workload name (--name) to go with --project")
+                missing.append((Opt("name", "the workload name"), " to go with ", Opt("project", "the project")))
             elif not has_project:
-                missing.append("the project (--project) to go with --name")
+                missing.append((Opt("project", "the project"), " to go with ", Opt("name", "the name")))
         if missing:
-            raise UsageError("missing " + "; ".join(missing) + ". Identifiers are never guessed.")
+            joined = [part for i, parts in enumerate(missing) for part in (("; ",) if i else ()) + parts]
+            raise UsageError("missing ", *joined, ". Identifiers are never guessed.")
         if has_id and self.active:
-            raise UsageError("--active selects among submissions of a name; it does not apply to a workload id")
+            raise UsageError(Opt("active"), " selects among submissions of a name; it does not apply to a workload id")
         parse_lookback(self.lookback)
 
     @property

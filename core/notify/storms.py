@@ -109,11 +109,41 @@ class Storm:
 
 @dataclass(frozen=True, slots=True)
 class Release:
-    """A post to make: the storm's first (`first`) or a follow-up, of these members."""
+    """A post to make: the storm's first (`first`) or a follow-up, of these members. What the post says of the
+    storm so far (read before `StormBook.released` counts this post in) is below; core.triage.chat_storm writes it."""
 
     storm: Storm
     members: list[Member]
     first: bool
+
+    @property
+    def facts(self) -> dict[str, str]:
+        return self.storm.facts
+
+    @property
+    def number(self) -> int:
+        """0 for the first post, then 1, 2, ... for follow-ups."""
+        return self.storm.posts
+
+    @property
+    def total(self) -> int:
+        """The storm's failures posted once this post is out."""
+        return self.storm.posted + len(self.members)
+
+    @property
+    def projects(self) -> int:
+        """The projects of those failures."""
+        return len({*self.storm.projects, *(m.project for m in self.members)})
+
+    @property
+    def since(self) -> float:
+        """The storm's first failure (epoch seconds)."""
+        return self.storm.first_at
+
+    @property
+    def key(self) -> str:
+        """The post's key: its first member's (the post covers the others)."""
+        return self.members[0].key
 
 
 @dataclass

@@ -1,4 +1,6 @@
-"""One watched failure as a chat message: short, in the dialect of the chat it goes to.
+"""One watched failure as a chat message: short, in the dialect of the chat it goes to. What it says (its
+`ChatFacts`) is read from the failure by core.triage.entry_render `chat_facts`, with every rendering of an entry;
+here it is written in each dialect.
 
 A person sees it between other messages, so it carries only what decides what to do, in this order: the
 category (or the outcome, or "no report"), the workload (its name, project, phase and since when), the decisive
@@ -13,7 +15,7 @@ Dialects (core.notify.dialects says which chat is which):
   (which would end the code) is shown as `'`. The whole message stays under SLACK_LIMIT characters.
 - `mattermost`, `markdown`: CommonMark, every piece of cluster text inline code or escaped
   (core.report.markdown), so no heading, list, link, HTML or mention can come out of it.
-Every string from the cluster is cleaned (core.safety.untrusted) before it is written.
+Every string from the cluster is cleaned (core.safety.untrusted) before it becomes a fact.
 """
 
 from __future__ import annotations
@@ -22,12 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.models.quantity import format_bytes
-from core.models.report import Report
 from core.report.markdown import md_code, md_escape
-from core.safety.untrusted import clean
-from core.triage.scan import ScanEntry
-from core.triage.scan_render import finding_line, top_line
 
 SLACK_LIMIT = 1_500
 MARKDOWN_LIMIT = 3_000
@@ -54,30 +51,8 @@ class ChatFacts:
     repeats: int = 0  # earlier failures of the workload counted in the cool-down, not posted
 
 
-def facts(entry: ScanEntry, command: str, key: str, repeats: int = 0) -> ChatFacts:
-    w, report = entry.workload, entry.verdict.report
-    why, sources = top_line(entry)
-    return ChatFacts(
-        label=entry.label,
-        name=_one(w.name or w.id or "(no name)"),
-        project=_one(w.project_name or "no project"),
-        phase=_one(w.phase or "no phase", 40),
-        since=w.phase_updated_at.strftime("%Y-%m-%d %H:%M:%S UTC") if w.phase_updated_at else None,
-        why=_one(why, 1000),
-        why_sources=tuple(_one(s, 40) for s in sources),
-        memory=_memory(report),
-        finding=(finding_line(entry) or "").removeprefix("⚑ ") or None,
-        do=_one(report.recommendations[0], 1000) if report is not None and report.recommendations else None,
-        command=_one(command, 1000),
-        key=key,
-        repeats=repeats,
-    )
-
-
-def chat_text(entry: ScanEntry, dialect: str, command: str, key: str, repeats: int = 0) -> str:
-    """The message for `dialect` (slack, mattermost, markdown); `repeats`: the workload's failures the
-    cool-down counted since its last post."""
-    found = facts(entry, command, key, repeats)
+def chat_message(found: ChatFacts, dialect: str) -> str:
+    """The post saying `found` in `dialect` (slack, mattermost, markdown), under the dialect's limit."""
     if dialect == "slack":
         return _fit(found, _slack, SLACK_LIMIT)
     return _fit(found, _markdown, MARKDOWN_LIMIT)
@@ -100,28 +75,11 @@ def fit(found: Any, write: Callable[[Any, dict[str, int]], str], limit: int, sta
     return text
 
 
-def _one(text: object, max_len: int = 200) -> str:
-    return clean(text, one_line=True, max_len=max_len)
-
-
 def cut(text: str, cap: int) -> str:
     return text if len(text) <= cap else text[: cap - 1].rstrip() + "…"
 
 
 _cut = cut
-
-
-def _memory(report: Report | None) -> str | None:
-    """For an OOM kill: the measured peak against the limit, or what is missing."""
-    if report is None or report.category != "OOM_KILLED" or report.memory is None:
-        return None
-    m = report.memory
-    limit = f"a {format_bytes(m.limit_bytes)} limit" if m.limit_bytes is not None else "no readable limit"
-    if m.peak_bytes is None:
-        return f"no measured peak; {limit}"
-    share = f" ({m.peak_bytes / m.limit_bytes:.1%})" if m.limit_bytes else ""
-    whose = f" in pod {_one(m.pod, 80)}" if m.pod else ""
-    return f"peak {format_bytes(m.peak_bytes)}{whose} of {limit}{share}"
 
 
 # -- the dialects -----------------------------------------------------------------------------------------

@@ -10,8 +10,7 @@ own output. Dialects, escaping and cleaning as core.triage.chat_render.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Protocol
 
@@ -42,23 +41,32 @@ class Listed(Protocol):
     def repeats(self) -> int: ...
 
 
-@dataclass(frozen=True, slots=True)
-class StormPost:
-    facts: dict[str, str]
-    members: Sequence[Listed]
-    first: bool
-    number: int  # 0 for the first post, then 1, 2, ... for follow-ups
-    total: int  # failures of the storm posted with this one
-    projects: int  # projects of those
-    since: float  # the storm's first failure (epoch seconds)
-    key: str
+class Post(Protocol):
+    """A storm's post as written here (core.notify.storms `Release` is one)."""
+
+    @property
+    def facts(self) -> Mapping[str, str]: ...  # what storm_facts said of the cause
+    @property
+    def members(self) -> Sequence[Listed]: ...
+    @property
+    def first(self) -> bool: ...
+    @property
+    def number(self) -> int: ...  # 0 for the first post, then 1, 2, ... for follow-ups
+    @property
+    def total(self) -> int: ...  # failures of the storm posted with this one
+    @property
+    def projects(self) -> int: ...  # projects of those
+    @property
+    def since(self) -> float: ...  # the storm's first failure (epoch seconds)
+    @property
+    def key(self) -> str: ...
 
 
 # What gives way first when a post is too long: the lines about the cause, then the list of workloads.
 _SHRINK = ("command", "do", "why", "words", "name", "list")
 
 
-def storm_text(post: StormPost, dialect: str) -> str:
+def storm_text(post: Post, dialect: str) -> str:
     """The post in `dialect` (slack, mattermost, markdown), under the dialect's limit."""
     d, limit = (SLACK, SLACK_LIMIT) if dialect == "slack" else (MARKDOWN, MARKDOWN_LIMIT)
     caps = dict(CAPS)
@@ -73,7 +81,7 @@ def storm_text(post: StormPost, dialect: str) -> str:
     return body[: limit - len(key) - 3] + "…\n" + key
 
 
-def _subject(facts: dict[str, str], d: Dialect) -> str:
+def _subject(facts: Mapping[str, str], d: Dialect) -> str:
     kind, subject = facts.get("kind"), facts.get("subject") or "?"
     if kind == "node":
         return f"node {d.code(cut(subject, 120))}"
@@ -86,7 +94,7 @@ def _stamp(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _write(p: StormPost, caps: dict[str, int], d: Dialect) -> str:
+def _write(p: Post, caps: dict[str, int], d: Dialect) -> str:
     f = p.facts
     n = len(p.members)
     where = f"in {p.projects} project{'s' if p.projects != 1 else ''}"

@@ -37,6 +37,7 @@ from core.triage.nodes_rows import ENDED_FAILED, NodeRow, Threshold, build_rows,
 from core.triage.nodes_window import read_nodes, read_window_pods
 from core.triage.scan_scope import check_request_scope, scope_of
 from core.triage.verdicts import VerdictCache
+from core.usage import Opt, sentence
 
 SCHEMA = "runai-triage/nodes@1"
 DEFAULT_SINCE = "24h"
@@ -62,21 +63,18 @@ class NodesRequest:
 
     def __post_init__(self) -> None:
         check_request_scope(self.cluster_id, "the nodes are a cluster's",
-                            (("--node-pool", self.node_pool), ("--node", self.node)))
-        try:
-            parse_lookback(self.since)
-        except UsageError as exc:
-            raise UsageError(str(exc).replace("lookback", "--since", 1)) from None
+                            (("node_pool", self.node_pool), ("node", self.node)))
+        parse_lookback(self.since, "since")
         if not 0.0 < self.threshold.fail_rate <= 1.0:
-            raise UsageError(f"--fail-rate {self.threshold.fail_rate:g}: give a share of the workloads, more than "
-                             "0 and at most 1 (0.5 or 50%)")
+            raise UsageError(Opt("fail_rate"), f" {self.threshold.fail_rate:g}: give a share of the workloads, more "
+                             "than 0 and at most 1 (0.5 or 50%)")
         if self.threshold.min_workloads < 1:
-            raise UsageError(f"--min-workloads {self.threshold.min_workloads}: at least 1")
+            raise UsageError(Opt("min_workloads"), f" {self.threshold.min_workloads}: at least 1")
         if not 1 <= self.max_failures <= MAX_FAILURES:
-            raise UsageError(f"--max-failures {self.max_failures}: diagnose from 1 to {MAX_FAILURES:,} failures "
-                             "(narrow the window for more)")
+            raise UsageError(Opt("max_failures"), f" {self.max_failures}: diagnose from 1 to {MAX_FAILURES:,} "
+                             "failures (narrow the window for more)")
         if not 1 <= self.concurrency <= MAX_DIAGNOSES:
-            raise UsageError(f"--concurrency {self.concurrency}: a whole number from 1 to {MAX_DIAGNOSES}")
+            raise UsageError(Opt("concurrency"), f" {self.concurrency}: a whole number from 1 to {MAX_DIAGNOSES}")
 
     @property
     def politeness(self) -> Politeness:
@@ -87,9 +85,10 @@ class NodesRequest:
 
 
 class UnknownNode(DiagnosisFailed):
-    """`--node` names no node the cluster lists, and no pod ran on one of that name in the window."""
+    """The node asked for (`node`) names no node the cluster lists, and no pod ran on one of that name in the window."""
 
-    hint = "Run it again with one of the node names above in --node, or a longer --since."
+    hint = sentence("Run it again with one of the node names above in ", Opt("node"), ", or a longer ", Opt("since"),
+                    ".")
 
 
 @dataclass

@@ -8,9 +8,8 @@ and its cause is the line under it. Every string from the cluster is cleaned on 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from core.models.report import Finding
 from core.plural import plural
@@ -20,6 +19,7 @@ from core.safety.untrusted import clean
 from core.triage.nodes import SCHEMA, NodesResult
 from core.triage.nodes_rows import NodeFailure, NodeRow
 from core.triage.verdicts import count_line
+from core.usage import Namer, Opt, sentence
 
 MARK = "⚑"
 
@@ -80,7 +80,8 @@ def headline(result: NodesResult) -> str:
     return out + "."
 
 
-def footer(result: NodesResult) -> list[str]:
+def footer(result: NodesResult, name: Namer | None = None) -> list[str]:
+    """The lines under the table; `name`: how the front end names an option its advice names (core.usage)."""
     r = result.request
     out = [f"Note: {line(note, 400)}." for note in result.notes]
     if result.cluster is not None and result.cluster.warning:
@@ -100,8 +101,8 @@ def footer(result: NodesResult) -> list[str]:
     if result.pods_cut:
         out.append("The window holds more pods than are read at once: the counts are a floor. Narrow the window.")
     if result.more_failures:
-        out.append(f"More failures than the {r.max_failures:,} diagnosed: the rest count as failed, \"not "
-                   "diagnosed\". Narrow the window or raise --max-failures.")
+        out.append(sentence(f"More failures than the {r.max_failures:,} diagnosed: the rest count as failed, \"not "
+                            "diagnosed\". Narrow the window or raise ", Opt("max_failures"), ".").worded(name))
     t = r.threshold
     crossing = result.crossing
     said = ", ".join(line(row.name, 80) for row in crossing) if crossing else "none"
@@ -120,7 +121,7 @@ def _cells(row: NodeRow) -> list[str]:
             str(row.workloads), str(row.failed), rate_text(row), verdicts_text(row, short=True)]
 
 
-def to_text(result: NodesResult) -> str:
+def to_text(result: NodesResult, name: Namer | None = None) -> str:
     out = ["runai-triage nodes · " + scope_words(result), headline(result), ""]
     table = [list(_COLUMNS)] + [_cells(row) for row in result.rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(_COLUMNS) - 1)]
@@ -134,12 +135,12 @@ def to_text(result: NodesResult) -> str:
             out.append(f"    cause: {line(cause, 300)}")
         if row is not None and row.state.conditions:
             out.append(f"    condition: {'; '.join(line(c, 200) for c in row.state.conditions)}")
-    out += ["", *footer(result)]
+    out += ["", *footer(result, name)]
     return "\n".join(out) + "\n"
 
 
 # -- Markdown --------------------------------------------------------------------------------------------
-def to_markdown(result: NodesResult) -> str:
+def to_markdown(result: NodesResult, name: Namer | None = None) -> str:
     out = [f"## {md_escape(headline(result))}", "", md_escape(scope_words(result)), ""]
     out += ["| | Node | State | Pool | GPUs | Workloads | Failed | Rate | Verdicts |",
             "|---|---|---|---|---:|---:|---:|---:|---|"]
@@ -152,7 +153,7 @@ def to_markdown(result: NodesResult) -> str:
     if causes:
         out += ["", "### Shared causes", ""]
         out += [f"- {md_code(line(row.name, 120))}: {md_escape(line(text, 400))}" for row, text in causes]
-    out += ["", *(f"_{md_escape(text)}_  " for text in footer(result))]
+    out += ["", *(f"_{md_escape(text)}_  " for text in footer(result, name))]
     return "\n".join(out) + "\n"
 
 
@@ -228,8 +229,14 @@ def to_json(result: NodesResult) -> str:
     return json.dumps(to_dict(result), indent=2, ensure_ascii=False) + "\n"
 
 
-NODES_RENDERERS: dict[str, Callable[[NodesResult], str]] = {
+class NodesRenderer(Protocol):
+    """The Nodes view in one format, any option its advice names said by `name` (JSON names none)."""
+
+    def __call__(self, result: NodesResult, name: Namer | None = None) -> str: ...
+
+
+NODES_RENDERERS: dict[str, NodesRenderer] = {
     "text": to_text,
-    "json": to_json,
+    "json": lambda result, name=None: to_json(result),
     "markdown": to_markdown,
 }

@@ -33,6 +33,7 @@ from core.triage.batch import ClustersOnce, Politeness, Verdict, diagnose_many, 
 from core.triage.cluster_state import ClusterState
 from core.triage.scan_scope import check_request_scope, filters_match, scope_of
 from core.triage.verdicts import count_line
+from core.usage import Opt
 
 SCHEMA = "runai-triage/scan@1"
 DEFAULT_SINCE = "24h"
@@ -57,19 +58,16 @@ class ScanRequest:
 
     def __post_init__(self) -> None:
         check_request_scope(self.cluster_id, "a scan covers one cluster",
-                            (("--project", self.project), ("--name-prefix", self.name_prefix)))
-        for flag, window in (("--since", self.since), ("--lookback", self.history_window)):
-            try:
-                parse_lookback(window)
-            except UsageError as exc:  # its words say "lookback" whichever window it was
-                raise UsageError(str(exc).replace("lookback", flag, 1)) from None
+                            (("project", self.project), ("name_prefix", self.name_prefix)))
+        parse_lookback(self.since, "since")
+        parse_lookback(self.history_window, "lookback")
         if not 1 <= self.max_workloads <= MAX_WORKLOADS:
-            raise UsageError(f"--max-workloads {self.max_workloads}: scan from 1 to {MAX_WORKLOADS:,} workloads at "
-                             "once (narrow the window or the project for more)")
+            raise UsageError(Opt("max_workloads"), f" {self.max_workloads}: scan from 1 to {MAX_WORKLOADS:,} "
+                             "workloads at once (narrow the window or the project for more)")
         try:
             Politeness(diagnoses=self.concurrency)
-        except ValueError as exc:
-            raise UsageError(f"--{exc}") from None
+        except ValueError as exc:  # its words start with the option's key
+            raise UsageError(Opt("concurrency"), str(exc).removeprefix("concurrency")) from None
 
     @property
     def history_window(self) -> str:

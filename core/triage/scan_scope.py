@@ -16,7 +16,7 @@ from core.diagnosis.steps.cluster import check_cluster
 from core.models.clusters import same_cluster
 from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
 from core.triage.cluster_state import ClusterState, cluster_state
-from core.usage import UsageError
+from core.usage import Opt, UsageError
 
 # Projects are read in pages of the API maximum; this many pages is far beyond any real tenant.
 MAX_PROJECT_PAGES = 20
@@ -109,15 +109,16 @@ async def filters_match(tier1: Any, cluster_id: str, project: str | None, prefix
 
 
 def check_request_scope(cluster_id: str, covers: str, texts: tuple[tuple[str, str | None], ...]) -> None:
-    """The options a many-workload request (`scan`, `nodes`) shares, checked before anything is read: a cluster
-    id that is one (`covers` says what the command covers of a cluster), and each text filter (`texts`: its
-    flag and value) non-empty, printable and without a comma (the API's filterBy separator). The words name the
-    commands' flags; the MCP tools turn them into their argument names."""
+    """The options a many-workload request (`scan`, `nodes`, `watch`) shares, checked before anything is read: a
+    cluster id that is one (`covers` says what the command covers of a cluster), and each text filter (`texts`:
+    its option's key and value) non-empty, printable and without a comma (the API's filterBy separator). The
+    options are named as data (core.usage `Opt`): the command line says its flags, the MCP tools their
+    arguments."""
     if not (cluster_id or "").strip():
-        raise UsageError(f"missing a cluster id (--cluster-id): {covers}. Identifiers are never guessed.")
+        raise UsageError("missing ", Opt("cluster_id", "a cluster id"), f": {covers}. Identifiers are never guessed.")
     problem = invalid_workload_id(cluster_id.strip(), "cluster id")
     if problem:
         raise UsageError(f"cluster id: {problem}")
-    for flag, value in texts:
+    for option, value in texts:
         if value is not None and (not value.strip() or "," in value or not value.isprintable()):
-            raise UsageError(f"{flag} must be non-empty printable text without a comma")
+            raise UsageError(Opt(option), " must be non-empty printable text without a comma")

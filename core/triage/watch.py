@@ -39,11 +39,13 @@ from typing import Any
 
 from core.diagnosis.request import DiagnosisRequest, UsageError, parse_lookback
 from core.models.runai import Workload
-from core.sources.runai import MAX_LIMIT, filter_item, invalid_workload_id
+from core.sources.runai import MAX_LIMIT, filter_item
 from core.triage.attention import Judgement, attention_filters, judge_by_events, judge_listed
 from core.triage.batch import BACKGROUND, ClustersOnce, Politeness, Verdict, diagnose_many
 from core.triage.pacing import DEFAULT_INTERVAL_S, Pacer, polite
 from core.triage.scan import ScanEntry, resolve_cluster
+from core.triage.scan_scope import check_request_scope
+from core.usage import Opt
 
 SLACK = timedelta(minutes=10)
 MAX_CATCH_UP = timedelta(hours=24)
@@ -64,26 +66,14 @@ class WatchRequest:
     max_per_minute: int = DEFAULT_MAX_PER_MINUTE
 
     def __post_init__(self) -> None:
-        cluster = (self.cluster_id or "").strip()
-        if not cluster:
-            raise UsageError("missing a cluster id (--cluster-id): a watch covers one cluster. Identifiers are "
-                             "never guessed.")
-        problem = invalid_workload_id(cluster, "cluster id")
-        if problem:
-            raise UsageError(f"cluster id: {problem}")
-        if self.project is not None and (not self.project.strip() or "," in self.project
-                                         or not self.project.isprintable()):
-            raise UsageError("--project must be non-empty printable text without a comma")
-        for flag, window in (("--since", self.since), ("--lookback", self.lookback)):
-            if window is not None:
-                try:
-                    parse_lookback(window)
-                except UsageError as exc:
-                    raise UsageError(str(exc).replace("lookback", flag, 1)) from None
+        check_request_scope(self.cluster_id, "a watch covers one cluster", (("project", self.project),))
+        if self.since is not None:
+            parse_lookback(self.since, "since")
+        parse_lookback(self.lookback, "lookback")
         if not 1 <= self.interval_s <= 3600:  # NaN fails this too
-            raise UsageError(f"--refresh {self.interval_s:g}: a watch reads every 1 to 3600 seconds")
+            raise UsageError(Opt("refresh"), f" {self.interval_s:g}: a watch reads every 1 to 3600 seconds")
         if not 1 <= self.max_per_minute <= MAX_PER_MINUTE:
-            raise UsageError(f"--max-per-minute {self.max_per_minute}: from 1 to {MAX_PER_MINUTE}")
+            raise UsageError(Opt("max_per_minute"), f" {self.max_per_minute}: from 1 to {MAX_PER_MINUTE}")
 
     def scope(self, tenant: str) -> str:
         """What a state file belongs to: the tenant, the cluster and the project."""

@@ -18,8 +18,8 @@ from core.report.render import to_json, to_markdown, to_text
 from core.sim.demo import demo_expectations
 from core.sim.demo.kit import Story, cstatus, lifecycle, node, oom_message, terminated, waiting
 from core.tenant import Tenant, open_demo_tenant
+from core.triage.entry_render import entry_lines, top_line
 from core.triage.scan import ScanRequest, scan
-from core.triage.scan_render import entry_lines, top_line
 from tests.engine.test_rule_cases import build_from, diagnose_bundle
 
 module_loop = pytest.mark.asyncio(loop_scope="module")

@@ -150,6 +150,48 @@ def test_scan_usage_errors_name_the_option(args: list[str], words: str) -> None:
     _no_traceback(err)
 
 
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["diagnose", "--cluster-id", EAST], "missing a workload id (--workload-id), or a workload name (--name) "
+         "and project (--project). Identifiers are never guessed."),
+        (["diagnose", "--cluster-id", EAST, "--name", "x"], "missing the project (--project) to go with the name "
+         "(--name)"),
+        (["diagnose", "--cluster-id", EAST, "--workload-id", "w", "--active"], "--active selects among submissions"),
+        (["scan", "--cluster-id", EAST, "--name-prefix", "a,b"], "--name-prefix must be non-empty printable text"),
+        (["nodes", "--cluster-id", EAST, "--fail-rate", "2"], "--fail-rate 2: give a share of the workloads"),
+        (["nodes", "--cluster-id", EAST, "--min-workloads", "0"], "--min-workloads 0: at least 1"),
+        (["nodes", "--cluster-id", EAST, "--max-failures", "0"], "--max-failures 0: diagnose from 1 to"),
+        (["nodes", "--cluster-id", EAST, "--concurrency", "0"], "--concurrency 0: a whole number from 1 to"),
+        (["nodes", "--cluster-id", EAST, "--node-pool", "a,b"], "--node-pool must be non-empty printable text"),
+        (["nodes", "--cluster-id", EAST, "--since", "1y"], "--since '1y' is not understood"),
+        (["watch", "--refresh", "0"], "missing a cluster id (--cluster-id): a watch covers one cluster"),
+        (["watch", "--cluster-id", EAST, "--refresh", "0"], "--refresh 0: a watch reads every 1 to 3600 seconds"),
+        (["watch", "--cluster-id", EAST, "--max-per-minute", "0"], "--max-per-minute 0: from 1 to"),
+        (["watch", "--cluster-id", EAST, "--project", "a,b"], "--project must be non-empty printable text"),
+        (["watch", "--cluster-id", EAST, "--lookback", "0h"], "--lookback '0h' must be longer than zero"),
+    ],
+)
+def test_every_option_a_request_refuses_is_named_by_its_flag(args: list[str], words: str) -> None:
+    """The engine names a request's option as data (core/usage.py); the command line says it as its flag."""
+    code, out, err = _cli([args[0], "--demo", *args[1:]])
+    assert code == 2 and out == "", err
+    assert err.startswith(f"runai-triage {args[0]}: error: ") and words in err, err
+    _no_traceback(err)
+
+
+def test_the_advice_under_a_scan_and_the_nodes_view_names_their_flags() -> None:
+    code, scanned, err = _cli(["scan", "--demo", "--cluster-id", EAST, "--since", "7d", "--max-workloads", "3"])
+    assert code == 0, err
+    assert "narrow the window or the project, or raise --max-workloads." in scanned
+    code, nodes, err = _cli(["nodes", "--demo", "--cluster-id", EAST, "--max-failures", "1", "--format", "markdown"])
+    assert code in (0, 4), err  # 4: a node crosses the threshold
+    assert "Narrow the window or raise --max-failures." in nodes
+    code, out, err = _cli(["nodes", "--demo", "--cluster-id", EAST, "--node", "no-such-node"])
+    assert code == 1 and out == ""
+    assert "Run it again with one of the node names above in --node, or a longer --since." in err, err
+
+
 def test_diagnose_usage_error_names_the_lookback_option() -> None:
     code, _, err = _cli(["diagnose", "--demo", "--cluster-id", EAST, "--name", "x", "--project", "y",
                          "--lookback", "3y"])

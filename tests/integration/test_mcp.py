@@ -155,6 +155,42 @@ async def test_a_name_lookup_resolves_as_diagnose_does() -> None:
         case["outcome"], case["category"])
 
 
+@module_loop
+async def test_a_reports_actions_are_worded_as_the_command_line_words_them() -> None:
+    """An agent relays the report to someone who runs the command: its sentences that offer an action say the flag
+    (`--active`, `--lookback`), as `diagnose --format json` does, never the app's key to press."""
+    from core.models.advice import COMMAND_LINE, worded
+    from core.models.report import ActionText
+    from tui.next_steps import IN_THE_APP
+
+    asked = [  # by name with --active (give the id, drop --active); by id (give the id, widen --lookback)
+        {"cluster_id": EAST, "workload_name": "chat-agent", "project": "nlp", "active": True},
+        {"cluster_id": EAST, "workload_id": "efa79f3d-4c5a-5ab7-928b-037f05728618"},
+    ]
+    async with Client(_stdio(), read_timeout_seconds=120) as client:
+        results = [await client.call_tool("diagnose_failed_workload", arguments) for arguments in asked]
+    for arguments, result in zip(asked, results, strict=True):
+        report = result.structured_content
+        assert not result.is_error and report is not None, result.content
+        flags = ["--cluster-id", EAST] + (
+            ["--name", "chat-agent", "--project", "nlp", "--active"] if "workload_name" in arguments
+            else ["--workload-id", arguments["workload_id"]])
+        cli = await asyncio.to_thread(_cli_json, ["diagnose", "--demo", *flags, "--format", "json"])
+        assert report["actions"] and report["actions"] == cli["actions"]
+        sentences = [report["nextAction"], *report["recommendations"], *report["notes"]]
+        for key in ("nextAction", "recommendations", "notes"):
+            assert report[key] == cli[key], key
+        keys = {k for action in report["actions"] for k in action["keys"]}
+        assert keys & {"drop_active", "widen_lookback"}
+        for action in report["actions"]:
+            assert action["text"] in sentences
+            parts = ActionText.model_validate(action).said().parts
+            assert action["text"] == worded(parts, COMMAND_LINE) != worded(parts, IN_THE_APP)
+        apps = [words for forms in IN_THE_APP.values() for words in forms.values()]
+        assert not any(words in sentence for words in apps for sentence in sentences if sentence)
+        assert any(flag in " ".join(filter(None, sentences)) for flag in ("--active", "--lookback"))
+
+
 def test_everything_else_runs_without_the_sdk_and_mcp_says_how_to_get_it() -> None:
     code = (
         "import sys, io, contextlib\n"

@@ -22,6 +22,7 @@ import pytest
 
 from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import DiagnosisRequest
+from core.notify.deliveries import PostTarget
 from core.sim.bundle import CaseBundle
 from core.sim.control_plane import RecordedRequest
 from core.sim.demo import DEMO_CLUSTERS, load_demo_bundle
@@ -40,7 +41,6 @@ from core.triage.watch import WatchRequest
 from tests.integration.test_watch import Stepper
 from tests.integration.webhook_receiver import Receiver
 from tui.commands.start import StartOptions
-from tui.commands.watch_delivery import PostTarget
 from tui.commands.watch_run import WatchRun
 
 HOUR = 3600.0

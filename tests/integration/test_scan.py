@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -31,6 +32,7 @@ from core.triage.scan import ScanRequest, ScanResult, scan
 from core.triage.scan_render import SCAN_RENDERERS, to_dict
 from tests.paths import CASES
 from tui.cli import main as cli_main
+from tui.commands.headless import flag
 
 # The demo tenant (one loopback server) is shared by the module, so its async tests share one event loop.
 module_loop = pytest.mark.asyncio(loop_scope="module")
@@ -141,17 +143,21 @@ async def test_narrowing_by_project_and_name_prefix(demo: Tenant, week: ScanResu
 def test_usage_errors_say_what_to_add() -> None:
     with pytest.raises(UsageError, match="cluster id"):
         ScanRequest(cluster_id=" ")
-    # Each names the option that is wrong: the window is --since, not the lookback.
-    with pytest.raises(UsageError, match=r"^--since 'yesterday' is not understood"):
-        ScanRequest(cluster_id=EAST, since="yesterday")
-    with pytest.raises(UsageError, match=r"^--lookback '0h' must be longer than zero"):
-        ScanRequest(cluster_id=EAST, lookback="0h")
-    with pytest.raises(UsageError, match=r"^--concurrency"):
-        ScanRequest(cluster_id=EAST, concurrency=0)
-    with pytest.raises(UsageError, match=r"^--max-workloads 0: scan from 1 to 5,000"):
-        ScanRequest(cluster_id=EAST, max_workloads=0)
-    with pytest.raises(UsageError, match=r"^--project .*comma"):
-        ScanRequest(cluster_id=EAST, project="a,b")
+    # Each names the option that is wrong (the window is since, not the lookback), as data: the command line
+    # says it as its flag (an MCP tool as its argument: tests/integration/test_mcp.py), plain words otherwise.
+    for asked, words in (
+        ({"since": "yesterday"}, r"^--since 'yesterday' is not understood"),
+        ({"lookback": "0h"}, r"^--lookback '0h' must be longer than zero"),
+        ({"concurrency": 0}, r"^--concurrency must be a whole number from 1 to \d+, got 0$"),
+        ({"max_workloads": 0}, r"^--max-workloads 0: scan from 1 to 5,000"),
+        ({"project": "a,b"}, r"^--project .*comma"),
+        ({"name_prefix": "a,b"}, r"^--name-prefix .*comma"),
+    ):
+        with pytest.raises(UsageError) as refused:
+            ScanRequest(cluster_id=EAST, **asked)
+        option = next(iter(asked))
+        assert re.search(words, refused.value.worded(flag)), refused.value.worded(flag)
+        assert str(refused.value).startswith(option.replace("_", " ")) and "--" not in str(refused.value)
 
 
 def _bundle(faults: list[dict[str, Any]] | None = None) -> CaseBundle:

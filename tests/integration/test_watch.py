@@ -26,6 +26,7 @@ import pytest
 
 from core.models.report import CATEGORIES, OUTCOMES
 from core.models.runai import Workload
+from core.notify.deliveries import PostTarget
 from core.notify.ledger import Ledger
 from core.notify.storms import Grouping
 from core.notify.webhook import WebhookPoster, WebhookRefused
@@ -41,7 +42,6 @@ from core.tenant import Tenant, open_bundle_tenant
 from core.triage.watch import WatchRequest, failure_key
 from tests.integration.webhook_receiver import Receiver, refused_port
 from tui.commands.start import StartOptions
-from tui.commands.watch_delivery import PostTarget
 from tui.commands.watch_run import WatchRun
 
 ROOT = Path(__file__).resolve().parents[2]

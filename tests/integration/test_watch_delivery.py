@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from core.notify.deliveries import PostTarget
 from core.sim.bundle import CaseBundle
 from core.sim.demo import load_demo_bundle
 from core.sim.live.clock import SteppedClock
@@ -28,7 +29,6 @@ from core.triage.watch import WatchRequest
 from tests.integration.test_watch import EACH, EACH_ARGS, INTERVAL, Stepper, live_tenant, news, run_cli, stable_key
 from tests.integration.webhook_receiver import Receiver, refused_port
 from tui.commands.start import StartOptions
-from tui.commands.watch_delivery import PostTarget
 from tui.commands.watch_run import UNDELIVERED, WatchRun
 
 

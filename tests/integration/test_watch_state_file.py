@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from core.notify.ledger import SCHEMA, Ledger
+from core.notify.ledger_versions import STATE_VERSIONS
 from core.notify.state_file import StateFile, StateLocked
 from tests.integration.test_watch import ROOT, run_cli
 from tests.integration.test_watch_delivery import printed_keys
 from tests.integration.webhook_receiver import Receiver
-from tui.commands.watch_delivery import STATE_VERSIONS
 
 ONCE = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--format", "jsonl")
 

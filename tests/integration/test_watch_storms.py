@@ -15,6 +15,7 @@ import json
 import re
 from pathlib import Path
 
+from core.notify.deliveries import PostTarget
 from core.notify.ledger import Ledger
 from core.sim.bundle import CaseBundle
 from core.sim.demo import load_demo_bundle
@@ -27,7 +28,6 @@ from core.triage.watch import WatchRequest
 from tests.integration.test_watch import INTERVAL, Stepper, stable_key
 from tests.integration.webhook_receiver import Receiver
 from tui.commands.start import StartOptions
-from tui.commands.watch_delivery import PostTarget
 from tui.commands.watch_run import WatchRun
 
 SETTINGS = LiveSettings(seed=1, loss_victims=29, loss_at_s=120.0)

@@ -23,7 +23,8 @@ from core.models.report import Report
 from core.models.runai import Workload
 from core.notify.dialects import body_of, dialect_for
 from core.triage.batch import Verdict
-from core.triage.chat_render import SLACK_LIMIT, chat_text, facts
+from core.triage.chat_render import SLACK_LIMIT
+from core.triage.entry_render import chat_facts, chat_text
 from core.triage.scan import ScanEntry
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "reports"
@@ -68,7 +69,7 @@ def slack_rules(text: str, entry: ScanEntry) -> None:
     assert not re.search(r"^\s{0,3}#", text, re.M), "a heading"
     assert not re.search(r"<[A-Za-z/!@#]", text), "HTML or a Slack control sequence"
     # No backslash escape: a backslash is there only where the cluster's own text has one (a quoted "\n").
-    found = facts(entry, COMMAND, KEY)
+    found = chat_facts(entry, COMMAND, KEY)
     theirs = sum(str(v).count("\\") for v in (found.name, found.project, found.why, found.do, found.finding))
     assert text.count("\\") <= theirs, "a backslash escape"
     assert not re.search(r"\\[*_`~>#\[\]()]", text.replace(found.why, "")), "a Markdown escape"
@@ -84,7 +85,7 @@ def test_a_slack_post_is_short_plain_mrkdwn_with_what_decides(case: str, report:
     lines = text.splitlines()
     label = report.category if report.outcome == "diagnosed" else report.outcome
     assert lines[0].startswith(f"*{label}*: `{(report.workload.name or report.workload.id or '')[:40]}")
-    found = facts(entry, COMMAND, KEY)
+    found = chat_facts(entry, COMMAND, KEY)
     assert lines[1].startswith("Why: `") and all(source in lines[1] for source in found.why_sources)
     if report.category == "OOM_KILLED" and report.memory is not None:
         assert any(line.startswith("Memory: ") and ("GiB" in line or "MiB" in line or "no measured peak" in line)

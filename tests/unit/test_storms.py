@@ -3,8 +3,8 @@
 follow-up, which a cool-down counts; the storm posts' text (Slack under its limit, whatever the names); and the
 storm book across a restart (the state file's JSON).
 
-The deliveries are tui.commands.watch_delivery's own, with a webhook whose courier never runs: what a storm puts in the
-outbox is read from the outbox itself.
+The deliveries are core.notify.deliveries', wired as the command wires them (tui.commands.watch_delivery), with a
+webhook whose courier never runs: what a storm puts in the outbox is read from the outbox itself.
 """
 
 from __future__ import annotations
@@ -19,16 +19,17 @@ from pathlib import Path
 import pytest
 
 from core.models.report import Report
+from core.notify.deliveries import Deliveries, PostTarget
 from core.notify.ledger import Ledger, Pending
-from core.notify.storms import Grouping, Member, StormBook
+from core.notify.storms import Grouping, Member, Release, Storm, StormBook
 from core.notify.webhook import WebhookPoster
 from core.triage.chat_render import MARKDOWN_LIMIT, SLACK_LIMIT
-from core.triage.chat_storm import StormPost, storm_facts, storm_text
-from core.triage.scan import ScanEntry
+from core.triage.chat_storm import storm_facts, storm_text
 from core.triage.storm_cause import cause_of, failed_node, pulled_image
+from core.triage.watched import Watched, Wording
 from tests.integration.webhook_receiver import refused_port
 from tests.unit.test_chat_dialects import HOSTILE, REPORTS, entry_of
-from tui.commands.watch_delivery import Deliveries, PostTarget
+from tui.commands.watch_delivery import deliveries_for
 
 BY_CASE = dict(REPORTS)
 STORM = [r for case, r in REPORTS if case.startswith("demo/storm-") and case != "demo/storm-node-oom"]
@@ -92,21 +93,24 @@ class Wall:
 @pytest.fixture
 async def deliveries() -> tuple[Deliveries, Wall]:
     wall = Wall()
-    d = Deliveries(Ledger("scope"), None, io.StringIO(), io.StringIO(), "jsonl", lambda e: "runai-triage diagnose x",
-                   "test", grouping=Grouping(300, 1800), wall=wall)
+    d = deliveries_for(Ledger("scope"), None, io.StringIO(), io.StringIO(), "test", grouping=Grouping(300, 1800),
+                       wall=wall)
     target = PostTarget.of(f"http://127.0.0.1:{refused_port()}/hook", "slack")
     d.add_webhook(target, WebhookPoster(target.url, target.dialect), clock=lambda: 0.0)
     return d, wall
 
 
-def at(report: Report, minutes: float, workload: str | None = None) -> tuple[ScanEntry, str]:
+WORDING = Wording("jsonl", lambda e: "runai-triage diagnose x")
+
+
+def at(report: Report, minutes: float, workload: str | None = None) -> tuple[Watched, str]:
     """The report as a failure `minutes` after T0 (its own id, or `workload`), and its key."""
     when = T0 + timedelta(minutes=minutes)
     wid = workload or f"{report.workload.id}-{minutes}"
     changed = report.model_copy(update={"workload": report.workload.model_copy(update={"id": wid,
                                                                                      "phase_updated_at": when})})
-    entry = entry_of(changed)
-    return entry, f"rt-{wid}-{minutes}"
+    key = f"rt-{wid}-{minutes}"
+    return WORDING.of(entry_of(changed), key), key
 
 
 def outbox(d: Deliveries) -> list[Pending]:
@@ -124,13 +128,13 @@ async def test_a_storm_is_one_post_and_an_unrelated_failure_at_the_same_time_its
     keys = []
     for i, report in enumerate(STORM[:4]):
         entry, key = at(report, i * 0.5)
-        assert d.deliver(entry, key)
+        assert d.deliver(entry)
         keys.append(key)
         if i == 1:
             wall.now += 30
             d.flush()  # half a minute: the storm's first failure waits for others
     oom, oom_key = at(BY_CASE["demo/storm-node-oom"], 1)
-    assert d.deliver(oom, oom_key)
+    assert d.deliver(oom)
     assert [p.key for p in outbox(d)] == [oom_key]  # the unrelated failure goes at once; the storm waits
     assert all(d.done(k) for k in keys)  # gathered: not diagnosed again
     wall.now += 30
@@ -150,12 +154,12 @@ async def test_later_failures_of_a_storm_go_into_one_follow_up_a_window_after_it
 ) -> None:
     d, wall = deliveries
     first, key = at(STORM[0], 0)
-    d.deliver(first, key)
+    d.deliver(first)
     wall.now += 60
     d.flush()
     later = [at(r, 1 + i) for i, r in enumerate(STORM[1:])]
-    for entry, k in later:
-        d.deliver(entry, k)
+    for entry, _ in later:
+        d.deliver(entry)
         wall.now += 30
         d.flush()  # a sweep every half minute: not due yet
     assert len(outbox(d)) == 1
@@ -172,17 +176,17 @@ async def test_later_failures_of_a_storm_go_into_one_follow_up_a_window_after_it
 async def test_a_failure_past_the_window_starts_a_new_storm(deliveries: tuple[Deliveries, Wall]) -> None:
     d, wall = deliveries
     for minutes in (0, 2):
-        d.deliver(*at(STORM[minutes // 2], minutes))
+        d.deliver(at(STORM[minutes // 2], minutes)[0])
     wall.now += 60
     d.flush()
     wall.now += 3600
-    d.deliver(*at(STORM[2], 2 + 5.5))  # 5.5 minutes after the storm's last failure: a window of 5 has passed
-    d.deliver(*at(STORM[3], 2 + 6))
+    d.deliver(at(STORM[2], 2 + 5.5)[0])  # 5.5 minutes after the storm's last failure: a window of 5 has passed
+    d.deliver(at(STORM[3], 2 + 6)[0])
     wall.now += 60
     d.flush()
     posts = outbox(d)
     assert len(posts) == 2 and all(p.text.startswith("*Storm: 2 workloads") for p in posts)  # two first posts
-    d.deliver(*at(STORM[4], 30))  # alone in its window: a storm of one is its own post
+    d.deliver(at(STORM[4], 30)[0])  # alone in its window: a storm of one is its own post
     wall.now += 3600
     d.flush()
     assert outbox(d)[-1].text.startswith("*CRASH_APP_ERROR*: ") and not outbox(d)[-1].covers
@@ -194,13 +198,13 @@ async def test_a_workload_failing_again_within_the_cool_down_is_counted_not_post
     d, _ = deliveries
     crash = next(r for case, r in REPORTS if r.category == "CRASH_APP_ERROR" and cause_of(r) is None)
     first = at(crash, 0, "w-1")
-    assert d.deliver(*first)
+    assert d.deliver(first[0])
     for minutes in (5, 20):
         entry, key = at(crash, minutes, "w-1")
-        assert d.deliver(entry, key) and d.couriers[0].record.delivered(key)  # counted: this webhook has it
+        assert d.deliver(entry) and d.couriers[0].record.delivered(key)  # counted: this webhook has it
     assert [p.key for p in outbox(d)] == [first[1]] and d.repeated == 2
     again, key = at(crash, 45, "w-1")  # past the cool-down of the last post (30 minutes)
-    d.deliver(again, key)
+    d.deliver(again)
     assert outbox(d)[-1].key == key and "failed 2 more times since its last post" in outbox(d)[-1].text
 
 
@@ -208,20 +212,19 @@ async def test_stdout_still_carries_every_report(deliveries: tuple[Deliveries, W
     d, wall = deliveries
     crash = next(r for case, r in REPORTS if r.category == "CRASH_APP_ERROR" and cause_of(r) is None)
     entries = [at(crash, m, "w-1") for m in (0, 5)] + [at(r, 1 + i) for i, r in enumerate(STORM)]
-    for entry, key in entries:
-        d.deliver(entry, key)
+    for entry, _ in entries:
+        d.deliver(entry)
     wall.now += 60
     d.flush()
     assert d.printed == len(entries) and len(outbox(d)) == 2
 
 
 def test_grouping_off_posts_each_failure() -> None:
-    d = Deliveries(Ledger("scope"), None, io.StringIO(), io.StringIO(), "jsonl", lambda e: "x", "test",
-                   grouping=Grouping(0, 0))
+    d = deliveries_for(Ledger("scope"), None, io.StringIO(), io.StringIO(), "test", grouping=Grouping(0, 0))
     target = PostTarget.of(f"http://127.0.0.1:{refused_port()}/hook", "markdown")
     d.add_webhook(target, WebhookPoster(target.url, target.dialect), clock=lambda: 0.0)
     for i, report in enumerate(STORM):
-        d.deliver(*at(report, i, "same"))
+        d.deliver(at(report, i, "same")[0])
     d.flush()
     assert len(outbox(d)) == len(STORM)
 
@@ -229,12 +232,12 @@ def test_grouping_off_posts_each_failure() -> None:
 async def test_the_storm_book_survives_a_restart(deliveries: tuple[Deliveries, Wall]) -> None:
     d, wall = deliveries
     for i, report in enumerate(STORM[:3]):
-        d.deliver(*at(report, i))
+        d.deliver(at(report, i)[0])
     wall.now += 60
     d.flush()
     gathered = [at(r, 4 + i) for i, r in enumerate(STORM[3:])]
-    for entry, key in gathered:
-        d.deliver(entry, key)
+    for entry, _ in gathered:
+        d.deliver(entry)
     saved = json.loads(json.dumps(d.ledger.to_json()))
     assert saved["schema"] == "runai-triage/watch-state@3"
     again = Ledger.from_json(saved)
@@ -272,7 +275,8 @@ def post_of(n: int, name: str, dialect: str, first: bool = True) -> str:
                         STORM[0].recommendations[0], "runai-triage nodes --demo --cluster-id demo-east --node gpu-e-23")
     members = tuple(Member(f"rt-{i}", 0.0, f"{name}-{i}", ("nlp", "vision", "speech", "research")[i % 4],
                            "CRASH_APP_ERROR") for i in range(n))
-    return storm_text(StormPost(facts, members, first, 0 if first else 1, n, 4, T0.timestamp(), "rt-0"), dialect)
+    storm = Storm(cause.key, facts, T0.timestamp(), T0.timestamp(), posts=0 if first else 1)
+    return storm_text(Release(storm, list(members), first), dialect)
 
 
 @pytest.mark.parametrize("first", [True, False])

@@ -127,18 +127,15 @@ def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
     """The engine request the options describe; raises UsageError naming what is missing or wrong."""
     now = parse_now(args.now)
     _check_identifiers(args)
-    try:
-        return DiagnosisRequest(
-            cluster_id=(args.cluster_id or "").strip(),
-            workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
-            name=args.name,
-            project=args.project,
-            lookback=args.lookback,
-            active=args.active,
-            now=now,
-        )
-    except UsageError as exc:  # the engine's words say "lookback"; here it is an option
-        raise UsageError(str(exc).replace("lookback '", "--lookback '", 1)) from None
+    return DiagnosisRequest(
+        cluster_id=(args.cluster_id or "").strip(),
+        workload_id=args.workload_id.strip() if args.workload_id else args.workload_id,
+        name=args.name,
+        project=args.project,
+        lookback=args.lookback,
+        active=args.active,
+        now=now,
+    )
 
 
 async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Report:

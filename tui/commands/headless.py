@@ -22,6 +22,7 @@ from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
+from core.usage import Sentence
 from tui.commands.start import StartOptions, StartProblem, tenant_options
 
 T = TypeVar("T")
@@ -137,8 +138,18 @@ def tolerant(stream: TextIO) -> None:
             reconfigure(errors="backslashreplace")
 
 
+def flag(option: str) -> str:
+    """A request's option as the command line names it: its flag (`max_workloads` -> `--max-workloads`)."""
+    return "--" + option.replace("_", "-")
+
+
+def usage_words(exc: Exception) -> str:
+    """An error's message in the command line's words: the options a usage error names, as flags."""
+    return exc.worded(flag) if isinstance(exc, UsageError) else str(exc)
+
+
 def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
-    say(err, f"{prog}: error: {exc}")
+    say(err, f"{prog}: error: {usage_words(exc)}")
     say(err, f"  See `{prog} --help` for the options.")
     return 2
 
@@ -146,6 +157,8 @@ def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
 def advice(failure: DiagnosisFailed) -> str:
     """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
     hint = getattr(failure, "hint", None)  # a failure that knows what to try says it itself
+    if isinstance(hint, Sentence):  # naming the options to try again with: as flags here
+        return hint.worded(flag)
     if isinstance(hint, str):
         return hint
     if isinstance(failure, UnknownCluster):

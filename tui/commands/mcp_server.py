@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -88,14 +87,18 @@ class TenantHolder:
             raise ToolError(str(exc)) from None
 
 
-# A usage error's words name command-line flags; a tool's arguments have other names.
-_FLAG = re.compile(r"--([a-z][a-z-]*)")
+# A request's options are the tools' arguments, by the same key, but for the name a diagnosis is asked by.
 _ARGUMENT = {"name": "workload_name"}
 
 
-def tool_words(problem: object) -> str:
-    """A usage error in the tool's argument names (`--max-workloads` -> `max_workloads`)."""
-    return _FLAG.sub(lambda m: _ARGUMENT.get(m[1], m[1].replace("-", "_")), str(problem))
+def argument(option: str) -> str:
+    """A request's option as the tools name it: their argument (`max_workloads`; `name` -> `workload_name`)."""
+    return _ARGUMENT.get(option, option)
+
+
+def tool_words(problem: UsageError) -> str:
+    """A usage error with the options it names said as the tools' arguments."""
+    return problem.worded(argument)
 
 
 def _ids(cluster_id: str, workload_id: str | None = None) -> tuple[str, str | None]:

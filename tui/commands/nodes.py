@@ -37,6 +37,7 @@ from tui.commands.headless import (
     add_tenant_arguments,
     command_parser,
     epilog,
+    flag,
     parse_now,
     progress_bar,
     run_or_explain,
@@ -210,7 +211,7 @@ def render(result: NodesResult, fmt: str) -> str:
     if result.request.node and fmt in ("text", "markdown") and result.rows:
         incident = nodes_incident.to_markdown if fmt == "markdown" else nodes_incident.to_text
         return incident(result, result.rows[0])
-    return NODES_RENDERERS[fmt](result)
+    return NODES_RENDERERS[fmt](result, flag)
 
 
 def run_nodes(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -27,6 +27,7 @@ from tui.commands.headless import (
     add_tenant_arguments,
     command_parser,
     epilog,
+    flag,
     parse_now,
     progress_bar,
     run_or_explain,
@@ -137,7 +138,7 @@ def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | 
                             what="scan")
     if result is None:
         return 1
-    write_out(out, SCAN_RENDERERS[args.format](result))
+    write_out(out, SCAN_RENDERERS[args.format](result, flag))
     if result.interrupted:  # what finished is printed; the status says it is not the whole window
         say(err, f"{PROG}: interrupted; {len(result.entries)} diagnoses printed, the rest not made.")
         return INTERRUPTED_EXIT

@@ -1,8 +1,8 @@
 """`runai-triage watch`: diagnose every workload of a cluster that newly fails or newly needs attention, as it
 happens, and print (or post) each report as it is ready. Never loads Textual.
 
-This module reads the options; watch_run runs the watch (core.triage.watch sweeps, watch_delivery and
-core.notify deliver), and ends with a summary line on Ctrl-C or SIGTERM. The exit status is watch_run's.
+This module reads the options; watch_run runs the watch (core.triage.watch sweeps, core.notify.deliveries
+delivers, watch_delivery words it), and ends with a summary line on Ctrl-C or SIGTERM. The exit status is watch_run's.
 """
 
 from __future__ import annotations
@@ -18,18 +18,20 @@ from pathlib import Path
 from typing import TextIO
 
 from core.diagnosis.request import UsageError
+from core.notify.deliveries import PostTarget
 from core.notify.dialects import DIALECTS
+from core.notify.ledger_versions import STATE_VERSIONS
 from core.notify.state_file import StateFile, StateProblem
 from core.notify.storms import Grouping
 from core.notify.webhook import check_url
+from core.triage.entry_render import ENTRY_RENDERERS
 from core.triage.pacing import DEFAULT_INTERVAL_S
 from core.triage.watch import DEFAULT_MAX_PER_MINUTE, MAX_PER_MINUTE, WatchRequest
 from tui.commands.headless import TENANT_NOTE, add_tenant_arguments, command_parser, epilog, start_options, usage_failed
 from tui.commands.start import live_settings
-from tui.commands.watch_delivery import STATE_VERSIONS, PostTarget
 from tui.commands.watch_run import PROG, WatchRun, default_state_path
 
-FORMATS = ("text", "jsonl", "markdown")
+FORMATS = tuple(ENTRY_RENDERERS)  # text, jsonl, markdown
 DEFAULT_GROUP_WINDOW = "5m"
 DEFAULT_COOLDOWN = "30m"
 _DURATION = re.compile(r"^(\d{1,7})([smhd])$")

@@ -1,8 +1,9 @@
 """One `watch`, in-process: open the tenant, check the scope, take the state file, then sweep until stopped.
 
-The loop is core.triage.watch; where each failure goes is tui.commands.watch_delivery (stdout at once, each webhook
-through its outbox and courier, every destination with its own record in the state file). Tests give it a
-clock, a sleep that steps that clock, and the couriers' clock.
+The loop is core.triage.watch; where each failure goes is core.notify.deliveries (stdout at once, each webhook
+through its outbox and courier, every destination with its own record in the state file), wired with the command
+line's words in tui.commands.watch_delivery. Tests give it a clock, a sleep that steps that clock, and the
+couriers' clock.
 
 Exit status: 0 when it stopped as asked (Ctrl-C, SIGTERM, the end of a `--once` that delivered everything); 1
 when it could not run (the tenant could not be opened, an unknown cluster or project, the one sweep of `--once`
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import os
 import sys
@@ -28,7 +30,9 @@ from typing import Any, TextIO
 import platformdirs
 
 from core.diagnosis.engine import DiagnosisFailed
+from core.notify.deliveries import Deliveries, PostTarget
 from core.notify.ledger import LedgerUnreadable, destination_id
+from core.notify.ledger_versions import STATE_VERSIONS, StateOfAnotherWatch, ledger_of, look_from
 from core.notify.state_file import StateFile, StateProblem
 from core.notify.storms import Grouping
 from core.notify.webhook import DEADLINE_S, WebhookPoster
@@ -38,20 +42,11 @@ from core.tenant import Tenant
 from core.triage.scan import ScanEntry
 from core.triage.scan_scope import scope_of
 from core.triage.storm_cause import Cause
-from core.triage.watch import Watcher, WatchRequest
+from core.triage.watch import SLACK, Watcher, WatchRequest
+from core.triage.watched import Wording, v1_key
 from tui.commands.headless import advice, explain_start_problem, say, tier2_for
 from tui.commands.start import StartOptions, StartProblem, open_tenant
-from tui.commands.watch_delivery import (
-    STATE_VERSIONS,
-    Deliveries,
-    PostTarget,
-    StateOfAnotherWatch,
-    describe_targets,
-    diagnose_command,
-    ledger_of,
-    look_from,
-    storm_command,
-)
+from tui.commands.watch_delivery import deliveries_for, describe_targets, diagnose_command, storm_command
 
 PROG = "runai-triage watch"
 APP_NAME = "runai-triage"
@@ -146,22 +141,26 @@ class WatchRun:
             return None, 2 if problem.usage else 1
         try:
             loaded = state.load()
-            ledger = ledger_of(loaded, scope_text, self.request.cluster_id,
-                               [destination_id(t.url) for t in self.posts])
+            ledger = ledger_of(loaded, scope_text, [destination_id(t.url) for t in self.posts],
+                               functools.partial(v1_key, self.request.cluster_id), SLACK)
         except (StateProblem, StateOfAnotherWatch, LedgerUnreadable) as problem:
             state.unlock()
             say(self.err, f"{PROG}: {problem}")
             return None, 1
         if loaded.note:
             say(self.err, f"{PROG}: {loaded.note}")
-        self.deliveries = Deliveries(ledger, state, self.out, self.err, self.fmt, self._command, PROG,
-                                     grouping=self.grouping, storm_command=self._storm_command, wall=self.wall)
+        self.deliveries = deliveries_for(ledger, state, self.out, self.err, PROG, grouping=self.grouping,
+                                         wall=self.wall)
         for target in self.posts:
             poster = WebhookPoster(target.url, target.dialect, transport=self.post_transport,
                                    deadline_s=self.post_deadline_s)
             self._posters.append(poster)
             self.deliveries.add_webhook(target, poster, self.post_clock)
         return state, 0
+
+    @property
+    def wording(self) -> Wording:
+        return Wording(self.fmt, self._command, self._storm_command)
 
     def _command(self, entry: ScanEntry) -> str:
         return diagnose_command(self.options, self.request.cluster_id, entry.workload.id or "",
@@ -186,10 +185,11 @@ class WatchRun:
         self._say_start(watcher, state.path)
         if not self.once:
             deliveries.start()
+        wording = self.wording
         while True:
             try:
                 async for entry in watcher.sweep():
-                    if deliveries.deliver(entry, watcher.key_of(entry.workload)):
+                    if deliveries.deliver(wording.of(entry, watcher.key_of(entry.workload))):
                         watcher.delivered(entry)
                     else:
                         watcher.not_delivered(entry)
