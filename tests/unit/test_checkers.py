@@ -19,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 # mypy's error count over core and tui on the day it was adopted (issue 35). Lower it, never raise it.
-MYPY_CEILING = 133
+MYPY_CEILING = 127
 _FOUND = re.compile(r"^Found (\d+) errors? in \d+ files?", re.MULTILINE)
 
 
