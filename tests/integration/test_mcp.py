@@ -113,6 +113,8 @@ async def _exercise(client: Client, expected: dict[str, Any]) -> None:
                                                                           "workload_id": case["workloadId"]})
     said = unknown_cluster.content[0].text  # type: ignore[union-attr]
     assert unknown_cluster.is_error and ".." not in said and "exact name. Run it again" in said, said
+    # The option to give again is named as the tool's argument, not as the command line's flag.
+    assert "above in cluster_id" in said and "--cluster-id" not in said, said
     unknown = await client.call_tool("delete_workload", {"cluster_id": EAST})
     assert unknown.is_error
 

@@ -22,7 +22,7 @@ from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
-from core.usage import Sentence
+from core.usage import Namer, Sentence
 from tui.commands.start import StartOptions, StartProblem, tenant_options
 
 T = TypeVar("T")
@@ -154,17 +154,18 @@ def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
     return 2
 
 
-def advice(failure: DiagnosisFailed) -> str:
-    """What to try, from the error the failure came from: a server that answered badly is not a network problem."""
+def advice(failure: DiagnosisFailed, namer: Namer = flag) -> str:
+    """What to try, from the error the failure came from: a server that answered badly is not a network problem.
+    `namer` names the options to try again with (the command line's flags unless an MCP tool says otherwise)."""
     hint = getattr(failure, "hint", None)  # a failure that knows what to try says it itself
-    if isinstance(hint, Sentence):  # naming the options to try again with: as flags here
-        return hint.worded(flag)
+    if isinstance(hint, Sentence):
+        return hint.worded(namer)
     if isinstance(hint, str):
         return hint
     if isinstance(failure, UnknownCluster):
-        return "Run it again with one of the cluster ids (or names) above in --cluster-id."
+        return f"Run it again with one of the cluster ids (or names) above in {namer('cluster_id')}."
     if isinstance(failure, UnknownProject):
-        return "Run it again with one of the project names above in --project."
+        return f"Run it again with one of the project names above in {namer('project')}."
     cause: BaseException | None = failure.__cause__
     if isinstance(cause, AuthError):
         return "The credentials were refused: set a fresh RUNAI_BEARER_TOKEN, or RUNAI_CLIENT_ID and " \

@@ -204,7 +204,7 @@ def build_server(holder: TenantHolder) -> MCPServer:
         try:
             report = await run_to_report(request, tenant.runai, **tier2_for(holder.options, tenant))
         except DiagnosisFailed as exc:
-            raise ToolError(f"no report could be produced: {str(exc).rstrip('.')}. {advice(exc)}") from None
+            raise ToolError(f"no report could be produced: {str(exc).rstrip('.')}. {advice(exc, argument)}") from None
         return Report.model_validate(json_dict(report))
 
     @server.tool(annotations=READ_ONLY)
