@@ -75,6 +75,11 @@ class Courier:
     def wake(self) -> None:
         self._wake.set()
 
+    @property
+    def answering(self) -> bool:
+        """No post in flight and the last one did not fail: worth one more try before the watch exits."""
+        return not self._busy and self.problem is None
+
     def quiet(self) -> bool:
         """Nothing in flight and nothing due now."""
         return not self._busy and (self.record.head() is None or self._clock() < self.next_at)

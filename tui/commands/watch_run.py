@@ -30,6 +30,7 @@ from typing import Any, TextIO
 import platformdirs
 
 from core.diagnosis.engine import DiagnosisFailed
+from core.notify.courier import Courier
 from core.notify.deliveries import Deliveries, PostTarget
 from core.notify.ledger import LedgerUnreadable, destination_id
 from core.notify.ledger_versions import STATE_VERSIONS, StateOfAnotherWatch, ledger_of, look_from
@@ -51,6 +52,8 @@ from tui.commands.watch_delivery import deliveries_for, describe_targets, diagno
 PROG = "runai-triage watch"
 APP_NAME = "runai-triage"
 UNDELIVERED = 4
+# How long a stopped watch tries its outboxes once more before it exits (a pod is given 30 s after SIGTERM).
+LAST_POSTS_S = 10.0
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -104,7 +107,10 @@ class WatchRun:
             return 0
         finally:
             if self.deliveries is not None:
+                answering = [c for c in self.deliveries.couriers if c.answering]
                 await self.deliveries.stop()
+                if not self.once:
+                    await self._last_posts(answering)
                 self.deliveries.save()
             self.summary()
             for poster in self._posters:
@@ -112,6 +118,23 @@ class WatchRun:
             if state is not None:
                 state.unlock()
             await tenant.aclose()
+
+    async def _last_posts(self, answering: list[Courier]) -> None:
+        """Stopped (Ctrl-C, SIGTERM): what the storms gathered goes into the outboxes now, not a window later,
+        and each outbox whose webhook was answering (none in flight, the last post not failed) is tried once
+        more, in order, within LAST_POSTS_S. What is not posted then stays in the state file, and the next run
+        posts it first; a post cut off by the bound may go out twice (its key says so), never not at all."""
+        deliveries = self.deliveries
+        if deliveries is None or not deliveries.couriers:
+            return
+        deliveries.flush(everything=True)
+        if not deliveries.waiting() or not answering:
+            return
+        try:
+            await asyncio.wait_for(asyncio.gather(*(c.drain_once() for c in answering)), timeout=LAST_POSTS_S)
+        except TimeoutError:
+            say(self.err, f"{PROG}: the last posts took longer than {LAST_POSTS_S:g} s; "
+                          f"{plural(deliveries.waiting(), 'post')} kept in the state file for the next run")
 
     async def settled(self) -> None:
         """Until every post due now has been tried (a test steps its clock after this)."""
