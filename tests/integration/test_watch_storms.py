@@ -25,6 +25,7 @@ from core.sim.live.node_loss import LOSS_NODE, NodeLoss, loss_actors
 from core.sim.live.settings import LiveSettings
 from core.tenant import Tenant, open_bundle_tenant
 from core.triage.chat_render import SLACK_LIMIT
+from core.triage.nodes import NodesRequest, nodes_view
 from core.triage.watch import WatchRequest
 from tests.integration.test_watch import INTERVAL, Stepper, stable_key
 from tests.integration.webhook_receiver import Receiver
@@ -179,3 +180,24 @@ async def test_a_stopped_watch_keeps_what_it_could_not_post_at_the_stop_for_the_
         assert status == 0, said
         assert receiver.texts()[before] == waiting[0]  # the kept follow-up, posted first
         assert len(receiver.keys()) == len(set(receiver.keys()))
+
+
+async def test_the_nodes_view_of_the_live_node_loss_shows_the_failures_and_the_lost_gpu() -> None:
+    """The Nodes view over real HTTP to the live tenant, before the loss and ten minutes in: the node's row
+    counts the victims against what ran there, crosses the threshold, and Run:ai's node list now carries the
+    GPU's condition (it was listed healthy before)."""
+    bundle = load_demo_bundle()
+    clock = SteppedClock(bundle.captured_at)
+    tenant = tenant_on(bundle, clock)
+    request = NodesRequest(cluster_id="demo-east", since="90m")
+    try:
+        before = await nodes_view(request, tenant.runai, tier2_unavailable="not read here", now=clock())
+        clock.advance(600)
+        after = await nodes_view(request, tenant.runai, tier2_unavailable="not read here", now=clock())
+    finally:
+        await tenant.aclose()
+    was = next(r for r in before.rows if r.name == LOSS_NODE)
+    now = next(r for r in after.rows if r.name == LOSS_NODE)
+    assert not was.failed and not was.crosses and not any("NvidiaXID79Error" in c for c in was.state.conditions)
+    assert now.failed == SETTINGS.loss_victims and now.crosses and now.workloads >= now.failed
+    assert any("NvidiaXID79Error" in c and "fallen off the bus" in c for c in now.state.conditions), now.state

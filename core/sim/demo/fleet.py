@@ -22,7 +22,8 @@ _STATUS = {"True": "Ready", "False": "NotReady"}
 _TROUBLE_WHEN_TRUE = frozenset({"MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"})
 
 
-def _failing(conditions: Iterable[Json]) -> list[Json]:
+def failing(conditions: Iterable[Json]) -> list[Json]:
+    """The conditions of a Kubernetes node that say it is in trouble, as Run:ai lists them."""
     out: list[Json] = []
     for c in conditions:
         kind, status = str(c.get("type") or ""), str(c.get("status") or "")
@@ -48,7 +49,7 @@ def runai_node(name: str, cluster: str, kube: Json | None) -> Json:
         "name": name,
         "clusterUuid": cluster,
         "status": _STATUS.get(ready, "Unknown"),
-        "conditions": _failing(conditions),
+        "conditions": failing(conditions),
         "taints": taints,
         "nodePool": str(labels.get("run.ai/node-pool") or NODE_POOL),
         "gpuInfo": {"gpuType": str(labels.get("nvidia.com/gpu.product") or DEFAULT_GPU), "gpuCount": GPUS_PER_NODE},

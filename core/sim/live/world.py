@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from core.sim.bundle import CaseBundle
+from core.sim.demo.fleet import failing, runai_node
 from core.sim.live.actors import Actor
 from core.sim.live.node_loss import NodeLoss, loss_actors
 from core.sim.live.schedule import actors
@@ -102,15 +103,45 @@ class LiveWorld:
             for name in _KUBE_LISTS:
                 kube[name] = [*(base.kubernetes.get(name) or []), *(item for s in shown for item in s.kube[name])]
             known = {(n.get("metadata") or {}).get("name") for n in base.kubernetes.get("nodes") or []}
-            extra: dict[str, Json] = {}
-            for s in shown:
-                for n in s.nodes:
-                    name = n["metadata"]["name"]
-                    if name not in known:
-                        extra.setdefault(name, n)
+            live = _live_nodes(shown)
+            extra = {name: n for name, n in live.items() if name not in known}
             kube["nodes"] = [*(base.kubernetes.get("nodes") or []), *(extra[k] for k in sorted(extra))]
         # A new bundle (its workload index and id lookup are built afresh); the still parts are shared.
-        return dataclasses.replace(base, workloads=workloads, kubernetes=kube, _by_id={})
+        nodes = _runai_nodes(base.nodes, _live_nodes(shown))
+        return dataclasses.replace(base, workloads=workloads, kubernetes=kube, nodes=nodes, _by_id={})
+
+
+def _live_nodes(shown: list[_Shown]) -> dict[str, Json]:
+    """The Kubernetes nodes the actors hold, by name: of several for one name, the one with the most failing
+    conditions (an actor that saw the node's GPU fall off holds the condition; one shown before it does not)."""
+    out: dict[str, Json] = {}
+    for s in shown:
+        for n in s.nodes:
+            name = n["metadata"]["name"]
+            if name not in out or len(failing(_conditions(n))) > len(failing(_conditions(out[name]))):
+                out[name] = n
+    return out
+
+
+def _conditions(node: Json) -> list[Json]:
+    return (node.get("status") or {}).get("conditions") or []
+
+
+def _runai_nodes(listed: list[Json], live: dict[str, Json]) -> list[Json]:
+    """Run:ai's node list in agreement with the nodes the actors hold: a node whose Kubernetes object fails a
+    condition now (a GPU fallen off the bus) is listed with that condition and its status, as Run:ai reports
+    it; the rest as recorded. The same list object while nothing differs."""
+    out: list[Json] = []
+    changed = False
+    for entry in listed:
+        node = live.get(str(entry.get("name")))
+        if node is None or not failing(_conditions(node)):
+            out.append(entry)
+            continue
+        fresh = runai_node(str(entry.get("name")), str(entry.get("clusterUuid") or ""), node)
+        out.append({**entry, "status": fresh["status"], "conditions": fresh["conditions"], "taints": fresh["taints"]})
+        changed = True
+    return out if changed else listed
 
 
 def _show(actor: Actor, stage: int, shift: timedelta) -> _Shown:
