@@ -31,6 +31,10 @@ SLOW_WORKLOAD = {"match": "GET /api/v1/workloads/{id}", "status": 200, "kind": "
                "bytes": 1 << 22, "delayMs": 300, "times": 100_000}
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     status = cli.main(list(args))
     captured = capsys.readouterr()
@@ -96,6 +100,9 @@ def test_ctrl_c_in_scan_prints_what_finished_and_exits_130(tmp_path: Path) -> No
         [sys.executable, "-m", "tui.cli", "scan", "--case", str(case), "--cluster-id", "demo-east", "--since", "7d",
          "--concurrency", "1", "--format", "json"],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=follower, text=True,
+        # Ctrl-C's default, whatever this test inherited: a job a script starts in the background (`cmd &`) runs
+        # with SIGINT ignored, and so would the scan, as POSIX programs do.
+        preexec_fn=_sigint_default,
     )
     os.close(follower)
     seen = b""

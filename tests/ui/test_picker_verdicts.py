@@ -77,19 +77,33 @@ async def test_verdicts_arrive_for_the_failed_rows_and_equal_the_single_diagnosi
         screen, table = await with_verdicts(pilot)
         rows = eligible(screen)
         assert len(rows) >= 3 and "verdict" in table.column_keys
-        labels = [table.verdict_text(w.id or "") for w in rows]
-        assert all(labels)
+        assert all(table.verdict_text(w.id or "") for w in rows)
+        labels = [v.label for w in rows if (v := screen.verdicts.get(w)) is not None]
         for w in rows[:4]:
             request = DiagnosisRequest(cluster_id=w.cluster_id or "", workload_id=w.id, now=app.clock())
             alone = await run_to_report(request, demo_tenant.runai, demo_tenant.kube,
                                         tier2_unavailable=demo_tenant.kube_unavailable)
-            assert table.verdict_text(w.id or "") == verdict_label(alone), w.name
+            # A Pending workload held from outside says by what: its explaining finding's kind.
+            held = next((f.kind for f in alone.findings if f.explains), None) if alone.outcome == "pending" else None
+            expected = verdict_label(alone) + (f" · {held}" if held else "")
+            assert table.verdict_text(w.id or "") == expected, w.name
         line = screen.query_one(VerdictLine).plain
         # The longest wording that fits the line (the Pending rows' verdicts make the full one too long here).
         assert line in page_lines(labels, 0, len(rows))  # type: ignore[arg-type]
         # Rows that are not failed (Running, Completed, ...) are never diagnosed in the background.
         others = [w.id for w in table.workloads if w not in rows]
         assert others and not set(others) & set(status_reads(_requests(demo_tenant)))
+
+
+async def test_a_pending_row_held_by_an_admission_webhook_says_so_in_its_cell(demo_tenant: Tenant) -> None:
+    """The Phase column says Pending; the Verdict cell says what holds it (the report's explaining finding),
+    while the line under the table counts it with the other pending ones."""
+    app = make_app(demo_tenant)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await with_verdicts(pilot)
+        row = next(w for w in table.workloads if w.name == "dinov2-linear-probe")
+        assert table.verdict_text(row.id or "") == "pending · admission"
+        assert "1 pending" in screen.query_one(VerdictLine).plain
 
 
 async def test_verdicts_add_no_page_fetch_and_a_seen_page_comes_from_the_cache(demo_tenant: Tenant) -> None:
@@ -269,7 +283,10 @@ async def test_rows_judged_by_the_engine_get_their_verdicts_after_the_first_pain
             request = DiagnosisRequest(cluster_id=w.cluster_id or "", workload_id=w.id, now=app.clock())
             alone = await run_to_report(request, demo_tenant.runai, demo_tenant.kube,
                                         tier2_unavailable=demo_tenant.kube_unavailable)
-            assert table.verdict_text(w.id or "") == verdict_label(alone), w.name
+            # A Pending workload held from outside says by what: its explaining finding's kind.
+            held = next((f.kind for f in alone.findings if f.explains), None) if alone.outcome == "pending" else None
+            expected = verdict_label(alone) + (f" · {held}" if held else "")
+            assert table.verdict_text(w.id or "") == expected, w.name
         assert "checking" not in screen.query_one(VerdictLine).plain
         never = {w.id for w in judged_later if w not in kept}
         assert not never & set(status_reads(_requests(demo_tenant)))

@@ -8,16 +8,19 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from core.models.report import CATEGORIES, OUTCOMES
+from core.models.report import CATEGORIES, FINDING_KINDS, OUTCOMES
 
 if TYPE_CHECKING:  # the batch module loads the engine, which the picker's first page never needs
     from core.triage.batch import Verdict
 
 # No dimmed styles: a dimmed cell would vanish under the cursor row's colours in some themes.
 WAITING = Text("…")
-# What a Verdict cell can say: a category, an outcome, or `no report` (core.triage.batch.verdict_label). The
-# table gives the column this width when the terminal has room, so no label is cut there.
-VERDICT_WIDTH = max(len(label) for label in (*CATEGORIES, *OUTCOMES, "no report"))
+# The cell of a Pending workload that a finding holds, by the finding's kind.
+HELD_BY = {kind: f"pending · {kind}" for kind in FINDING_KINDS}
+# What a Verdict cell can say: a category, an outcome (`pending` with the kind of finding that holds it), or
+# `no report` (core.triage.batch.verdict_label). The table gives the column this width when the terminal has
+# room, so no label is cut there.
+VERDICT_WIDTH = max(len(label) for label in (*CATEGORIES, *OUTCOMES, "no report", *HELD_BY.values()))
 
 
 def verdict_why(verdict: Verdict) -> str:
@@ -37,9 +40,18 @@ def verdict_why(verdict: Verdict) -> str:
 
 
 def verdict_cell(verdict: Verdict) -> Text:
-    """A category in bold; an outcome (routed out) or a diagnosis without a report in plain words."""
+    """A category in bold; an outcome (routed out) or a diagnosis without a report in plain words. A Pending
+    workload whose report names what holds it from outside (an admission webhook, a node under pressure) says
+    so beside `pending`: the Phase column already says Pending, the cell says why."""
     label = verdict.label
-    return Text(label, style="bold") if label in CATEGORIES else Text(label)
+    if label in CATEGORIES:
+        return Text(label, style="bold")
+    report = verdict.report
+    if report is not None and report.outcome == "pending":
+        cause = next((f.kind for f in report.findings if f.explains), None)
+        if cause is not None:
+            return Text(HELD_BY.get(cause, label))
+    return Text(label)
 
 
 class VerdictLine(Static):
