@@ -115,19 +115,27 @@ def case_gloo_timeout_killed_rank_xid119() -> Case:
     }
 
 
-def case_nccl_timeout_hung_rank_node_clean() -> Case:
-    """The look-alike: the same NCCL timeouts and a rank deleted at clean-up, but its node shows nothing: the
-    report names the rank it waited for and raises no finding."""
-    s = _job("ff-rank-03", "qwen-dpo", 4, phase_at=9.5)
-    first = _exited(s, "worker", 1, "gpu-g-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
-    _exited(s, "master", 0, "gpu-g-01", 10.0 - 14 * S, None)
-    _exited(s, "worker", 0, "gpu-g-02", 10.0 - 16 * S, None)
-    hung = s.add_pod(node="gpu-g-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
+def _nccl_four(key: str, name: str, rack: str, after_s: tuple[int, int]) -> tuple[Story, PodPlan, PodPlan]:
+    """4 pods on gpu-<rack>-01..04: worker-1's NCCL watchdog fires at 11:50:00 and it exits 1 first; master-0 and
+    worker-0 exit 1 `after_s` seconds later with nothing read that says why; worker-2 hung in the collective and
+    was deleted at clean-up."""
+    s = _job(key, name, 4, phase_at=9.5)
+    first = _exited(s, "worker", 1, f"gpu-{rack}-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
+    _exited(s, "master", 0, f"gpu-{rack}-01", 10.0 - after_s[0] * S, None)
+    _exited(s, "worker", 0, f"gpu-{rack}-02", 10.0 - after_s[1] * S, None)
+    hung = s.add_pod(node=f"gpu-{rack}-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
                      deleted=9)
     s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
     _failed_job_event(s, 9.6)
     s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
     s.add_phase(9.5, "Failed", s.phase_message)
+    return s, first, hung
+
+
+def case_nccl_timeout_hung_rank_node_clean() -> Case:
+    """The look-alike: the same NCCL timeouts and a rank deleted at clean-up, but its node shows nothing: the
+    report names the rank it waited for and raises no finding."""
+    s, first, hung = _nccl_four("ff-rank-03", "qwen-dpo", "g", (14, 16))
     s.nodes += [node("gpu-g-03"), node("gpu-g-04")]
     return [s], _req(s), {
         "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": first.name,
@@ -140,16 +148,7 @@ def case_nccl_timeouts_seconds_apart() -> Case:
     """4 pods; worker-1's NCCL watchdog fired at 11:50:00; master-0 and worker-0 exited 1 at 11:50:02 and
     11:50:04 with nothing read that says why (their logs are not read); worker-2 hung and was deleted at
     clean-up. Within the ten seconds the pods' times are compared by what they show."""
-    s = _job("ff-rank-04", "gemma-sft", 4, phase_at=9.5)
-    first = _exited(s, "worker", 1, "gpu-k-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
-    _exited(s, "master", 0, "gpu-k-01", 10.0 - 2 * S, None)
-    _exited(s, "worker", 0, "gpu-k-02", 10.0 - 4 * S, None)
-    hung = s.add_pod(node="gpu-k-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
-                     deleted=9)
-    s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
-    _failed_job_event(s, 9.6)
-    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
-    s.add_phase(9.5, "Failed", s.phase_message)
+    s, first, hung = _nccl_four("ff-rank-04", "gemma-sft", "k", (2, 4))
     s.nodes += [node("gpu-k-03"), node("gpu-k-04", extra_conditions=[
         condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]
     s.add_node_event(14, "gpu-k-04", "NvidiaXID79Error", XID79, component="kernel-monitor")
