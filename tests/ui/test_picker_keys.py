@@ -22,6 +22,7 @@ from tui.screens.detail import DetailScreen
 from tui.screens.picker.screen import PickerScreen
 from tui.widgets.page_indicator import PageIndicator
 from tui.widgets.row_detail import RowDetail
+from tui.widgets.verdict_line import HELD_BY
 from tui.widgets.workload_table import WorkloadTable
 
 SIZE = (120, 40)
@@ -286,7 +287,7 @@ async def test_the_type_column_comes_before_names_are_cut(demo_tenant: Tenant, w
             assert {table.get_cell_at((row, column)).plain for row in range(table.row_count)} - {""}
 
 
-LABELS = (*CATEGORIES, *OUTCOMES, "no report")
+LABELS = (*CATEGORIES, *OUTCOMES, "no report", *HELD_BY.values())
 
 
 @pytest.mark.parametrize("all_clusters", [False, True], ids=["one cluster", "all clusters"])
