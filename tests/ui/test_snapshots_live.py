@@ -65,7 +65,11 @@ def test_picker_after_a_failure(snap_compare: Any, demo_bundle: CaseBundle, size
         assert isinstance(screen, PickerScreen)
         clock.advance(OOM.stages[2] - OOM.stages[1])  # killed while the picker is open
         assert screen.refresh_now()
-        await settle(pilot, lambda: screen.refreshes == 1 and screen.verdicts_settled and bool(screen.new_failures()))
+        # Everything the picture shows has landed: the refresh, its verdicts, the news, the cluster line (which
+        # resizes the table when it changes) and no page read under way.
+        await settle(pilot, lambda: screen.refreshes == 1 and screen.verdicts_settled and bool(screen.new_failures())
+                     and screen.clusters_checked and not screen.loading)
+        await pilot.pause()
         await pilot.pause()
 
     assert snap_compare(_app(demo_bundle, clock), terminal_size=size, run_before=run_before)
