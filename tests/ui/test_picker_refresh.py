@@ -192,9 +192,12 @@ async def test_the_interval_set_with_a_command_is_kept_in_the_settings(live: tup
     app = live_app(tenant, clock)
     async with app.run_test(size=SIZE) as pilot:
         screen = await settled(pilot)
+        read = header(screen).split(" · ")[1]
+        assert read.startswith("read ")
         screen.set_refresh(10, save=True)
         await pilot.pause()
         assert "every 10 s" in header(screen) and screen.refresh_s == 10
+        assert read in header(screen)  # a new interval: when the rows were read is still said
         saved, problem = load_settings(app.config_dir)
         assert problem is None and saved.refresh_s == 10
         app.theme = "nord"  # a theme chosen later keeps the interval beside it

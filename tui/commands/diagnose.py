@@ -23,6 +23,7 @@ from tui.commands.headless import (
     add_tenant_arguments,
     command_parser,
     epilog,
+    opened,
     parse_now,
     run_or_explain,
     say,
@@ -32,7 +33,7 @@ from tui.commands.headless import (
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions
 
 
 def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnose") -> None:
@@ -140,17 +141,13 @@ def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
 
 async def diagnose_with(options: StartOptions, request: DiagnosisRequest) -> Report:
     """One diagnosis on the tenant `options` describe."""
-    opened = open_tenant(options)
-    tenant = opened.tenant
-    try:
+    async with opened(options) as tenant:
         # A bundle describes one moment: diagnosing it "now" would push everything out of the lookback.
         request = dataclasses.replace(request, now=tenant_now(tenant, request.now))
         if options.mode == "case":
             request = dataclasses.replace(request, where=IN_CASE_BUNDLE)
         # The engine gives the whole diagnosis one time budget; each read also has its own deadline (README).
         return await run_to_report(request, tenant.runai, **tier2_for(options, tenant))
-    finally:
-        await tenant.aclose()
 
 
 def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

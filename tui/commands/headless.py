@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import os
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TextIO, TypeVar
 
@@ -20,10 +20,11 @@ from core.diagnosis.request import UsageError
 from core.models.base import out_of_range
 from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
+from core.sources.tap import Tap
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
 from core.usage import Namer, Sentence
-from tui.commands.start import StartOptions, StartProblem, tenant_options
+from tui.commands.start import StartOptions, StartProblem, open_tenant, tenant_options
 
 T = TypeVar("T")
 
@@ -88,12 +89,25 @@ def start_options(args: argparse.Namespace) -> StartOptions:
     return tenant_options(args)
 
 
-def tier2_for(options: StartOptions, tenant: Tenant) -> dict[str, Any]:
+def tier2_for(options: StartOptions, tenant: Tenant, *, recording: bool = False) -> dict[str, Any]:
     """How a headless command's diagnoses read Tier 2: opened in its own thread by the first diagnosis that gets
-    past Step 1, or not at all with --no-kube (a demo or case tenant serves Tier 2 whatever the flag)."""
+    past Step 1, or not at all with --no-kube (a demo or case tenant serves Tier 2 whatever the flag). A
+    `recording` opens it now, before the first read, so the recording sees every answer."""
     if not options.kube.enabled:
         return {"tier2_unavailable": KUBE_OFF}
+    if recording:
+        return {"tier2": tenant.kube, "tier2_unavailable": tenant.kube_unavailable}
     return {"open_tier2": tenant.open_tier2}
+
+
+@contextlib.asynccontextmanager
+async def opened(options: StartOptions, *, tap: Tap | None = None) -> AsyncIterator[Tenant]:
+    """The tenant the options describe, open for one command's work and closed after it, whatever happens."""
+    tenant = open_tenant(options, tap=tap).tenant
+    try:
+        yield tenant
+    finally:
+        await tenant.aclose()
 
 
 def parse_now(text: str | None) -> datetime | None:

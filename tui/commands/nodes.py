@@ -24,7 +24,6 @@ from core.diagnosis.request import UsageError
 from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.sim.bundle import BundleError, parse_bundle
-from core.tenant import KUBE_OFF
 from core.triage import nodes_incident
 from core.triage.batch import MAX_DIAGNOSES, Politeness
 from core.triage.nodes import DEFAULT_MAX_FAILURES, DEFAULT_SINCE, MAX_FAILURES, NodesRequest, NodesResult, nodes_view
@@ -38,6 +37,7 @@ from tui.commands.headless import (
     command_parser,
     epilog,
     flag,
+    opened,
     parse_now,
     progress_bar,
     run_or_explain,
@@ -48,7 +48,7 @@ from tui.commands.headless import (
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions
 
 PROG = "runai-triage nodes"
 CROSSED_EXIT = 4
@@ -151,22 +151,15 @@ async def view_with(
     options: StartOptions, request: NodesRequest, progress: Callable[[int, int], None] | None = None,
     tap: RecordingTap | None = None,
 ) -> Ran:
-    tenant = open_tenant(options, tap=tap).tenant
-    try:
+    async with opened(options, tap=tap) as tenant:
         now = tenant_now(tenant, request.now) or datetime.now(UTC)
         request = dataclasses.replace(request, now=now)
-        if tap is None:
-            kube = tier2_for(options, tenant)
-        else:  # a recording needs Tier 2 opened before the first read, so it sees every answer
-            kube = {"tier2": tenant.kube, "tier2_unavailable": tenant.kube_unavailable} if options.kube.enabled \
-                else {"tier2_unavailable": KUBE_OFF}
+        kube = tier2_for(options, tenant, recording=tap is not None)
         result = await nodes_view(request, tenant.runai, now=now, progress=progress, **kube)
         if tap is not None:  # a replay serves a pod only beside its workload: each is read once
             ran = {wid for row in result.rows for wid in row.ran}
             await read_each_workload(tenant.runai, sorted(ran), request.politeness.requests)
         return Ran(result, tenant.runai.tokens.secrets() if tap is not None else ())
-    finally:
-        await tenant.aclose()
 
 
 def _record_path(args: argparse.Namespace) -> Path | None:

@@ -25,21 +25,22 @@ from core.plural import plural
 from core.record import RecordingTap, recorded_bundle, write_bundle
 from core.report.render import RENDERERS
 from core.sim.bundle import BundleError, parse_bundle
-from core.tenant import KUBE_OFF
 from tui.commands.diagnose import add_diagnose_arguments, request_from_args
 from tui.commands.headless import (
     TENANT_NOTE,
     advice,
     command_parser,
     epilog,
+    opened,
     run_or_explain,
     say,
     start_options,
     tenant_now,
+    tier2_for,
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions
 
 PROG = "runai-triage record"
 
@@ -86,21 +87,16 @@ class Recorded:
 
 
 async def record_with(options: StartOptions, request: DiagnosisRequest, tap: RecordingTap) -> Recorded:
-    tenant = open_tenant(options, tap=tap).tenant
-    try:
+    async with opened(options, tap=tap) as tenant:
         # "Now" is fixed before the first read, so the bundle's capturedAt is exactly the moment diagnosed at.
         now = tenant_now(tenant, request.now) or datetime.now(UTC)
         request = dataclasses.replace(request, now=now)
         secrets = tenant.runai.tokens.secrets()
         try:
-            # Tier 2 is opened before the first read (not in a thread beside it): the recording needs to see it.
-            kube = (tenant.kube, tenant.kube_unavailable) if options.kube.enabled else (None, KUBE_OFF)
-            report = await run_to_report(request, tenant.runai, kube[0], tier2_unavailable=kube[1])
+            report = await run_to_report(request, tenant.runai, **tier2_for(options, tenant, recording=True))
         except DiagnosisFailed as exc:  # no report; what was read (the failure included) is still worth keeping
             return Recorded(None, exc, now, secrets)
         return Recorded(report, None, now, secrets)
-    finally:
-        await tenant.aclose()
 
 
 def replay_command(path: Path, request: DiagnosisRequest) -> str:

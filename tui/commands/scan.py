@@ -28,6 +28,7 @@ from tui.commands.headless import (
     command_parser,
     epilog,
     flag,
+    opened,
     parse_now,
     progress_bar,
     run_or_explain,
@@ -38,7 +39,7 @@ from tui.commands.headless import (
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions, open_tenant
+from tui.commands.start import StartOptions
 
 PROG = "runai-triage scan"
 # The scan ran on a cluster the control plane cannot see now: its findings may be stale (0 would read as
@@ -108,14 +109,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 async def scan_with(
     options: StartOptions, request: ScanRequest, progress: Callable[[int, int], None] | None = None
 ) -> ScanResult:
-    tenant = open_tenant(options).tenant
-    try:
+    async with opened(options) as tenant:
         now = tenant_now(tenant, request.now) or datetime.now(UTC)
         request = dataclasses.replace(request, now=now)
         return await scan(request, tenant.runai, **tier2_for(options, tenant), now=now, progress=progress,
                           keep_on_interrupt=True)
-    finally:
-        await tenant.aclose()
 
 
 def run_scan(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -98,16 +98,16 @@ class LiveWorld:
         shown = list(self._shown.values())
         workloads = [*base.workloads, *(s.entry for s in shown)]
         kube: Json | None = None
+        live = _live_nodes(shown)
         if base.kubernetes is not None:
             kube = dict(base.kubernetes)
             for name in _KUBE_LISTS:
                 kube[name] = [*(base.kubernetes.get(name) or []), *(item for s in shown for item in s.kube[name])]
             known = {(n.get("metadata") or {}).get("name") for n in base.kubernetes.get("nodes") or []}
-            live = _live_nodes(shown)
             extra = {name: n for name, n in live.items() if name not in known}
             kube["nodes"] = [*(base.kubernetes.get("nodes") or []), *(extra[k] for k in sorted(extra))]
         # A new bundle (its workload index and id lookup are built afresh); the still parts are shared.
-        nodes = _runai_nodes(base.nodes, _live_nodes(shown))
+        nodes = _runai_nodes(base.nodes, live)
         return dataclasses.replace(base, workloads=workloads, kubernetes=kube, nodes=nodes, _by_id={})
 
 

@@ -31,6 +31,7 @@ from textual.worker import Worker, WorkerState
 
 from core.models.runai import Workload
 from core.safety.untrusted import clean
+from core.triage.pacing import Pacer
 from tui.loading import load
 from tui.messages import PageFailed, PageLoaded
 from tui.screens.picker import reads
@@ -83,8 +84,7 @@ class PickerRefresh(PickerViews):
     def set_refresh(self, seconds: float, *, save: bool = False) -> None:
         """Read the page every `seconds` from now on (0: only when asked); `save` keeps it in the settings."""
         self.refresh_s = seconds
-        self._pace.pacer.interval_s = seconds
-        self._pace = RefreshPace(seconds)
+        self._pace.pacer = Pacer(seconds)  # a new interval; when the page was last read stays said
         self._arm(seconds)
         self._show_read_state()
         if save:

@@ -32,7 +32,6 @@ from core.models.runai import Cluster
 from core.safety.untrusted import clean
 from core.tenant import Tenant
 from core.triage.attention import AttentionCache
-from core.triage.pacing import Pacer
 from core.triage.verdicts import VerdictCache
 from tui.clock import Clock
 from tui.messages import (
@@ -154,7 +153,6 @@ class PickerScreen(PickerRefresh):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        self._pace.pacer = Pacer(self.refresh_s)
         self._notice("loading", "Loading clusters…", f"Reading {self.tenant.label}.")
         self.query_one(WorkloadTable).focus()
         if self._live_clock:
