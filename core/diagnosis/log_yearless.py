@@ -80,19 +80,21 @@ class Unread:
 
     def text(self) -> str:
         """Why the stamps are not times, for the log's evidence."""
-        what = f"its {'stamp' if self.stamps == 1 else f'{self.stamps} stamps'} without a year (month and day only)"
+        one = self.stamps == 1
+        what = f"its {'stamp' if one else f'{self.stamps} stamps'} without a year (month and day only)"
+        unread = f"{what} {'was' if one else 'were'} not read as times"
         window = self.window
         if window is None or window.start is None or window.end is None:
-            return f"{what} not read as times: the pod does not say when this container instance ran"
+            return f"{unread}: the pod does not say when this container instance ran"
         if self.outside == 0:
             return (
-                f"{what} not read as times: the container ran from {window.text()}, a year or more, so a month "
-                "and day could be of either year"
+                f"{unread}: the container ran from {window.text()}, a year or more, so a month and day could be "
+                "of either year"
             )
-        which = "it falls" if self.stamps == 1 else f"{self.outside} of them fall"
+        which = "it falls" if one else "they fall" if self.outside == self.stamps else f"{self.outside} fall"
         return (
-            f"{what} not read as times: {which} outside the container's run ({window.text()}, give or take "
-            f"{span(SKEW)}) whatever the year, so the log likely keeps local time or another clock"
+            f"{unread}: {which} outside the container's run ({window.text()}, give or take {span(SKEW)}) "
+            "whatever the year, so the log likely keeps local time or another clock"
         )
 
 
