@@ -149,3 +149,14 @@ def test_a_stamp_later_than_the_read_is_on_another_clock() -> None:
     log[1] = log[1].replace("12:31:50", "11:50:50")
     finding, clock, _ = scan_log(log, before=END, read_at=read_at)
     assert finding is None and clock is not None and not clock.kept
+
+
+def test_a_zone_less_stamp_a_little_late_blames_the_clock_not_local_time() -> None:
+    # Six seconds past the end is no zone's offset (the smallest are 30 min): the clock is off, or the
+    # container restarted between the reads; and one line is one line.
+    log = [*LAST_SECOND[:1], "2026-11-30 11:32:18,870 WARNING pinned memory: falling back to pageable memory"]
+    _, clock, _ = scan_log(log, before=END, own=True)
+    assert clock is not None and clock.zoneless and clock.late == 1 and not clock.all_late
+    text = clock.text()
+    assert "1 line reads later than the container's end" in text and "the last by 6 s" in text
+    assert "local time" not in text and "its clock is off" in text
