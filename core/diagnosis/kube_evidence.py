@@ -13,6 +13,7 @@ from datetime import datetime
 from core.diagnosis.kubectl_status import kubectl_status
 from core.diagnosis.log_clock import Clock
 from core.diagnosis.log_scan import LogFinding, LogKind, last_words, log_signals, scan_log
+from core.diagnosis.log_yearless import Unread, Window
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.programs import SHELLS, documents, exit_note, program_of
 from core.diagnosis.progress import (
@@ -209,6 +210,29 @@ def log_instance(pod: K8sPod | None, excerpt: LogExcerpt) -> LogInstance:
     return LogInstance(program=program)
 
 
+def log_window(pod: K8sPod | None, excerpt: LogExcerpt, read_at: datetime | None) -> Window:
+    """When the container instance whose log was read ran, as the pod says: its startedAt, else the pod's start
+    (no instance of its containers started earlier), to its finishedAt, else `read_at` (no line of it can be
+    later than the read)."""
+    status = pod.status if pod is not None else None
+    statuses = (status.container_statuses or []) + (status.init_container_statuses or []) if status else []
+    start = end = None
+    for item in statuses:
+        if item.name != excerpt.container:
+            continue
+        state = item.last_state if excerpt.previous else item.state
+        if state is not None and state.terminated is not None:
+            start, end = state.terminated.started_at, state.terminated.finished_at
+        elif state is not None and state.running is not None:
+            start = state.running.started_at
+        break
+    if start is None and status is not None:
+        start = status.start_time
+    if start is None and pod is not None and pod.metadata is not None:
+        start = pod.metadata.creation_timestamp
+    return Window(start, end or read_at, running=end is None)
+
+
 def log_finding(
     excerpt: LogExcerpt,
     before: datetime | None,
@@ -216,10 +240,12 @@ def log_finding(
     own: bool = False,
     exited_zero: bool = False,
     read_at: datetime | None = None,
-) -> tuple[LogFound, LogFinding | None, Clock | None]:
-    """The log as the pane shows it, its explaining line, and what its stamps showed. `exited_zero`: its
+    window: Window | None = None,
+) -> tuple[LogFound, LogFinding | None, Clock | None, Unread | None]:
+    """The log as the pane shows it, its explaining line, what its stamps showed, and why its stamps without a
+    year were not read as times when they were not (`window`: the run of its instance). `exited_zero`: its
     instance ended with exit 0, so when no line reads as a failure its last line is what it said as it stopped."""
-    finding, clock = scan_log(excerpt.lines, before=before, own=own, read_at=read_at)
+    finding, clock, unread = scan_log(excerpt.lines, before=before, own=own, read_at=read_at, window=window)
     if finding is None and exited_zero:
         finding = last_words(excerpt.lines)
     index = finding.line_no - 1 if finding is not None else None
@@ -231,7 +257,7 @@ def log_finding(
         truncated=excerpt.truncated,
         note=quote(excerpt.note, 300) if excerpt.note else None,
     )
-    return found, finding, clock
+    return found, finding, clock, unread
 
 
 def log_observation(
@@ -275,11 +301,12 @@ def log_infra_observations(
     at: datetime | None = None,
     own: bool = False,
     read_at: datetime | None = None,
+    window: Window | None = None,
 ) -> list[Observation]:
     """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end (dated
     `at`, else `before`)."""
     found: list[Observation] = []
-    for line_no, signal in log_signals(excerpt.lines, before=before, own=own, read_at=read_at):
+    for line_no, signal in log_signals(excerpt.lines, before=before, own=own, read_at=read_at, window=window):
         text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
         found.append(Observation(signal, excerpt.source, at or before, text, pod, node))
     return found

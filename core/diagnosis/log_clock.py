@@ -3,7 +3,8 @@
 Kubernetes gives a container's end (`finishedAt`) in whole seconds while a log stamps milliseconds, so the end
 is compared at the API's resolution: a line stamped within the container's last second (`11:32:12,411` against
 `11:32:12Z`) is not later than it. A stamp without a zone is read as UTC; a service that logs in local time
-then has every line hours "after" its end.
+then has every line hours "after" its end (less than the smallest zone offset after it is a clock that is off,
+not local time). Stamps without a year are given theirs first (log_yearless.py).
 
 The log of the instance that ended then (`--previous`, or the current one of a container that never restarted)
 cannot hold a line written after that end: its lines are never dropped for their stamps. When some read later,
@@ -21,10 +22,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from core.diagnosis.crash_loop import span
+from core.plural import plural
 
 # A stamp this much later than the moment the log was read is on another clock: more than a read's delay or
 # two machines' drift, less than any zone's offset from UTC (the smallest are 30 min).
 FUTURE_MARGIN = timedelta(minutes=15)
+# The smallest offset of a zone from UTC: a zone-less stamp read later than this is likely local time.
+ZONE_OFFSET = timedelta(minutes=30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +59,14 @@ class Clock:
 
     def text(self) -> str:
         """Why the late lines were read (or left out), for the log's evidence or a note."""
-        lines = "every stamped line" if self.all_late else f"{self.late} lines"
+        lines = "every stamped line" if self.all_late else plural(self.late, "line")
         end = "the container's end" if self.own else "the failure"
-        reads = f"{lines} read{'s' if self.all_late else ''} later than {end} ({self.end.isoformat()})"
+        verb = "reads" if self.all_late or self.late == 1 else "read"
+        reads = f"{lines} {verb} later than {end} ({self.end.isoformat()})"
         reads += f", the last by {span(self.ahead)}"
         if not self.kept:
             return f"{reads}: left out, as written after it"
-        if self.zoneless:
+        if self.zoneless and self.ahead >= ZONE_OFFSET:
             why = "the stamps carry no zone (read as UTC), so it likely logs in local time"
         else:
             why = "its clock is off, or the container restarted between the read of the pod and that of its log"

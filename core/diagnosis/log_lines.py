@@ -7,8 +7,10 @@ Prefixes taken off, in this order (each at most once): an RFC 3339 or `2026-11-3
 (`[rank3]:`, torchrun's `[default0]:`, mpirun's `[1,13]<stdout>:`); then a logger's own prefix: vLLM's
 `ERROR 02-07 11:28:26 engine.py:389] `, glog's `E1130 11:47:36.402000 140234 file.cc:123] ` (also bracketed, as
 PyTorch writes it), Python logging's `WARNING:torch.distributed...:`, `- name - ERROR - `, hydra's
-`[name][ERROR] - ` or a bare level word. Lines are untrusted: they are matched, never interpreted, and the
-original text is what gets cited. Escape sequences (ANSI colours) are stripped for matching only.
+`[name][ERROR] - ` or a bare level word. vLLM's and glog's stamps have no year: a line without a full stamp of
+its own has theirs read as a time only when its container's run dates them (log_yearless.py). Lines are
+untrusted: they are matched, never interpreted, and the original text is what gets cited. Escape sequences (ANSI
+colours) are stripped for matching only.
 
 A line is read as a terminal shows it: carriage returns inside it (a progress meter redrawn) leave what is
 visible (core.safety.sanitize's terminal_line), and a tool's own error prefix (`curl: (6)`, `wget:`, `error:`,
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from core.diagnosis.log_clock import Clock, Stamp, judge
+from core.diagnosis.log_yearless import Unread, Window, Yearless, place, yearless
 from core.diagnosis.signals import ESCAPE_SEQUENCE_RE
 from core.safety.sanitize import terminal_line
 
@@ -57,12 +60,13 @@ _LEVELS = {
 _LOGGER_RES = (
     # vLLM and friends: `ERROR 02-07 11:28:26 engine.py:389] `, and its V1 engine's `[core.py:515] `
     re.compile(
-        r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? "
-        r"\[?[\w./-]{1,160}:\d{1,6}\] "
+        r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) (?P<month>\d{2})-(?P<day>\d{2}) "
+        r"(?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,6}))? \[?[\w./-]{1,160}:\d{1,6}\] "
     ),
     # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `
     re.compile(
-        r"^\[?(?P<level>[DIWEF])\d{4} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?: +\d{1,10})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
+        r"^\[?(?P<level>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,9}))?"
+        r"(?: +\d{1,10})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
     ),
     # tornado and Jupyter: `[C 2026-11-30 11:57:28.871 ServerApp] `, `[E 241130 11:57:28 web:2243] `,
     # `[I 11:57:28.871 NotebookApp] ` (the level's initial; C is critical)
@@ -174,12 +178,16 @@ def _after_meter(body: str) -> str:
     return body
 
 
-def _strip_logger(body: str) -> tuple[str | None, str]:
+def _strip_logger(body: str) -> tuple[str | None, Yearless | None, str]:
+    """The level of a logger's prefix, its stamp when it has one without a year (vLLM's, glog's), the rest."""
     for pattern in _LOGGER_RES:
         match = pattern.match(body)
         if match is not None:
-            return _LEVELS.get(match["level"].upper()), body[match.end() :]
-    return None, body
+            groups = match.groupdict()
+            month = groups.get("month")
+            stamp = yearless(month, match["day"], match["clock"], match["frac"]) if month is not None else None
+            return _LEVELS.get(match["level"].upper()), stamp, body[match.end() :]
+    return None, None, body
 
 
 def as_line(value: object) -> str:
@@ -188,7 +196,7 @@ def as_line(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def _read(line: str) -> tuple[Stamp | None, str | None, str, bool]:
+def _read(line: str) -> tuple[Stamp | Yearless | None, str | None, str, bool]:
     text = ESCAPE_SEQUENCE_RE.sub("", line[:MAX_LINE_MATCH_CHARS]).rstrip("\r\n")
     if "\r" in text:
         text = _as_shown(text)
@@ -199,33 +207,41 @@ def _read(line: str) -> tuple[Stamp | None, str | None, str, bool]:
     text = _LAUNCHER_RE.sub("", text, count=1)
     if stamp is None:
         stamp, text = _stamp(text)
-    level, text = _strip_logger(text)
+    level, partial, text = _strip_logger(text)
     # A rank tag may follow the logger's prefix, and a logger's prefix the rank tag.
     text = _LAUNCHER_RE.sub("", text, count=1)
     if level is None:
-        level, text = _strip_logger(text)
+        level, partial, text = _strip_logger(text)
     body = _after_meter(text)
-    return stamp, level, body, len(body) < len(text)
+    return stamp or partial, level, body, len(body) < len(text)
 
 
 def read_line(line: str) -> tuple[datetime | None, str | None, str]:
-    """(timestamp, level, body) of one line; a timestamp without a zone is read as UTC."""
+    """(timestamp, level, body) of one line; a timestamp without a zone is read as UTC, one without a year is
+    not read (only its container's run can date it: read_log)."""
     stamp, level, body, _ = _read(line)
-    return (stamp.at if stamp is not None else None), level, body
+    return (stamp.at if isinstance(stamp, Stamp) else None), level, body
 
 
 def read_log(
-    lines: Sequence[object], before: datetime | None = None, *, own: bool = False, read_at: datetime | None = None
-) -> tuple[list[LogLine | None], Clock | None]:
+    lines: Sequence[object],
+    before: datetime | None = None,
+    *,
+    own: bool = False,
+    read_at: datetime | None = None,
+    window: Window | None = None,
+) -> tuple[list[LogLine | None], Clock | None, Unread | None]:
     """Every line read, None for one left out as logged after ``before`` (log_clock.py decides: `own` says the
-    log is of the instance that ended then, whose lines are never left out; `read_at` when the log was read), and
-    what the stamps showed when some read later than ``before``. A line without a timestamp carries the previous
-    line's."""
+    log is of the instance that ended then, whose lines are never left out; `read_at` when the log was read),
+    what the stamps showed when some read later than ``before``, and why stamps without a year were not read
+    as times when they were not (`window`, the run of the instance the log is from, dates them:
+    log_yearless.py). A line without a timestamp carries the previous line's."""
     read = [_read(as_line(raw)) for raw in lines]
-    drop, clock = judge([stamp for stamp, _, _, _ in read], before, own=own, read_at=read_at)
+    stamps, unread = place([stamp for stamp, _, _, _ in read], window)
+    drop, clock = judge(stamps, before, own=own, read_at=read_at)
     out: list[LogLine | None] = []
     current: datetime | None = None
-    for raw, (stamp, level, body, meter), dropped in zip(lines, read, drop, strict=True):
+    for raw, (_, level, body, meter), stamp, dropped in zip(lines, read, stamps, drop, strict=True):
         if stamp is not None:
             current = stamp.at
         if dropped:
@@ -237,7 +253,7 @@ def read_log(
         text = as_line(raw)
         shown = _as_shown(text[:MAX_LINE_MATCH_CHARS]) if "\r" in text.rstrip("\r\n") else text
         out.append(LogLine(shown, body, level, current, frame, shutdown, summary, meter))
-    return out, clock
+    return out, clock, unread
 
 
 def prepare_lines(

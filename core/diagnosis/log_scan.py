@@ -21,7 +21,8 @@ present wins (within a kind the last occurrence, being closest to the end):
 
 Lines are untrusted text: matched, never interpreted, returned unchanged (a line with carriage returns as a
 terminal shows it). With ``before`` (the container's end), lines stamped after it are skipped unless the log is
-of the instance that ended then (`own`): log_clock.py.
+of the instance that ended then (`own`): log_clock.py; stamps without a year (vLLM's, glog's) count only when
+``window``, the run of the instance the log is from, dates them: log_yearless.py.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from datetime import datetime
 from core.diagnosis.log_clock import Clock
 from core.diagnosis.log_lines import MAX_LINE_MATCH_CHARS, WRAPPER_EXCEPTIONS, LogLine, read_log
 from core.diagnosis.log_shapes import ERROR_LEVELS, ERROR_LINE_RE, JS_FRAME_RE, SHAPES, LogKind, program_named
+from core.diagnosis.log_yearless import Unread, Window
 from core.diagnosis.signals import GPU_OOM_RE, Signal, SignalKind, fabric, gpu_driver, gpu_hardware
 from core.diagnosis.signals.text import Collector, plain_text
 
@@ -235,18 +237,27 @@ def _error_line(line: LogLine) -> bool:
     return _reads_as_error(line)
 
 
-def explaining_line(lines: Sequence[str], *, before: datetime | None = None, own: bool = False) -> LogFinding | None:
+def explaining_line(
+    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, window: Window | None = None
+) -> LogFinding | None:
     """The line that best explains the container's end, or None when no line looks like a failure."""
-    return scan_log(lines, before=before, own=own)[0]
+    return scan_log(lines, before=before, own=own, window=window)[0]
 
 
 def scan_log(
-    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
-) -> tuple[LogFinding | None, Clock | None]:
-    """The explaining line, and what the log's stamps showed against ``before`` (log_clock.py) when some read
-    later than it; ``own``: the log is of the instance that ended at ``before``; ``read_at``: when it was read."""
-    prepared, clock = read_log(lines, before, own=own, read_at=read_at)
-    return _explaining(prepared), clock
+    lines: Sequence[str],
+    *,
+    before: datetime | None = None,
+    own: bool = False,
+    read_at: datetime | None = None,
+    window: Window | None = None,
+) -> tuple[LogFinding | None, Clock | None, Unread | None]:
+    """The explaining line, what the log's stamps showed against ``before`` (log_clock.py) when some read
+    later than it, and why its stamps without a year were not read as times when they were not (log_yearless.py);
+    ``own``: the log is of the instance that ended at ``before``; ``read_at``: when it was read; ``window``: the
+    run of the instance it is from."""
+    prepared, clock, unread = read_log(lines, before, own=own, read_at=read_at, window=window)
+    return _explaining(prepared), clock, unread
 
 
 def _explaining(prepared: Sequence[LogLine | None]) -> LogFinding | None:
@@ -315,13 +326,18 @@ def _infra_kind_of(lines: Sequence[LogLine | None], index: int) -> LogKind | Non
 
 
 def log_signals(
-    lines: Sequence[str], *, before: datetime | None = None, own: bool = False, read_at: datetime | None = None
+    lines: Sequence[str],
+    *,
+    before: datetime | None = None,
+    own: bool = False,
+    read_at: datetime | None = None,
+    window: Window | None = None,
 ) -> list[tuple[int, Signal]]:
     """The GPU hardware, GPU driver and fabric faults a log shows: for each kind, its last line before
     ``before`` (see scan_log), as (1-based line number, signal). The signal's detail is the line's body (prefixes
     off)."""
     last: dict[SignalKind, tuple[int, Signal]] = {}
-    for index, line in enumerate(read_log(lines, before, own=own, read_at=read_at)[0]):
+    for index, line in enumerate(read_log(lines, before, own=own, read_at=read_at, window=window)[0]):
         if line is None or line.frame:
             continue
         hit = _infra_kind(line)

@@ -7,7 +7,8 @@
 5. the log line that explains a crash, in the log shapes of the servers users run (ff_log_cases.py);
 6. every spelling of a workload's `type` reaching its spec (ff_kind_cases.py);
 and issue 37's log lines as a terminal writes them and the program that ended the container
-(ff_terminal_cases.py), issue 31's logs on another clock and the JVM's shapes (ff_clock_cases.py).
+(ff_terminal_cases.py), issue 31's logs on another clock and the JVM's shapes (ff_clock_cases.py), and logs
+whose stamps carry no year, vLLM's and glog's (ff_stamp_cases.py).
 
 Issue 31's classes join them: a signal a later event took back (ff_resolved_cases.py), a preemption followed by
 a resume (ff_resume_cases.py), the rank a collective timeout waited for (ff_rank_cases.py), the probe that killed
@@ -45,6 +46,7 @@ from tests.engine import (
     ff_resolved_cases,
     ff_resume_cases,
     ff_revision_cases,
+    ff_stamp_cases,
     ff_start_cases,
     ff_terminal_cases,
 )
@@ -67,6 +69,7 @@ CASES: dict[str, Callable[[], Any]] = {
     **ff_rank_cases.CASES,
     **ff_terminal_cases.CASES,
     **ff_clock_cases.CASES,
+    **ff_stamp_cases.CASES,
 }
 
 

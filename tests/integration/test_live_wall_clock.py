@@ -30,10 +30,11 @@ from core.sim.demo import DEMO_CLUSTERS, TENANT_CLUSTERS, demo_expectations, loa
 from core.sim.live.plane import HEARTBEAT_S, LiveControlPlane
 from core.sim.live.schedule import actors
 from core.sim.live.settings import LiveSettings
-from core.sim.live.shift import shift_bundle, shift_json
+from core.sim.live.shift import shift_bundle, shift_json, shift_yearless
 from core.sim.loopback import LoopbackServer
 from core.sources.credentials import BearerToken
 from core.sources.runai import RunaiClient, filter_item
+from core.tenant import open_bundle_tenant
 
 ROOT = Path(__file__).resolve().parents[2]
 EAST, EDGE = DEMO_CLUSTERS[0]["uuid"], TENANT_CLUSTERS[2]["uuid"]
@@ -164,3 +165,43 @@ def test_a_real_mode_diagnosis_against_serve_demo_live_equals_the_demo_one(tmp_p
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_stamps_without_a_year_move_with_the_rest() -> None:
+    days = timedelta(days=5, hours=3, minutes=17, seconds=42)
+    captured = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    log = ("[rank3]:[E1130 11:25:00.412 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective\n"
+           "ERROR 11-30 11:41:07 engine.py:389] RuntimeError: Engine loop has died\n"
+           "I2026 was a good year; E9999 99:99:99 is no stamp\n")
+    assert shift_yearless(log, days, captured) == (
+        "[rank3]:[E1205 14:42:42.412 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective\n"
+        "ERROR 12-05 14:58:49 engine.py:389] RuntimeError: Engine loop has died\n"
+        "I2026 was a good year; E9999 99:99:99 is no stamp\n"
+    )
+    # Across New Year, and a stamp of last year's December read in a January capture.
+    assert shift_yearless("E1231 23:59:00.1 1 a.cc:1] x", timedelta(minutes=2), captured) == (
+        "E0101 00:01:00.1 1 a.cc:1] x"
+    )
+    january = datetime(2027, 1, 1, 0, 5, tzinfo=UTC)
+    assert shift_yearless("W1231 23:59:59 1 a.cc:1] x", timedelta(days=59), january) == "W0228 23:59:59 1 a.cc:1] x"
+
+
+async def test_the_demos_glog_stamps_are_read_alike_when_it_moves(demo_bundle: CaseBundle) -> None:
+    # The demo's NCCL watchdog lines (`[rank3]:[E1130 11:25:00.412 ...]`) moved with their pods: read as times in
+    # the live tenant as in the still one, never "outside the container's run".
+    seconds = int(timedelta(days=37, hours=5, minutes=3).total_seconds())
+    moved = shift_bundle(demo_bundle, seconds)
+    names = {"llama-70b-dist", "llama-3-70b-pt", "llama-405b-pretrain", "moe-8x7b-dist"}
+    stories = [e for e in demo_expectations() if e["name"] in names and e["lookup"] == "id"]
+    assert {e["name"] for e in stories} == names
+    for story in stories:
+        reports = []
+        for bundle in (demo_bundle, moved):
+            async with open_bundle_tenant(bundle, label="shifted") as tenant:
+                reports.append(await run_to_report(
+                    DiagnosisRequest(cluster_id=story["clusterId"], workload_id=story["workloadId"],
+                                     now=tenant.captured_at), tenant.runai, tenant.kube))
+        still, live = reports
+        texts = ["\n".join(item.text for item in report.evidence) + "\n".join(report.notes) for report in reports]
+        assert "not read as times" not in texts[1] and "later than" not in texts[1], story["name"]
+        assert (live.category, len(live.evidence)) == (still.category, len(still.evidence)), story["name"]

@@ -47,14 +47,14 @@ def test_the_end_is_compared_at_the_apis_whole_second() -> None:
 @pytest.mark.parametrize(("log", "words"), [(LAST_SECOND, "No space left on device"), (KUBELET, "failed to load")])
 def test_a_line_of_the_last_second_is_not_after_the_end(log: list[str], words: str) -> None:
     # Not the instance's own end (the failure's time): still, the last second counts as before it.
-    finding, clock = scan_log(log, before=END)
+    finding, clock, _ = scan_log(log, before=END)
     assert finding is not None and words in finding.text
     assert clock is None
 
 
 def test_a_line_a_second_after_the_end_is_late() -> None:
     log = [*LAST_SECOND, "2026-11-30 11:32:13,002 ERROR sidecar: lost connection to the metrics gateway"]
-    finding, clock = scan_log(log, before=END)
+    finding, clock, _ = scan_log(log, before=END)
     assert finding is not None and "No space left" in finding.text
     assert clock is not None and not clock.kept and clock.late == 1
     assert "left out" in clock.text()
@@ -63,7 +63,7 @@ def test_a_line_a_second_after_the_end_is_late() -> None:
 def test_the_log_of_the_instance_that_ended_loses_no_line_for_its_stamps() -> None:
     # The last lines read later than the end, yet this is the instance that ended: they are read.
     log = [*LAST_SECOND[:1], "2026-11-30 11:35:00,000 ERROR trainer: checkpoint save failed", *LAST_SECOND[2:]]
-    finding, clock = scan_log(log, before=END, own=True)
+    finding, clock, _ = scan_log(log, before=END, own=True)
     assert finding is not None and finding.line_no == 6
     assert clock is not None and clock.kept and clock.late == 5 and not clock.all_late
     assert "read anyway" in clock.text()
@@ -74,7 +74,7 @@ def test_the_log_of_the_instance_that_ended_loses_no_line_for_its_stamps() -> No
 def test_every_line_later_than_the_end_means_the_clock_not_the_lines() -> None:
     shifted = [line.replace("2026-11-30 11:", "2026-11-30 19:") for line in LAST_SECOND]
     for own in (True, False):
-        finding, clock = scan_log(shifted, before=END, own=own)
+        finding, clock, _ = scan_log(shifted, before=END, own=own)
         assert finding is not None and "No space left on device" in finding.text, own
         assert clock is not None and clock.kept and clock.all_late and clock.zoneless
         assert clock.ahead == timedelta(hours=8, microseconds=411_000)
@@ -83,7 +83,7 @@ def test_every_line_later_than_the_end_means_the_clock_not_the_lines() -> None:
 
 def test_zoned_stamps_later_than_the_end_blame_the_clock_or_a_restart() -> None:
     late = [line.replace("Z ", "+00:00 ").replace("11:32:1", "11:40:1") for line in KUBELET]
-    finding, clock = scan_log(late, before=END, own=True)
+    finding, clock, _ = scan_log(late, before=END, own=True)
     assert finding is not None and "failed to load config" in finding.text
     assert clock is not None and not clock.zoneless and "restarted between" in clock.text()
 
@@ -141,11 +141,22 @@ def test_a_stamp_later_than_the_read_is_on_another_clock() -> None:
         "2026-11-30 12:31:50,000 ERROR server: model store unreachable: connect timeout",
     ]
     read_at = datetime(2026, 11, 30, 11, 45, tzinfo=UTC)
-    finding, clock = scan_log(log, before=END, read_at=read_at)
+    finding, clock, _ = scan_log(log, before=END, read_at=read_at)
     assert finding is not None and finding.line_no == 2
     assert clock is not None and clock.kept and clock.future and not clock.all_late
     assert "after the log was read" in clock.text()
     # Within a read's delay of the moment it was read, a late line is still only late.
     log[1] = log[1].replace("12:31:50", "11:50:50")
-    finding, clock = scan_log(log, before=END, read_at=read_at)
+    finding, clock, _ = scan_log(log, before=END, read_at=read_at)
     assert finding is None and clock is not None and not clock.kept
+
+
+def test_a_zone_less_stamp_a_little_late_blames_the_clock_not_local_time() -> None:
+    # Six seconds past the end is no zone's offset (the smallest are 30 min): the clock is off, or the
+    # container restarted between the reads; and one line is one line.
+    log = [*LAST_SECOND[:1], "2026-11-30 11:32:18,870 WARNING pinned memory: falling back to pageable memory"]
+    _, clock, _ = scan_log(log, before=END, own=True)
+    assert clock is not None and clock.zoneless and clock.late == 1 and not clock.all_late
+    text = clock.text()
+    assert "1 line reads later than the container's end" in text and "the last by 6 s" in text
+    assert "local time" not in text and "its clock is off" in text

@@ -31,6 +31,7 @@ from core.diagnosis.kube_evidence import (
     log_instance,
     log_line_text,
     log_observation,
+    log_window,
     node_found,
     node_observations,
     pod_observations,
@@ -273,22 +274,27 @@ def interpret_log(
     dated `at` (else `failed_at`); an empty or silent log is said so. The log of the instance that ended (the
     previous one, or one `k8s_pod` shows terminated) loses no line for its stamps (core/diagnosis/log_clock.py);
     when they read later than its end, the evidence says why they were read; so are they when one reads later
-    than `now`, when the log was read. `k8s_pod` also gives the exit code the cited line explains, when it names
-    the program that failed."""
+    than `now`, when the log was read. Stamps without a year (vLLM's, glog's) are dated by the run `k8s_pod`
+    gives the instance, or not read, and the evidence says why (core/diagnosis/log_yearless.py). `k8s_pod` also
+    gives the exit code the cited line explains, when it names the program that failed."""
     if isinstance(answer, Missing):
         return LogRead(None, (), gap(answer))
     found = Collect()
     instance = log_instance(k8s_pod, answer) if k8s_pod is not None else LogInstance()
     own = answer.previous or instance.end is not None
-    shown, finding, clock = log_finding(answer, failed_at, own=own, exited_zero=instance.exit_code == 0, read_at=now)
+    window = log_window(k8s_pod, answer, now)
+    shown, finding, clock, unread = log_finding(
+        answer, failed_at, own=own, exited_zero=instance.exit_code == 0, read_at=now, window=window
+    )
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
     stamps = f"; {clock.text()}" if clock is not None and clock.kept else ""
+    stamps += f"; {unread.text()}" if unread is not None else ""
     if clock is not None and not clock.kept:
         found.note(f"container {quote(answer.container, 80)}: {clock.text()}")
     at = at or failed_at
-    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own, read_at=now)
+    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own, read_at=now, window=window)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(

@@ -4,8 +4,9 @@ A live tenant served on the wall clock (`serve --demo --live`, `--demo --live`) 
 not at the demo's capture instant, so a client on the wall clock (a real-mode diagnosis, which uses its own "now")
 reads the same ages as the app that shares the simulator's clock. Shifting keeps every story as it was recorded,
 only later: each ISO-8601 timestamp (a whole string, with its fraction and its zone written as before), each
-`YYYY-MM-DD HH:MM:SS` moment inside a text (a log line's own time), and the `HH:MM` a cluster's condition message
-gives. The bundle is never changed in place: a new one is returned.
+`YYYY-MM-DD HH:MM:SS` moment inside a text (a log line's own time), glog's and vLLM's stamps in a log's text
+(`E1130 11:41:10`, `ERROR 11-30 11:41:10`: no year, so the one of the bundle's capture, or the year before), and
+the `HH:MM` a cluster's condition message gives. The bundle is never changed in place: a new one is returned.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from core.sim.bundle import CaseBundle
 _WHOLE = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(Z|z|[+-]\d{2}:\d{2})?$")
 _INSIDE = re.compile(r"(\d{4}-\d{2}-\d{2})([T ])(\d{2}:\d{2}:\d{2})")
 _CLOCK_TIME = re.compile(r"(?<![:\d])(\d{2}):(\d{2})(?![:\d])")
+# Stamps without a year, as glog and vLLM start a line with them (core/diagnosis/log_yearless.py reads them).
+_GLOG = re.compile(r"(?<![\w.:-])(?P<head>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?=[.\s])")
+_VLLM = re.compile(
+    r"(?<![\w-])(?P<head>(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) )(?P<month>\d{2})-(?P<day>\d{2}) "
+    r"(?P<clock>\d{2}:\d{2}:\d{2})(?=[.\s])"
+)
 
 
 def shift_bundle(bundle: CaseBundle, seconds: int) -> CaseBundle:
@@ -29,7 +36,7 @@ def shift_bundle(bundle: CaseBundle, seconds: int) -> CaseBundle:
         return bundle
     delta = timedelta(seconds=seconds)
     with gc_paused():  # hundreds of thousands of new containers, none of them in a cycle
-        raw = shift_json(bundle.raw, delta)
+        raw = shift_json(bundle.raw, delta, bundle.captured_at)
     for cluster in raw.get("clusters") or []:
         for condition in (cluster.get("status") or {}).get("conditions") or []:
             if isinstance(condition.get("message"), str):
@@ -46,12 +53,16 @@ def shift_bundle(bundle: CaseBundle, seconds: int) -> CaseBundle:
     )
 
 
-def shift_json(value: Any, delta: timedelta) -> Any:
-    """A copy of a JSON value with every timestamp in it `delta` later."""
+def shift_json(value: Any, delta: timedelta, captured: datetime | None = None) -> Any:
+    """A copy of a JSON value with every timestamp in it `delta` later; with `captured` (when the value was
+    recorded, before the shift), the stamps without a year in a log's text too."""
     if isinstance(value, dict):
-        return {k: shift_json(v, delta) for k, v in value.items()}
+        out = {k: shift_json(v, delta, captured) for k, v in value.items()}
+        if captured is not None and "pod" in out and "container" in out and isinstance(out.get("text"), str):
+            out["text"] = shift_yearless(out["text"], delta, captured)
+        return out
     if isinstance(value, list):
-        return [shift_json(v, delta) for v in value]
+        return [shift_json(v, delta, captured) for v in value]
     if isinstance(value, str) and len(value) >= 19 and "-" in value and ":" in value:
         return _shift_text(value, delta)
     return value
@@ -78,6 +89,30 @@ def _later(date: str, time: str, delta: timedelta) -> str | None:
     except (ValueError, OverflowError):
         return None
     return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def shift_yearless(text: str, delta: timedelta, captured: datetime) -> str:
+    """A log's text with its glog and vLLM stamps `delta` later, each read in the year that puts it at or before
+    `captured` (a day's grace), as written there."""
+
+    def moved(match: re.Match[str], dash: bool) -> str:
+        month, day = int(match["month"]), int(match["day"])
+        try:
+            clock = datetime.strptime(match["clock"], "%H:%M:%S").time()
+        except ValueError:
+            return match.group(0)
+        for year in (captured.year + 1, captured.year, captured.year - 1):
+            try:
+                moment = datetime.combine(datetime(year, month, day).date(), clock)
+            except ValueError:
+                continue
+            if moment <= captured.replace(tzinfo=None) + timedelta(days=1):
+                later = moment + delta
+                return match["head"] + later.strftime("%m-%d %H:%M:%S" if dash else "%m%d %H:%M:%S")
+        return match.group(0)
+
+    text = _GLOG.sub(lambda m: moved(m, False), text)
+    return _VLLM.sub(lambda m: moved(m, True), text)
 
 
 def _shift_clock_times(text: str, delta: timedelta) -> str:

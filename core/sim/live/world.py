@@ -78,7 +78,7 @@ class LiveWorld:
                     continue
                 shown = self._shown.get(actor.key)
                 if shown is None or shown.stage != stage:
-                    self._shown[actor.key] = _show(actor, stage, self.shift)
+                    self._shown[actor.key] = _show(actor, stage, self.shift, self.base.captured_at - self.shift)
                     changed = True
                 if stage < len(actor.stages) - 1:
                     still.append(actor)
@@ -144,10 +144,13 @@ def _runai_nodes(listed: list[Json], live: dict[str, Json]) -> list[Json]:
     return out if changed else listed
 
 
-def _show(actor: Actor, stage: int, shift: timedelta) -> _Shown:
+def _show(actor: Actor, stage: int, shift: timedelta, captured: datetime) -> _Shown:
+    """The actor at `stage`, its moments `shift` later (`captured`: the still bundle's capture, before it)."""
     story = actor.snapshot(stage)
     kube = {"pods": story.kube_pods, "events": story.kube_events, "logs": story.logs}
     shown = _Shown(stage, story.entry(), kube, story.nodes)
     if not shift:
         return shown
-    return _Shown(stage, shift_json(shown.entry, shift), shift_json(shown.kube, shift), shift_json(shown.nodes, shift))
+    return _Shown(
+        stage, shift_json(shown.entry, shift), shift_json(shown.kube, shift, captured), shift_json(shown.nodes, shift)
+    )
