@@ -123,13 +123,19 @@ def _nccl_four(key: str, name: str, rack: str, after_s: tuple[int, int]) -> tupl
     first = _exited(s, "worker", 1, f"gpu-{rack}-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
     _exited(s, "master", 0, f"gpu-{rack}-01", 10.0 - after_s[0] * S, None)
     _exited(s, "worker", 0, f"gpu-{rack}-02", 10.0 - after_s[1] * S, None)
+    return s, first, _hung_then_failed(s, rack, first.name)
+
+
+def _hung_then_failed(s: Story, rack: str, failed_pod: str) -> PodPlan:
+    """worker-2 on gpu-<rack>-04 hung in the collective and was deleted at clean-up a minute later; the job
+    failed, its phase message naming `failed_pod`."""
     hung = s.add_pod(node=f"gpu-{rack}-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
                      deleted=9)
     s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
     _failed_job_event(s, 9.6)
-    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.phase_message = f"Workload failed: pod {failed_pod} container main terminated (Error), exit code 1"
     s.add_phase(9.5, "Failed", s.phase_message)
-    return s, first, hung
+    return hung
 
 
 def case_nccl_timeout_hung_rank_node_clean() -> Case:
@@ -163,18 +169,12 @@ def case_nccl_timeouts_seconds_apart() -> Case:
 def _master_exits_first(key: str, name: str, rack: str, master_log: str | None) -> tuple[Story, PodPlan, PodPlan]:
     """4 pods on gpu-<rack>-01..04: master-0 exits 1 at 11:50:00 with a log that says nothing (`master_log`);
     worker-0 and worker-1 exit 1 two and five seconds later, their NCCL watchdogs having fired after ten minutes
-    in a collective; worker-2 hung in it and was deleted at clean-up a minute later."""
+    in a collective; worker-2 hung in it."""
     s = _job(key, name, 4, phase_at=9.5)
     _exited(s, "master", 0, f"gpu-{rack}-01", 10.0, master_log)
     timed_out = _exited(s, "worker", 0, f"gpu-{rack}-02", 10.0 - 2 * S, NCCL_VICTIM.format(r=8, clock="11:50:01.870"))
     _exited(s, "worker", 1, f"gpu-{rack}-03", 10.0 - 5 * S, NCCL_VICTIM.format(r=16, clock="11:50:04.910"))
-    hung = s.add_pod(node=f"gpu-{rack}-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
-                     deleted=9)
-    s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
-    _failed_job_event(s, 9.6)
-    s.phase_message = f"Workload failed: pod {name}-master-0 container main terminated (Error), exit code 1"
-    s.add_phase(9.5, "Failed", s.phase_message)
-    return s, timed_out, hung
+    return s, timed_out, _hung_then_failed(s, rack, f"{name}-master-0")
 
 
 def case_nccl_timeout_after_master_exit_log_empty() -> Case:
