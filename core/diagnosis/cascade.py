@@ -13,6 +13,10 @@ Timestamps have a granularity of a second and reach the control plane with some 
 peer's loss. A pod that was only killed (SIGTERM/SIGKILL) or deleted while running is never taken for the first
 failure when a pod with a cause of its own failed in the same episode: something outside it ended it.
 
+When the earliest pod of that group shows no cause of its own (a plain exit, its log unread, empty or silent),
+the logs of the others are read as well, within a bound (core/diagnosis/group_logs.py), and the order is made
+again with what they show: a rank's collective timeout then outranks the plain exit seconds before it.
+
 Every pod is listed at the time recorded for it, in time order, so a consequence recorded a few seconds before
 the first failure (the clocks and the lags differ) is listed before it and said to be so. When the first
 failure shows a cause of its own, the category follows it: the workload-level evidence that names no pod is
@@ -138,6 +142,9 @@ class TerminationOrder:
     one of them is the first failure."""
 
     entries: tuple[PodTermination, ...] = ()
+    # The pods compared with the first failure by what they showed (it among them): those that ended within
+    # SIMULTANEOUS of the earliest, killed and deleted ones left out unless every pod was.
+    group: frozenset[str] = frozenset()
 
     @property
     def first(self) -> PodTermination | None:
@@ -375,4 +382,4 @@ def order_terminations(
                 replaced_by=item.replaced_by,
             )
         )
-    return TerminationOrder(tuple(entries))
+    return TerminationOrder(tuple(entries), frozenset(item.name for item in group))

@@ -126,6 +126,45 @@ def _names_state(phase: Shape, state: Shape) -> bool:
     return phase.container == state.container and same_code
 
 
+def _bare(text: str, pod: str | None) -> str:
+    """A container's state without the `Pod P: ` a peer's citation puts before it."""
+    prefix = f"Pod {pod}: "
+    return text[len(prefix):] if pod and text.startswith(prefix) else text
+
+
+def _twin(
+    home: _Group, item: EvidenceItem, shape: Shape
+) -> tuple[int, EvidenceItem, Shape] | None:
+    """The member of a pod's line that cites this container state in the same read's words, if one does."""
+    bare = _bare(item.text, shape.pod)
+    return next(
+        (m for m in home.members
+         if m[2].kind == "container" and m[1].source == item.source and _bare(m[1].text, m[2].pod) == bare),
+        None,
+    )
+
+
+def _join_twins(groups: list[_Group], pod_lines: Mapping[str, _Group]) -> None:
+    """The same read's words for the same container, cited once as the first failure's (its pod unnamed) and once
+    as a peer's (named), when the first failure was found only after its peers were cited: one line, the decisive
+    citation kept. An unnamed one that no pod is known to have said is the one pod's whose words these are."""
+    for group in list(groups):
+        index, item, shape = group.members[0]
+        if len(group.members) != 1 or shape.kind != "container":
+            continue
+        if shape.pod is None:
+            homes = list(pod_lines.values())
+        else:
+            homes = [pod_lines[shape.pod]] if shape.pod in pod_lines else []
+        twins = [(home, twin) for home in homes if (twin := _twin(home, item, shape)) is not None]
+        if len(twins) != 1:
+            continue
+        home, twin = twins[0]
+        if item.decisive and not twin[1].decisive:
+            home.members[home.members.index(twin)] = (index, item, shape)
+        groups.remove(group)
+
+
 def _join_states(groups: list[_Group], pod_lines: Mapping[str, _Group]) -> None:
     """A container's state from `describe pod` joins its pod's line from `get_workload_pods`; a phase message
     that names that state (`pod P container C terminated (OOMKilled)`) joins them too."""
@@ -138,6 +177,7 @@ def _join_states(groups: list[_Group], pod_lines: Mapping[str, _Group]) -> None:
             continue
         home.members.insert(0, (index, item, shape))
         groups.remove(group)
+    _join_twins(groups, pod_lines)
     for group in list(groups):
         phase = group.members[0][2]
         if phase.kind != "phase" or phase.pod is None:

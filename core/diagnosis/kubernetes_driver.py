@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from core.diagnosis import cascade, crash_loop, infra, same_node
+from core.diagnosis import cascade, crash_loop, group_logs, infra, same_node
 from core.diagnosis.findings import Collect, Findings, Journal
 from core.diagnosis.history_analysis import ENDING_PHASES
 from core.diagnosis.kube_evidence import DESCRIBE_POD, EVENTS
@@ -31,6 +31,7 @@ from core.diagnosis.supersede import supersede
 from core.models.kube import K8sEvent
 from core.models.runai import Workload
 from core.sources.evidence import Missing
+from core.sources.namespace import NamespaceChoice
 
 if TYPE_CHECKING:
     from core.sources.kube import KubeSource
@@ -79,9 +80,10 @@ class KubeReads:
             if ns.namespace is None:
                 return done or self.no_namespace()
             have = set(done.k8s_pods) if done is not None else set()
-            described = await multipod.describe_pods(
-                self.reader, self.t2, ns, [n for n in names if cascade.pod_key(n) not in have]
-            )
+            asked = [n for n in names if cascade.pod_key(n) not in have]
+            described = await multipod.describe_pods(self.reader, self.t2, ns, asked)
+            # A pod whose describe failed gets no further read here: its gap is stated once.
+            unreadable = [cascade.pod_key(n) for n, d in zip(asked, described, strict=True) if d.pod is None]
             history, tier1_obs, tier1_marks = await self.known
             k8s = dict(done.k8s_pods) if done is not None else {}
             observations = list(done.observations) if done is not None else []
@@ -108,7 +110,7 @@ class KubeReads:
                     done.pod if done else None, tuple(observations), done.log if done else None, k8s,
                     done.node_pods if done else None, marks=tuple(marks),
                 )
-                return await self.with_peers(result, order.order, pods, window, failed)
+                return await self.settle(w, result, order.order, ns, pods, window, failed, unreadable)
             pre = next((d for d in described if d.pod is not None and d.pod.metadata is not None
                         and cascade.pod_key(d.pod.metadata.name) == first_name), None)
             raw = next((p.name for p in pods.pods if p.name and cascade.pod_key(p.name) == first_name), first_name)
@@ -122,10 +124,37 @@ class KubeReads:
             peers = tuple(o for o in observations if o.pod != first_name)
             result = Tier2Found(full.pod, full.observations + peers, full.log, merged, full.node_pods,
                                 marks=tuple(marks) + full.marks)
-            return await self.with_peers(result, order.order, pods, window, failed)
+            return await self.settle(w, result, order.order, ns, pods, window, failed, unreadable)
         finally:
             if not self.early.done():
                 self.early.set_result(NO_TIER2)
+
+    async def settle(
+        self, w: Workload, found: Tier2Found, order: cascade.TerminationOrder, ns: NamespaceChoice, pods: PodsRead,
+        window: tuple[datetime | None, datetime | None], failed: datetime | None, unreadable: Sequence[str],
+    ) -> Tier2Found:
+        """The first failure read: when it shows no cause of its own, the logs of the pods that ended with it too
+        (the order decided again with what they show); then the nodes of its peers."""
+        first = order.first
+        targets, left = group_logs.candidates(order, unreadable) if first is not None else ([], 0)
+        if first is None or not targets or not group_logs.says_nothing(
+            first, found.observations, found.log, found.k8s_pods.get(first.pod)
+        ):
+            return await self.with_peers(found, order, pods, window, failed)
+        raw = {cascade.pod_key(p.name): p.name for p in pods.pods if p.name}
+        group = await group_logs.read_group_logs(
+            self.reader, self.t2, ns, targets, left, found.k8s_pods, raw, failed, self.now
+        )
+        history, tier1_obs, tier1_marks = await self.known
+        end = conditional.failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
+        observations = found.observations + group.observations
+        k8s = {**found.k8s_pods, **group.k8s_pods}
+        texts = group.texts()  # the first failure's own log explains nothing, or this would not be read
+        standing = supersede(tier1_obs + observations, (*tier1_marks, *found.marks), end).kept
+        again = multipod.termination_order(w, pods.pods, standing, window, k8s_pods=k8s, texts=texts).order
+        self.journal.take(group_logs.cite(group, first, again.first, observations))
+        found = dataclasses.replace(found, observations=observations, k8s_pods=k8s, logs=group.logs)
+        return await self.with_peers(found, again, pods, window, failed)
 
     async def with_peers(
         self, found: Tier2Found, order: cascade.TerminationOrder, pods: PodsRead,

@@ -82,6 +82,8 @@ async def read_peer_nodes(
     if first is None or len(order.entries) < 2:
         return NOTHING
     texts = [found.log.text] if found.log is not None else []
+    if (line := found.logs.get(first.pod)) is not None:  # a peer found by its log to have failed first
+        texts.append(line.text)
     texts += [o.signal.detail for o in found.observations if o.pod == first.pod]
     if not lost_a_peer(first, texts):
         return NOTHING

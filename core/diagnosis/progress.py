@@ -103,6 +103,7 @@ class LogFound:
     explaining_line: int | None  # index into lines
     truncated: bool
     note: str | None = None  # why this instance is shown (e.g. the container never restarted)
+    pod: str | None = None  # the pod, when it is not the one read in full (a peer found to have failed first)
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,6 +42,7 @@ _CONTEXT_SIGNALS = frozenset(
         "selection",
         "scheduling",
         "log",
+        "peer-log",  # a peer's log read beside the first failure's that explains nothing
         "revision",
         "cluster-mismatch",
         "superseded",  # a signal a later event took back: history, said on the report's history lines

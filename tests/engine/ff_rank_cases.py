@@ -123,13 +123,19 @@ def _nccl_four(key: str, name: str, rack: str, after_s: tuple[int, int]) -> tupl
     first = _exited(s, "worker", 1, f"gpu-{rack}-03", 10.0, NCCL_VICTIM.format(r=16, clock="11:50:00.120"))
     _exited(s, "master", 0, f"gpu-{rack}-01", 10.0 - after_s[0] * S, None)
     _exited(s, "worker", 0, f"gpu-{rack}-02", 10.0 - after_s[1] * S, None)
+    return s, first, _hung_then_failed(s, rack, first.name)
+
+
+def _hung_then_failed(s: Story, rack: str, failed_pod: str) -> PodPlan:
+    """worker-2 on gpu-<rack>-04 hung in the collective and was deleted at clean-up a minute later; the job
+    failed, its phase message naming `failed_pod`."""
     hung = s.add_pod(node=f"gpu-{rack}-04", created=598, k8s_phase="Running", updated=590, role="worker", index=2,
                      deleted=9)
     s.add_kube_pod(hung, [cstatus("main", s.image, running(590))], phase="Running", deletion=9)
     _failed_job_event(s, 9.6)
-    s.phase_message = f"Workload failed: pod {first.name} container main terminated (Error), exit code 1"
+    s.phase_message = f"Workload failed: pod {failed_pod} container main terminated (Error), exit code 1"
     s.add_phase(9.5, "Failed", s.phase_message)
-    return s, first, hung
+    return hung
 
 
 def case_nccl_timeout_hung_rank_node_clean() -> Case:
@@ -160,9 +166,57 @@ def case_nccl_timeouts_seconds_apart() -> Case:
     }
 
 
+def _master_exits_first(key: str, name: str, rack: str, master_log: str | None) -> tuple[Story, PodPlan, PodPlan]:
+    """4 pods on gpu-<rack>-01..04: master-0 exits 1 at 11:50:00 with a log that says nothing (`master_log`);
+    worker-0 and worker-1 exit 1 two and five seconds later, their NCCL watchdogs having fired after ten minutes
+    in a collective; worker-2 hung in it."""
+    s = _job(key, name, 4, phase_at=9.5)
+    _exited(s, "master", 0, f"gpu-{rack}-01", 10.0, master_log)
+    timed_out = _exited(s, "worker", 0, f"gpu-{rack}-02", 10.0 - 2 * S, NCCL_VICTIM.format(r=8, clock="11:50:01.870"))
+    _exited(s, "worker", 1, f"gpu-{rack}-03", 10.0 - 5 * S, NCCL_VICTIM.format(r=16, clock="11:50:04.910"))
+    return s, timed_out, _hung_then_failed(s, rack, f"{name}-master-0")
+
+
+def case_nccl_timeout_after_master_exit_log_empty() -> Case:
+    """master-0 exits 1 first, its log empty; the two workers that end 2 and 5 s after it show, in logs read only
+    because the first failure says nothing, the NCCL watchdog timeout that explains the episode: the first failure
+    is the earliest of them, and the rank they waited for, and its node (an Xid 79), are named."""
+    s, timed_out, hung = _master_exits_first("ff-rank-05", "olmo-pt", "m", "")
+    s.nodes += [node("gpu-m-01"), node("gpu-m-04", extra_conditions=[
+        condition("AcceleratedHardwareReady", "False", 14, "NvidiaXID79Error", XID79)])]
+    s.add_node_event(14, "gpu-m-04", "NvidiaXID79Error", XID79, component="kernel-monitor")
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": timed_out.name,
+        "evidence": [f"Hung rank: pod {hung.name} (worker) on node gpu-m-04 did not time out itself",
+                     f"Pod {timed_out.name}: Log line 3 of container main", "Watchdog caught collective operation"],
+        "findings": [{"kind": "gpu-hardware", "node": "gpu-m-04", "explains": True}],
+        "recommendations": ["gpu-m-04"], "paths": [r"^/api/v1/nodes/gpu-m-04$"],
+    }
+
+
+def case_master_exit_peer_logs_fail() -> Case:
+    """The same episode, but master-0's log and the workers' logs answer HTTP 500: nothing read shows the
+    timeout, so the first failure stays master-0's plain exit, and every failed log read is stated as one."""
+    s, _, _ = _master_exits_first("ff-rank-06", "olmo-sft", "n", None)
+    s.nodes += [node("gpu-n-01")]
+    faults = [{"match": f"GET /api/v1/namespaces/{s.ns}/pods/{name}/log", "status": 500, "times": 9}
+              for name in (f"{s.name}-master-0", f"{s.name}-worker-0", f"{s.name}-worker-1")]
+    return [s], _req(s), {
+        "outcome": "diagnosed", "category": "CRASH_APP_ERROR", "recurrence": 1, "firstFailure": f"{s.name}-master-0",
+        "missing": [f"log of container main in pod {pod}: the API server failed (HTTP 500)"
+                    for pod in (f"{s.name}-master-0", f"{s.name}-worker-0", f"{s.name}-worker-1")],
+        "notes": ["the logs of the 2 pods that ended within 10 s of it were asked for too (2 of them could not be "
+                  "read"],
+        "noEvidence": ["Hung rank", "Log line"], "noText": ["NCCL watchdog timeout"],
+        "bundle": {"faults": faults},
+    }
+
+
 CASES = {
     "rank-nccl-timeout-65-pods-xid79": case_nccl_timeout_65_pods_xid79,
     "rank-gloo-timeout-killed-rank-xid119": case_gloo_timeout_killed_rank_xid119,
     "rank-nccl-timeout-hung-rank-node-clean": case_nccl_timeout_hung_rank_node_clean,
     "rank-nccl-timeouts-seconds-apart": case_nccl_timeouts_seconds_apart,
+    "rank-nccl-timeout-after-master-exit-log-empty": case_nccl_timeout_after_master_exit_log_empty,
+    "rank-master-exit-peer-logs-fail": case_master_exit_peer_logs_fail,
 }

@@ -6,7 +6,9 @@ alike stay apart. The citations are the engine's own words for real cluster stri
 from __future__ import annotations
 
 from core.diagnosis.evidence_groups import merge_evidence
+from core.diagnosis.observations import Observation
 from core.diagnosis.report_builder import SOURCE_ORDER
+from core.diagnosis.signals import Signal, SignalKind
 from core.models.report import EvidenceItem
 
 STATUS, HISTORY, EVENTS = "get_workload_status", "get_workload_history", "kubectl get events"
@@ -154,3 +156,38 @@ def test_a_workload_event_and_its_revision_event_are_one_signal() -> None:
     history = item(f'Revision history event reason: BackOff; message: "{words}"; on Pod llm-chat-00002-q7kzx', HISTORY)
     merged = merge([workload, revision, history])
     assert len(merged) == 1 and merged[0].sources == [STATUS, HISTORY] and len(merged[0].reads) == 3
+
+
+# -- a first failure found after its peers were cited (core/diagnosis/group_logs.py) ----------------------------
+_EXIT_1 = "Container main; Error (exit 1); exit 1: generic application error: the program ended with a failure status"
+_EXIT_134 = "Container main; Error (exit 134); exit 134: SIGABRT: the program aborted itself"
+
+
+def _pod_line(pod: str, node: str) -> EvidenceItem:
+    return item(f"Pod {pod}; node {node}; k8sPhase: Error; memory request/limit: 512 GiB / 512 GiB", PODS, "pod")
+
+
+def test_a_container_state_cited_as_the_first_failure_and_again_as_a_peer_is_one_line() -> None:
+    own = item(_EXIT_1, DESCRIBE, "APP_EXIT")  # the first failure's, its pod unnamed
+    as_peer = item(f"Pod olmo-pt-worker-0: {_EXIT_1}", DESCRIBE, "APP_EXIT")  # the same, cited before it was first
+    other = item(f"Pod olmo-pt-worker-1: {_EXIT_1}", DESCRIBE, "APP_EXIT")
+    pods = [_pod_line("olmo-pt-worker-0", "gpu-m-02"), _pod_line("olmo-pt-worker-1", "gpu-m-03")]
+    about = Observation(Signal(kind=SignalKind.APP_EXIT, detail="exit 1"), DESCRIBE, None, _EXIT_1, "olmo-pt-worker-0")
+    merged = merge_evidence([as_peer, own, other, *pods], [(own.text, own.source)], SOURCE_ORDER, [about])
+    worker_0 = [m for m in merged if "olmo-pt-worker-0" in m.text]
+    assert len(worker_0) == 1 and worker_0[0].decisive, merged
+    assert worker_0[0].text.count("Container main") == 1 and "gpu-m-02" in worker_0[0].text
+    assert len([m for m in merged if "olmo-pt-worker-1" in m.text]) == 1, "a peer's own line stays its own"
+
+
+def test_an_unnamed_state_that_is_one_peers_words_joins_that_peer_and_another_state_stays() -> None:
+    orphan = item(_EXIT_1, DESCRIBE, "APP_EXIT")  # the earliest pod's, cited before the first failure changed
+    named = item(f"Pod olmo-pt-master-0: {_EXIT_1}", DESCRIBE, "APP_EXIT")
+    first = item(f"Pod olmo-pt-worker-0: {_EXIT_134}", DESCRIBE, "APP_EXIT")
+    pods = [_pod_line("olmo-pt-master-0", "gpu-m-01"), _pod_line("olmo-pt-worker-0", "gpu-m-02")]
+    merged = merge([orphan, named, first, *pods])
+    assert len(merged) == 2, merged
+    assert not any(m.text.startswith("Container main") for m in merged), "no state is left without its pod"
+    # Two pods whose words these could be: the line stays as it was.
+    twice = merge([orphan, named, item(f"Pod olmo-pt-worker-0: {_EXIT_1}", DESCRIBE), *pods])
+    assert any(m.text == _EXIT_1 for m in twice), twice

@@ -66,7 +66,8 @@ class LogPane(Tier2Pane, Vertical):
         if self.state != "found" or log is None:
             return self.gap_text() if self.state != "found" else Text("Log not read yet.", style="italic")
         which = "previous instance" if log.previous else f"current instance ({log.note or 'no previous one'})"
-        head = Text(f"Log of container {log.container}", style="bold")
+        where = f" in pod {log.pod}" if log.pod else ""
+        head = Text(f"Log of container {log.container}{where}", style="bold")
         head.append(f" · {which} · {len(log.lines)} line{'s' if len(log.lines) != 1 else ''}")
         if log.truncated:
             head.append(" · cut to the last lines")

@@ -94,8 +94,10 @@ def gathered_several(
     the workload), the pod Kubernetes described for it, the order the pods ended in and their own memory."""
     first = read.ordered.order.first
     k8s_first = found.k8s_pods.get(first.pod) if first is not None else found.pod
+    # A pod found to have failed first by its log read beside the earliest one's: its explaining line.
+    log = found.logs.get(first.pod, found.log) if first is not None and first.pod != found.pod_name else found.log
     return Gathered(
-        w, read.cause, spec, pods, history, NOT_READ, k8s_first, found.log, tier2_available, several=True,
+        w, read.cause, spec, pods, history, NOT_READ, k8s_first, log, tier2_available, several=True,
         order=read.ordered.order, pod_metrics=read.pod_metrics, node_pods=found.node_pods, loop=found.loop,
     )
 

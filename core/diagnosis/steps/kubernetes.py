@@ -68,6 +68,8 @@ class Tier2Found:
     node_pods: tuple[str, NodePods | Missing] | None = None
     loop: CrashLoop | None = None  # the crash loop the pod and its events show, dated from its last crash
     marks: tuple[Mark, ...] = ()  # what the pods, events and nodes read show done (a pull, a start, Ready again)
+    # The explaining lines of the logs read beside the first failure's (core/diagnosis/group_logs.py), by pod.
+    logs: Mapping[str, LogFinding] = field(default_factory=dict)
 
     @property
     def pod_name(self) -> str | None:

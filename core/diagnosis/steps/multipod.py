@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from core.diagnosis.cascade import (
+    COLLECTIVE_TIMEOUT_SIGNS,
     PodTermination,
     TerminationOrder,
     attribute,
@@ -100,11 +101,19 @@ def termination_order(
                 f"{first.pod}: they are listed as consequences of the first failure, and the verdict rests on what "
                 "that pod showed"
             )
+            timed_out = bool(set(first.teardown) & COLLECTIVE_TIMEOUT_SIGNS)
             for early in early_ones:
                 found.note(
                     f"{early.pod} is recorded {_seconds(first, early)} before the first failure ({early.time_source}"
-                    f" against {first.time_source}): times are kept to the second and reach the control plane with "
-                    "some lag, and it shows no cause of its own that is stronger, so it is taken for a consequence"
+                    f" against {first.time_source}): "
+                    + (
+                        "that pod timed out on a collective, which happens only after its whole timeout spent "
+                        "waiting on a rank that hung, so an end seconds away from it is part of that hang's "
+                        "teardown, not its cause"
+                        if timed_out and not early.teardown
+                        else "times are kept to the second and reach the control plane with some lag, and it shows "
+                        "no cause of its own that is stronger, so it is taken for a consequence"
+                    )
                 )
         if first is not None and first.replaced_by is not None:
             found.note(
@@ -311,7 +320,10 @@ async def evidence_of_several(
 ) -> SeveralRead:
     """Step 4 for a workload of several pods: the order they ended in (which decides the pod whose evidence the
     verdict rests on), and memory read per pod, never from the workload's sum over its pods."""
-    texts = {found.pod_name: [found.log.text]} if found.pod_name and found.log is not None else {}
+    # The first failure's explaining line, and those of the logs read beside it (core/diagnosis/group_logs.py).
+    texts = {pod: [line.text] for pod, line in found.logs.items()}
+    if found.pod_name and found.log is not None:
+        texts[found.pod_name] = [found.log.text]
     ordered = termination_order(
         w, pods, tier1_obs + found.observations, window, k8s_pods=found.k8s_pods, texts=texts, cite=True
     )
