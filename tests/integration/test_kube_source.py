@@ -169,16 +169,17 @@ def _bundle(*, forbidden: list[str] | None = None, faults: list[dict[str, Any]] 
 
 
 class Sim:
-    """A control plane on loopback plus a KubeSource connected through a kubeconfig, as a user would."""
+    """A control plane on loopback plus a KubeSource connected through a kubeconfig, as a user would. Its timeouts
+    are generous (a loaded CI machine answers loopback late); a test of a timeout gives its own."""
 
     def __init__(self, bundle: dict[str, Any] | Path, tmp: Path, *, token: str | None = None,
-                 read_timeout: float = 2.0) -> None:
+                 read_timeout: float = 15.0) -> None:
         parsed = load_bundle(bundle) if isinstance(bundle, Path) else parse_bundle(bundle)
         self.plane = ControlPlane(parsed)
         self.server = LoopbackServer(self.plane)
         self.url = self.server.start()
         kubeconfig = write_kubeconfig(tmp / "kubeconfig", self.url, token or self.plane.kube_token)
-        settings = KubeSettings(kubeconfig=kubeconfig, connect_timeout=1.0, read_timeout=read_timeout)
+        settings = KubeSettings(kubeconfig=kubeconfig, connect_timeout=5.0, read_timeout=read_timeout)
         connection = build_configuration(settings, env={}, home=tmp)
         assert isinstance(connection, KubeConnection), connection
         self.connection = connection

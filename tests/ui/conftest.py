@@ -107,7 +107,7 @@ def make_app(tenant: Tenant, **kwargs: Any) -> TriageApp:
     return app
 
 
-async def settle(pilot: Pilot[Any], until: Callable[[], bool], timeout: float = 10.0) -> None:
+async def settle(pilot: Pilot[Any], until: Callable[[], bool], timeout: float = 30.0) -> None:
     """Let workers finish and messages land until `until()` holds; fail clearly if it never does."""
     deadline = time.monotonic() + timeout
     while True:

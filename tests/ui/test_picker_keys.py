@@ -109,15 +109,17 @@ async def test_the_footer_offers_the_next_page_only_where_there_is_one(demo_tena
         assert [str(n.message) for n in app._notifications] == ["This is the first page."]
         await pilot.press("G")
         last = (total - 1) // screen.page_size * screen.page_size
-        await settle(pilot, lambda: not screen.loading and screen.offset == last)
-        assert "last page" in indicator(screen) and "next page" not in screen_lines(app)[-1]
+        # The footer is painted after the page is shown: wait for both, so a busy machine is not caught between.
+        await settle(pilot, lambda: not screen.loading and screen.offset == last
+                     and "next page" not in screen_lines(app)[-1])
+        assert "last page" in indicator(screen)
         await pilot.press("right_square_bracket")  # still a key: it says there is no next page
         await pilot.pause()
         assert str(list(app._notifications)[-1].message) == "This is the last page."
         assert screen.offset == last
         await pilot.press("left_square_bracket")
-        await settle(pilot, lambda: not screen.loading and screen.offset == last - screen.page_size)
-        assert "] next page" in screen_lines(app)[-1]
+        await settle(pilot, lambda: not screen.loading and screen.offset == last - screen.page_size
+                     and "] next page" in screen_lines(app)[-1])
 
 
 async def test_a_list_of_one_page_offers_no_next_page(bundle_tenant: Any) -> None:
