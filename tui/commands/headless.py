@@ -23,7 +23,7 @@ from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError,
 from core.sources.tap import Tap
 from core.tenant import KUBE_OFF, Tenant
 from core.triage.scan_scope import UnknownProject
-from core.usage import Namer, Sentence
+from core.usage import Namer, Sentence, Worded
 from tui.commands.start import StartOptions, StartProblem, open_tenant, tenant_options
 
 T = TypeVar("T")
@@ -157,9 +157,10 @@ def flag(option: str) -> str:
     return "--" + option.replace("_", "-")
 
 
-def usage_words(exc: Exception) -> str:
-    """An error's message in the command line's words: the options a usage error names, as flags."""
-    return exc.worded(flag) if isinstance(exc, UsageError) else str(exc)
+def usage_words(exc: BaseException) -> str:
+    """An error's message in the command line's words: the options it names (a usage error's, a state file's),
+    as flags."""
+    return exc.worded(flag) if isinstance(exc, Worded) else str(exc)
 
 
 def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:
