@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from core.models.report import Report
 from core.notify.deliveries import PostTarget
 from core.notify.ledger import Ledger
 from core.notify.ledger_versions import STATE_VERSIONS
@@ -21,10 +22,13 @@ from core.sim.bundle import load_bundle
 from core.sim.control_plane import ControlPlane
 from core.sim.kubeconfig import write_kubeconfig
 from core.sim.loopback import LoopbackServer
+from core.triage.watched import Wording
 from tests.golden.make_golden import GOLDEN
 from tests.paths import CASES
+from tests.unit.test_chat_dialects import entry_of
 from tui import cli
 from tui.commands.headless import usage_words
+from tui.commands.start import flag
 
 WATCH = ("watch", "--demo", "--cluster-id", "demo-east", "--since", "30m", "--once", "--format", "jsonl")
 SEE_HELP = "  See `runai-triage watch --help` for the options."
@@ -168,6 +172,23 @@ def test_a_now_before_the_failure_is_named_as_the_flag(capsys: pytest.CaptureFix
     history = next(line for line in out.splitlines() if line.startswith("History: "))
     assert history == ("History: no occurrence of OOM_KILLED inside the last 24h; the failure diagnosed is after "
                        "the moment given as --now, so it is not counted")
+
+
+def test_the_watchs_markdown_says_the_history_as_diagnose_does(capsys: pytest.CaptureFixture[str]) -> None:
+    # A watch has no --now of its own; the report it prints whole is the one `diagnose` words, flag and all.
+    late = ("diagnose", "--demo", "--cluster-id", "demo-east", "--name", "llama-ft-7b", "--project", "nlp", "--now",
+            "2026-11-30T09:00:00Z")
+    status, out, err = run(capsys, *late, "--format", "json")
+    assert status == 0, err
+    report = Report.model_validate_json(out)
+    status, markdown, err = run(capsys, *late, "--format", "markdown")
+    assert status == 0, err
+    entry = entry_of(report)
+    printed = Wording("markdown", lambda _: "runai-triage diagnose ...", None, flag).of(entry, "k").printed()
+    assert printed.endswith(f"{markdown}\n---\n\n")
+    assert "after the moment given as --now, so it is not counted" in printed
+    plainly = Wording("markdown", lambda _: "runai-triage diagnose ...").of(entry, "k").printed()
+    assert "after the moment given as now, so it is not counted" in plainly
 
 
 # -- why Tier 2 was not read ----------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from core.triage.storm_cause import Cause
 from core.triage.watch import SLACK, Watcher, WatchRequest
 from core.triage.watched import Wording, v1_key
 from tui.commands.headless import advice, explain_start_problem, say, tier2_for, usage_words
-from tui.commands.start import StartOptions, StartProblem, open_tenant
+from tui.commands.start import StartOptions, StartProblem, flag, open_tenant
 from tui.commands.watch_delivery import deliveries_for, describe_targets, diagnose_command, storm_command
 
 PROG = "runai-triage watch"
@@ -183,7 +183,7 @@ class WatchRun:
 
     @property
     def wording(self) -> Wording:
-        return Wording(self.fmt, self._command, self._storm_command)
+        return Wording(self.fmt, self._command, self._storm_command, flag)
 
     def _command(self, entry: ScanEntry) -> str:
         return diagnose_command(self.options, self.request.cluster_id, entry.workload.id or "",
