@@ -22,7 +22,7 @@ from core.sim.kubeconfig import write_kubeconfig
 from core.sim.process import Served, SimProcess
 from core.sources.credentials import BearerToken, Credentials
 from core.sources.errors import clean_text
-from core.sources.kube_types import KubeSettings, KubeUnavailable
+from core.sources.kube_types import KUBE_OFF, KubeSettings, KubeUnavailable
 from core.sources.runai import RunaiClient
 from core.sources.tap import Tap
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 
 KubeOpener = Callable[[], "KubeSource | KubeUnavailable"]
-KUBE_OFF = "Tier 2 unavailable: disabled with --no-kube"
 NO_KUBE_SECTION = "Tier 2 unavailable: the case bundle has no kubernetes section"
 DEMO_LABEL = "demo tenant"
 LIVE_DEMO_LABEL = "demo tenant, live"
@@ -293,7 +292,7 @@ def open_real_tenant(
     kwargs = {"timeout": timeout} if timeout is not None else {}
     runai = RunaiClient(base_url, credentials, tap=tap, **kwargs)
     if not kube_settings.enabled:
-        return Tenant(runai.base_url, runai, kube_unavailable=KUBE_OFF)
+        return Tenant(runai.base_url, runai, kube_unavailable=KUBE_OFF.worded(kube_settings.named))
 
     def open_kube() -> KubeSource | KubeUnavailable:
         from core.sources.kube import open_kube_source  # the kubernetes client loads only when needed

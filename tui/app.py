@@ -26,7 +26,8 @@ from textual.widgets import Static
 
 import styles
 from core.safety.untrusted import clean
-from core.tenant import KUBE_OFF, Tenant
+from core.sources.kube_types import KUBE_OFF
+from core.tenant import Tenant
 from tui.clock import Clock, frozen_clock, system_clock
 from tui.commands.start import (
     CONNECT_HINTS,
@@ -122,10 +123,11 @@ class TriageApp(KeysInTurn):
 
     @property
     def kube_off(self) -> str | None:
-        """Why Tier 2 is not read although the tenant could offer it (`--no-kube` with --demo or --case)."""
+        """Why Tier 2 is not read although the tenant could offer it (`--no-kube` with --demo or --case), with the
+        option named as the user gave it (the app's start-up options are flags)."""
         if self.options.kube.enabled:
             return None
-        return KUBE_OFF
+        return KUBE_OFF.worded(self.options.kube.named)
 
     def compose(self) -> ComposeResult:
         yield TopBar(f"opening {self.options.describe()}")

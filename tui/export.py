@@ -21,6 +21,7 @@ import platformdirs
 
 from core.models.report import Report
 from core.report.render import to_json, to_markdown, to_text
+from tui.commands.start import flag
 
 ExportFormat = Literal["markdown", "json", "text"]
 EXPORT_DIR_ENV = "RUNAI_TRIAGE_EXPORT_DIR"
@@ -87,9 +88,12 @@ def export_dir(env: Mapping[str, str] | None = None, default: Path | None = None
 
 
 def render(report: Report, fmt: ExportFormat) -> str:
+    """The report as a copy or an export holds it: in the command line's words, as `diagnose` prints it (the
+    options it names as flags, `--verbose` for every line), like its advice (tui/next_steps.py): a ticket is read
+    by someone who will run the command, not press the app's keys."""
     if fmt == "text":
-        return to_text(report)
-    return to_markdown(report) if fmt == "markdown" else to_json(report)
+        return to_text(report, name=flag)
+    return to_markdown(report, name=flag) if fmt == "markdown" else to_json(report)
 
 
 def write_export(report: Report, fmt: ExportFormat, directory: Path, at: datetime) -> Exported:

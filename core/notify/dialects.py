@@ -18,20 +18,24 @@ from __future__ import annotations
 import json
 from urllib.parse import urlsplit
 
+from core.usage import Opt, UsageError
+
 DIALECTS = ("slack", "mattermost", "markdown")
 KEY_FIELD = "runai_triage_key"
 EVENT_TYPE = "runai_triage_failure"
 # A chat message is short; a body past this is cut (with a note) whatever its dialect.
 MAX_TEXT = 8_000
 CUT = "\n(cut: the whole report is in the watch's output)"
+# The option that gives the dialect, as data: the command line says it as its flag.
+POST_FORMAT = Opt("post_format", plainly="the chat's dialect")
 
 
 def dialect_for(url: str, given: str | None = None) -> tuple[str, bool]:
     """(the dialect, whether the URL said so): `given` when there is one, else what the URL's host says,
-    else markdown (not said)."""
+    else markdown (not said). A `given` that is none of DIALECTS is a UsageError (a ValueError)."""
     if given is not None:
         if given not in DIALECTS:
-            raise ValueError(f"--post-format {given!r}: one of {', '.join(DIALECTS)}")
+            raise UsageError(POST_FORMAT, f" {given!r}: one of {', '.join(DIALECTS)}")
         return given, True
     host = (urlsplit(url).hostname or "").lower()
     if host == "slack.com" or host.endswith(".slack.com"):

@@ -12,12 +12,13 @@ from datetime import datetime, timedelta
 
 from core.notify.ledger import STDOUT, Ledger
 from core.notify.state_file import Loaded
+from core.usage import Opt, Worded
 
 STATE_VERSIONS = (1, 2, 3)
 
 
-class StateOfAnotherWatch(ValueError):
-    """The state file belongs to a watch of another tenant, cluster or project."""
+class StateOfAnotherWatch(Worded, ValueError):
+    """The state file belongs to a watch of another tenant, cluster or project (its option named as data)."""
 
 
 def ledger_of(
@@ -36,7 +37,7 @@ def ledger_of(
     if data.get("scope") != scope:
         raise StateOfAnotherWatch(
             f"the state file keeps the state of another watch ({str(data.get('scope'))[:200]!r}); give this one "
-            "its own --state file"
+            "its own ", Opt("state"), " file"
         )
     if loaded.version in (2, 3):
         return Ledger.from_json(data)

@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from core.usage import Opt, Worded
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on POSIX: no lock (said in the README)
@@ -34,10 +36,13 @@ except ImportError:  # pragma: no cover - not on POSIX: no lock (said in the REA
 
 MAX_BYTES = 16 * 1024 * 1024
 _SCHEMA = re.compile(r"^runai-triage/watch-state@(\d{1,4})$")
+# The option that names the file, as data: the command line says it as its flag (`worded`), plain words as a file.
+STATE = Opt("state", plainly="the state file")
 
 
-class StateProblem(Exception):
-    """The state file cannot be used; `usage`: the option is wrong (exit 2), not the run (exit 1)."""
+class StateProblem(Worded):
+    """The state file cannot be used; `usage`: the option is wrong (exit 2), not the run (exit 1). Its message
+    names the option as data (`worded`)."""
 
     usage = False
 
@@ -79,7 +84,7 @@ class StateFile:
     def prepare(self) -> None:
         """Raise StateUnusable when the file cannot be kept where it is."""
         if self.path.is_dir():
-            raise StateUnusable(f"--state {self.path} is a directory: give the path of a file (it is created)")
+            raise StateUnusable(STATE, f" {self.path} is a directory: give the path of a file (it is created)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, probe = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".probe")
@@ -87,11 +92,11 @@ class StateFile:
             os.unlink(probe)
         except OSError as exc:
             raise StateUnusable(
-                f"--state {self.path}: cannot write there ({exc.strerror or exc}); give a file in a directory "
-                "this user can write"
+                STATE, f" {self.path}: cannot write there ({exc.strerror or exc}); give a file in a directory this "
+                "user can write"
             ) from None
         if self.path.exists() and not os.access(self.path, os.R_OK):
-            raise StateUnusable(f"--state {self.path}: this user cannot read it")
+            raise StateUnusable(STATE, f" {self.path}: this user cannot read it")
 
     def lock(self) -> None:
         """Hold the file for this process alone, until `unlock` or the process ends; StateLocked otherwise."""
@@ -107,7 +112,7 @@ class StateFile:
             who = f" (process {holder})" if holder.isdigit() else ""
             raise StateLocked(
                 f"{self.path} is in use by another watch{who}: two watches on one state file would deliver every "
-                "failure twice. Stop the other one, or give this one its own --state file."
+                "failure twice. Stop the other one, or give this one its own ", Opt("state"), " file."
             ) from None
         handle.seek(0)
         handle.truncate()
@@ -142,7 +147,7 @@ class StateFile:
         raise StateUnreadable(
             f"{self.path} could not be read ({problem}), and {self.backup.name} cannot replace it ({why}). It was "
             "left as it is: move it aside to start afresh (what it recorded may then be delivered again), or "
-            "give another --state file."
+            "give another ", Opt("state"), " file."
         )
 
     def _read(self, path: Path) -> Loaded | str:
@@ -165,7 +170,7 @@ class StateFile:
             raise StateTooNew(
                 f"{path} was written by a newer runai-triage ({schema}); this one reads versions up to "
                 f"{max(self.versions)}, and would lose what it does not know. Run the newer version, or give this "
-                "watch another --state file."
+                "watch another ", Opt("state"), " file."
             )
         if version not in self.versions:
             return f"version {version} is not one this runai-triage reads"

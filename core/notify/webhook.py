@@ -27,13 +27,19 @@ from urllib.parse import urlsplit
 import httpx
 
 from core.notify.dialects import body_of
+from core.usage import Opt, UsageError
 
 DEADLINE_S = 15.0
-USER_AGENT = "runai-triage/0.1 (watch --post)"
+# What the client may do, as the tenant client's says "(read-only)": it posts to a webhook.
+USER_AGENT = "runai-triage/0.1 (webhook post)"
 # Enough of a receiver's answer to quote why it refused a post (Slack answers `invalid_payload`, ...).
 ANSWER_BYTES = 2048
 # Answers that say this body can never be accepted: sending it again would get the same answer.
 REJECTED = frozenset({400, 413, 415, 422})
+
+
+# The option that gives the URL, as data: the command line says it as its flag.
+POST = Opt("post", plainly="the webhook URL")
 
 
 class WebhookRefused(Exception):
@@ -41,17 +47,18 @@ class WebhookRefused(Exception):
 
 
 def check_url(url: str) -> str:
-    """The URL, if it can be posted to (http or https, a host, no user:password part); ValueError otherwise."""
+    """The URL, if it can be posted to (http or https, a host, no user:password part); UsageError (a ValueError)
+    otherwise, naming the option as data."""
     text = (url or "").strip()
     try:
         parts = urlsplit(text)
         port = parts.port  # a port that is not a number raises here
     except ValueError:
-        raise ValueError("--post: not a URL") from None
+        raise UsageError(POST, ": not a URL") from None
     if parts.scheme not in ("http", "https") or not parts.hostname or port == 0:
-        raise ValueError("--post: give an http:// or https:// URL of an incoming webhook")
+        raise UsageError(POST, ": give an http:// or https:// URL of an incoming webhook")
     if parts.username is not None or parts.password is not None:
-        raise ValueError("--post: a URL with a user name or password is not used; incoming webhooks need none")
+        raise UsageError(POST, ": a URL with a user name or password is not used; incoming webhooks need none")
     return text
 
 

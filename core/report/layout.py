@@ -24,6 +24,7 @@ from core.report.parts import (
     shows_reason,
     workload_fields,
 )
+from core.usage import Namer
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,9 @@ def short_evidence(report: Report) -> EvidenceView:
     return short_view(report, said_above={said[0]} if said else set())
 
 
-def layout(report: Report, verbose: bool, how: str) -> Layout:
-    """The report's sections; `how` tells a reader of the short report how to see every line."""
+def layout(report: Report, verbose: bool, how: str, name: Namer | None = None) -> Layout:
+    """The report's sections; `how` tells a reader of the short report how to see every line, `name` names an
+    option a line mentions (the command line: its flag; None, plain words)."""
     # The short report says the phase's time on the workload line, not again as a line of evidence.
     line, ids = workload_fields(report, since=not verbose)
     view = EvidenceView(tuple(full_lines(report)), ()) if verbose else short_evidence(report)
@@ -75,7 +77,7 @@ def layout(report: Report, verbose: bool, how: str) -> Layout:
         order=order,
         order_folded=folded,
         memory=memory_lines(report) if verbose else [],
-        history=history_lines(report, verbose),
+        history=history_lines(report, verbose, name),
         missing=missing_items(report, verbose),
         notes=[safe(n) for n in report.notes] if verbose else [],
         recommendations=advice,

@@ -15,6 +15,7 @@ from core.models.report import Report
 from core.report.evidence_view import EvidenceLine
 from core.report.layout import Layout, layout
 from core.report.parts import NO_FINDINGS, finding_head, findings_title, headline, other_pods, safe, when
+from core.usage import Namer
 
 # The ASCII punctuation that CommonMark or GitHub-flavoured Markdown gives a meaning to anywhere in a line
 # (links, images, HTML and entities, emphasis, code, tables, strikethrough, math). Characters that only
@@ -131,10 +132,10 @@ def _evidence_items(lines: tuple[EvidenceLine, ...] | list[EvidenceLine]) -> lis
     return [f"- {md_evidence(line.text)} {_cite(line)}" for line in lines] or ["- none recorded"]
 
 
-def _every_line(report: Report, short: Layout) -> list[str]:
+def _every_line(report: Report, short: Layout, name: Namer | None) -> list[str]:
     """The collapsed block: every evidence line, and what the short body left out (each pod in order, memory,
     the other submissions, the notes)."""
-    every = layout(report, verbose=True, how="")
+    every = layout(report, verbose=True, how="", name=name)
     lines = every.evidence.shown
     summary = [f"{len(lines)} evidence line{'s' if len(lines) != 1 else ''}"]
     out = ["#### All evidence", "", *_evidence_items(lines)]
@@ -154,9 +155,10 @@ def _every_line(report: Report, short: Layout) -> list[str]:
     return ["<details>", f"<summary>Every line: {said}</summary>", "", *out, "", "</details>"]
 
 
-def to_markdown(report: Report, verbose: bool = False) -> str:
-    """The short body and, folded, every line; `verbose` puts every line in the body instead."""
-    lay = layout(report, verbose, "under “Every line” below")
+def to_markdown(report: Report, verbose: bool = False, name: Namer | None = None) -> str:
+    """The short body and, folded, every line; `verbose` puts every line in the body instead. `name` names an
+    option a line mentions (the command line: its flag; None, plain words)."""
+    lay = layout(report, verbose, "under “Every line” below", name)
     out = [f"## {md_escape(headline(report))}", ""]
     workload = " | ".join(f"**{label}:** {md_escape(value)}" for label, value in lay.workload)
     out.append(workload + ("  " if lay.ids else ""))
@@ -187,7 +189,7 @@ def to_markdown(report: Report, verbose: bool = False) -> str:
         out += ["", "### Notes", ""] + [f"- {md_escape(n)}" for n in lay.notes]
     out += ["", "### Recommendation", ""] + ([f"- {md_prose(r)}" for r in lay.recommendations] or ["- none"])
     if not verbose:
-        out += ["", *_every_line(report, lay)]
+        out += ["", *_every_line(report, lay, name)]
     out += [
         "",
         f"_runai-triage, {md_escape(report.schema_)}, generated {md_escape(when(report.generated_at))}_",

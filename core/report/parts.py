@@ -20,6 +20,7 @@ from core.report.evidence_view import EvidenceView, report_pods
 from core.report.fold import fold_texts
 from core.report.names import name_range, number_runs
 from core.safety.untrusted import clean
+from core.usage import Namer, Opt, sentence
 
 # What to do next for each outcome that is not a diagnosis (report-format.md, "Outcome first").
 NEXT_STEP: dict[str, str] = {
@@ -216,7 +217,14 @@ def others_line(report: Report) -> str | None:
     return text
 
 
-def recurrence_line(report: Report) -> str:
+# A failure after the moment diagnosed at is not counted: the option that gave that moment, as data.
+AFTER_THE_MOMENT = sentence(
+    "; the failure diagnosed is after the moment given as ", Opt("now"), ", so it is not counted"
+)
+
+
+def recurrence_line(report: Report, name: Namer | None = None) -> str:
+    """`History: ...`; `name` names the option a line may mention (the command line: its flag)."""
     r = report.recurrence
     lookback = safe(r.lookback)
     if report.outcome != "diagnosed":
@@ -225,7 +233,7 @@ def recurrence_line(report: Report) -> str:
     if r.count == 0:
         found = "inside" if r.complete else "in what could be read of"
         late = any(AFTER_NOW in note for note in report.notes)
-        why = "; the failure diagnosed is after the moment given as --now, so it is not counted" if late else ""
+        why = AFTER_THE_MOMENT.worded(name) if late else ""
         return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}{why}"
     listed = r.occurrences[:5]
     times = ", ".join(when(t) for t in listed)
@@ -344,11 +352,11 @@ def resolved_line(report: Report) -> str | None:
     return f"{label} (times UTC): " + "; ".join(safe(item.text) for item in report.superseded)
 
 
-def history_lines(report: Report, verbose: bool) -> list[str]:
+def history_lines(report: Report, verbose: bool, name: Namer | None = None) -> list[str]:
     """`History: ...`, what a later event took back, and the other submissions of the name: on a line of their
     own in full, in the short view after the history on its line, and only when one failed or stopped or they
-    could not be counted."""
-    history = recurrence_line(report)
+    could not be counted. `name` names an option, as `recurrence_line` does."""
+    history = recurrence_line(report, name)
     resolved = resolved_line(report)
     taken = [resolved] if resolved else []
     others = others_line(report)

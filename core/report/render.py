@@ -26,6 +26,7 @@ from core.report.parts import (
     safe,
     safe_tree,
 )
+from core.usage import Namer, Opt, sentence
 
 # Names other modules read from here: one place to import a report's renderings from.
 __all__ = [
@@ -41,8 +42,9 @@ __all__ = [
     "to_text",
 ]
 
-# How the short text tells a reader to see every line.
-VERBOSE_HINT = "--verbose"
+# How the short text tells a reader to see every line: the option that shows them, as data (the command line says
+# its flag; plain words, where the whole report is).
+EVERY_LINE = sentence(Opt("verbose", plainly="in the whole report"))
 
 
 def json_dict(report: Report) -> dict[str, Any]:
@@ -50,8 +52,9 @@ def json_dict(report: Report) -> dict[str, Any]:
     return safe_tree(report.to_json_dict())
 
 
-def to_json(report: Report, verbose: bool = False) -> str:
-    """The whole report; `verbose` changes nothing here (JSON always holds every item)."""
+def to_json(report: Report, verbose: bool = False, name: Namer | None = None) -> str:
+    """The whole report; `verbose` and `name` change nothing here (JSON always holds every item, and its text
+    fields are the report's own)."""
     return json.dumps(json_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -69,8 +72,10 @@ def cited(line: EvidenceLine) -> str:
     return f"{safe(line.text)} {line.cite()}"
 
 
-def to_text(report: Report, verbose: bool = False) -> str:
-    lay = layout(report, verbose, VERBOSE_HINT)
+def to_text(report: Report, verbose: bool = False, name: Namer | None = None) -> str:
+    """The short report, or every line (`verbose`); `name` names the options it mentions (the command line: its
+    flags, `--verbose` to see every line; None, plain words)."""
+    lay = layout(report, verbose, EVERY_LINE.worded(name), name)
     out = [headline(report), " | ".join(f"{label}: {value}" for label, value in lay.workload)]
     if lay.ids:
         out.append("  " + ", ".join(f"{label} {value}" for label, value in lay.ids))
@@ -102,7 +107,7 @@ def to_text(report: Report, verbose: bool = False) -> str:
 
 
 class Renderer(Protocol):
-    def __call__(self, report: Report, verbose: bool = False) -> str: ...
+    def __call__(self, report: Report, verbose: bool = False, name: Namer | None = None) -> str: ...
 
 
 RENDERERS: dict[str, Renderer] = {"text": to_text, "markdown": to_markdown, "json": to_json}

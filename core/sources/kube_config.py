@@ -30,14 +30,19 @@ from core.sources.kube_types import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_READ_DEADLINE,
     DEFAULT_READ_TIMEOUT,
+    KUBE_OFF,
     KubeSettings,
     KubeUnavailable,
 )
+from core.usage import Namer, Opt, sentence
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 # Status codes worth one more try: the API server or a proxy in front of it was briefly unavailable.
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _UNAVAILABLE = "Tier 2 unavailable: "
+# The options a reason names, as data: each front end says them its way (KubeSettings.named; KUBE_OFF too).
+KUBECONFIG = Opt("kubeconfig", plainly="the kubeconfig given")
+KUBE_CONTEXT = Opt("kube_context", plainly="the context to use")
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +91,7 @@ def build_configuration(
     ``HOME`` in ``env``, else the real home), so tests never touch the developer's files.
     """
     if not settings.enabled:
-        return KubeUnavailable(_UNAVAILABLE + "disabled with --no-kube")
+        return KubeUnavailable(KUBE_OFF.worded(settings.named))
     try:
         found = _resolve(settings, env, home, service_account_dir)
     except Exception as exc:  # documented never to raise: whatever the client library does, it is a reason
@@ -107,9 +112,12 @@ def _resolve(
     searched: list[str] = []
     path = _find_kubeconfig(settings, env, home, searched)
     if path is not None:
-        return _from_kubeconfig(path, settings.context, timeout, env, settings.login_timeout)
+        return _from_kubeconfig(path, settings.context, timeout, env, settings.login_timeout, settings.named)
     if settings.kubeconfig is not None:
-        return KubeUnavailable(_UNAVAILABLE + f"no kubeconfig found at {settings.kubeconfig} (--kubeconfig)")
+        return KubeUnavailable(
+            sentence(_UNAVAILABLE, f"no kubeconfig found at {settings.kubeconfig} (", KUBECONFIG, ")")
+            .worded(settings.named)
+        )
     if settings.context is not None:
         return KubeUnavailable(
             _UNAVAILABLE + f"context {settings.context} was asked for but no kubeconfig found at "
@@ -152,7 +160,8 @@ def _new_configuration() -> Configuration:
 
 
 def _from_kubeconfig(
-    path: Path, context: str | None, timeout: tuple[float, float], env: Mapping[str, str], login_timeout: float
+    path: Path, context: str | None, timeout: tuple[float, float], env: Mapping[str, str], login_timeout: float,
+    named: Namer | None = None,
 ) -> KubeConnection | KubeUnavailable:
     def unreadable(why: str) -> KubeUnavailable:
         return KubeUnavailable(_UNAVAILABLE + f"kubeconfig unreadable: {path}: {why}")
@@ -180,7 +189,7 @@ def _from_kubeconfig(
         )
     active = context if context is not None else data.get("current-context")
     if not active:
-        return unreadable("no current-context set; pass --kube-context")
+        return unreadable(sentence("no current-context set; pass ", KUBE_CONTEXT).worded(named))
     if not isinstance(active, str) or active not in names:
         return unreadable(f"current-context {preview(active)} is not one of its contexts")
 

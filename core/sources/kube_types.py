@@ -11,6 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.usage import Namer, Opt, sentence
+
 if TYPE_CHECKING:  # annotations only: the models load with the first Kubernetes read, not with the picker
     from core.models.kube import K8sEvent, K8sPod
 
@@ -21,6 +23,8 @@ DEFAULT_READ_DEADLINE = 20.0
 # An exec login plugin (aws, gke-gcloud-auth-plugin, kubelogin) gets this long to print a credential.
 DEFAULT_LOGIN_TIMEOUT = 20.0
 SOURCE_LOGS = "kubectl logs --previous"
+# Tier 2 turned off by the user: the option named as data, which each front end says its way (KubeSettings.named).
+KUBE_OFF = sentence("Tier 2 unavailable: disabled with ", Opt("no_kube", plainly="the option not to read Kubernetes"))
 # kube-apiserver's --event-ttl default: an event not updated for this long is gone.
 EVENTS_TTL = timedelta(hours=1)
 
@@ -30,7 +34,9 @@ class KubeSettings:
     """What the user asked for on the command line (``--kubeconfig``, ``--kube-context``, ``--no-kube``).
 
     ``in_cluster``: None = use the service account only when no kubeconfig is found; True = only the service
-    account; False = never the service account.
+    account; False = never the service account. ``named``: how the user names these options, for a reason that
+    names one (set by the front end that read them: the command line's flags, for the app's start-up options, the
+    commands' and the MCP server's alike); None, plain words.
     """
 
     kubeconfig: Path | None = None
@@ -41,6 +47,8 @@ class KubeSettings:
     read_timeout: float = DEFAULT_READ_TIMEOUT
     deadline: float = DEFAULT_READ_DEADLINE
     login_timeout: float = DEFAULT_LOGIN_TIMEOUT
+    # How they are named is no part of what is read: settings alike but for it are equal.
+    named: Namer | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ from core.report.why import why_line
 from core.safety.untrusted import clean
 from core.triage.chat_render import ChatFacts, chat_message
 from core.triage.scan import ScanEntry
+from core.usage import Namer
 
 FAILURE_SCHEMA = "runai-triage/scan-failure@1"
 
@@ -121,18 +122,19 @@ def entry_markdown(entry: ScanEntry) -> list[str]:
     return out
 
 
-def watch_markdown(entry: ScanEntry) -> str:
-    """A headline (the workload, its phase since when, the verdict), then the report whole, or why there is none."""
+def watch_markdown(entry: ScanEntry, name: Namer | None = None) -> str:
+    """A headline (the workload, its phase since when, the verdict), then the report whole, or why there is none
+    (`name` names the options the report mentions, as `to_markdown` does)."""
     w = entry.workload
-    name = md_escape(clean(w.name or "(no name)", one_line=True, max_len=120))
+    workload = md_escape(clean(w.name or "(no name)", one_line=True, max_len=120))
     project = md_escape(clean(w.project_name or "no project", one_line=True, max_len=80))
     phase = md_escape(clean(w.phase or "no phase", one_line=True, max_len=40))
     since = f"`{w.phase_updated_at.isoformat()}`" if w.phase_updated_at else "an unknown time"
-    head = (f"**runai-triage watch**: {name} ({project}) {phase} since {since}: **{md_escape(entry.label)}** · "
+    head = (f"**runai-triage watch**: {workload} ({project}) {phase} since {since}: **{md_escape(entry.label)}** · "
             f"id `{clean(w.id or '', one_line=True, max_len=80)}`")
     report = entry.verdict.report
     if report is not None:
-        return f"{head}\n\n{to_markdown(report)}"
+        return f"{head}\n\n{to_markdown(report, name=name)}"
     return f"{head}\n\n{md_escape(clean(entry.verdict.failure or 'no report', max_len=1000))}\n"
 
 
@@ -165,17 +167,18 @@ def entry_jsonl(entry: ScanEntry) -> str:
 
 
 # -- one entry on its own, in a format (`watch`'s stdout) -------------------------------------------------------
-ENTRY_RENDERERS: dict[str, Callable[[ScanEntry], str]] = {
-    "text": lambda entry: "\n".join(watch_lines(entry)) + "\n\n",
-    "jsonl": entry_jsonl,
-    "markdown": lambda entry: watch_markdown(entry) + "\n---\n\n",
+ENTRY_RENDERERS: dict[str, Callable[[ScanEntry, Namer | None], str]] = {
+    "text": lambda entry, _: "\n".join(watch_lines(entry)) + "\n\n",
+    "jsonl": lambda entry, _: entry_jsonl(entry),
+    "markdown": lambda entry, name: watch_markdown(entry, name) + "\n---\n\n",
 }
 
 
-def render(entry: ScanEntry, fmt: str) -> str:
+def render(entry: ScanEntry, fmt: str, name: Namer | None = None) -> str:
     """One entry as `watch` prints it in `fmt` (one of ENTRY_RENDERERS): a text block, a JSON line, or the
-    whole Markdown report, each with what separates it from the next."""
-    return ENTRY_RENDERERS[fmt](entry)
+    whole Markdown report, each with what separates it from the next (`name` names the options the report
+    mentions: the command line's flags)."""
+    return ENTRY_RENDERERS[fmt](entry, name)
 
 
 # -- a chat post ---------------------------------------------------------------------------------------------

@@ -19,16 +19,19 @@ from core.triage.entry_render import chat_text, render, top_line
 from core.triage.scan import ScanEntry
 from core.triage.storm_cause import Cause, cause_of
 from core.triage.watch import failure_key
+from core.usage import Namer
 
 
 @dataclass(frozen=True, slots=True)
 class Wording:
     """How one watch says its failures: the format stdout gets (core.triage.entry_render `render`), the command
-    a post names to print the whole report, and what a storm's first post says to run (None: that command)."""
+    a post names to print the whole report, what a storm's first post says to run (None: that command), and how
+    a report names the options it mentions (`name`: the command line's flags; None, plain words)."""
 
     fmt: str
     command: Callable[[ScanEntry], str]
     storm_command: Callable[[Cause, ScanEntry], str] | None = None
+    name: Namer | None = None
 
     def of(self, entry: ScanEntry, key: str) -> Watched:
         return Watched(entry, key, self)
@@ -65,7 +68,7 @@ class Watched:
         return self.entry.label
 
     def printed(self) -> str:
-        return render(self.entry, self.wording.fmt)
+        return render(self.entry, self.wording.fmt, self.wording.name)
 
     def post(self, dialect: str, repeats: int) -> str:
         return chat_text(self.entry, dialect, self.wording.command(self.entry), self.key, repeats)

@@ -39,6 +39,7 @@ from core.sim.demo import demo_expectations
 from core.sim.demo.stories import hostile
 from core.tenant import Tenant, open_case_tenant, open_demo_tenant
 from tests.paths import CASES
+from tui.commands.start import flag
 
 # One demo tenant (one loopback server) serves every story, so the async tests share the module's loop.
 module_loop = pytest.mark.asyncio(loop_scope="module")
@@ -270,7 +271,7 @@ async def test_text_leads_with_the_verdict_then_follows_the_seed_order(
     reports: dict[str, tuple[Report, str]], key: str
 ) -> None:
     report, lookback = reports[key]
-    lines = to_text(report).splitlines()
+    lines = to_text(report, name=flag).splitlines()  # as `diagnose` prints it
     if report.outcome == "diagnosed":
         assert lines[0] == f"Category: {report.category}"
     else:

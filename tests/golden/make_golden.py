@@ -34,6 +34,7 @@ from core.sim.bundle import load_bundle, parse_bundle
 from core.sim.demo import demo_expectations, offspec_bundle_path, offspec_expectations
 from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
 from tests.paths import CASES
+from tui.commands.start import flag
 
 GOLDEN = Path(__file__).resolve().parent / "reports"
 RULES = CASES / "rules"
@@ -141,7 +142,8 @@ async def run_case(case: GoldenCase, tenant: Tenant) -> Json:
         async for event in diagnose(request, tier1, tier2, tier2_unavailable=tenant.kube_unavailable):  # type: ignore[arg-type]
             if isinstance(event, VerdictReady):
                 record["reads"] = event.reads
-                record.update({fmt: _lines(RENDERERS[fmt](event.report)) for fmt in FORMATS})
+                # As `diagnose` prints them: the options a report names, as the command line's flags.
+                record.update({fmt: _lines(RENDERERS[fmt](event.report, name=flag)) for fmt in FORMATS})
     except DiagnosisFailed as exc:
         record["failed"] = str(exc)
     record["calls"] = sorted(calls)

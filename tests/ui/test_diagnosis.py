@@ -43,7 +43,7 @@ from core.sources.runai import RunaiClient
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.conftest import CLUSTER, small_bundle, workload
 from tui.app import TriageApp
-from tui.commands.start import StartOptions
+from tui.commands.start import StartOptions, flag
 from tui.export import EXPORT_DIR_ENV, export_name, safe_fragment
 from tui.messages import DiagnosisProgress, DiagnosisTarget
 from tui.screens.diagnosis.open import show_diagnosis
@@ -485,7 +485,7 @@ async def test_export_markdown_and_json(demo: Tenant, tmp_path: Path, monkeypatc
     js = sorted(tmp_path.glob("*.json"))
     assert [p.name for p in md] == ["runai-triage-llama-ft-7b-20261130T120000Z.md"]
     assert [p.name for p in js] == ["runai-triage-llama-ft-7b-20261130T120000Z.json"]
-    assert md[0].read_text(encoding="utf-8") == to_markdown(shown)
+    assert md[0].read_text(encoding="utf-8") == to_markdown(shown, name=flag)
     exported = json.loads(js[0].read_text(encoding="utf-8"))
     headless = await run_to_report(
         request_of(case, demo), demo.runai, demo.kube, tier2_unavailable=demo.kube_unavailable
@@ -531,7 +531,7 @@ async def test_copy_puts_the_text_report_on_the_clipboard(demo: Tenant) -> None:
         await pilot.press("c")
         await pilot.pause()
         assert screen.report is not None
-        assert app.clipboard == to_text(screen.report)
+        assert app.clipboard == to_text(screen.report, name=flag)  # the report as `diagnose` prints it
         assert app.clipboard.startswith("Category: CRASH_APP_ERROR")
 
 

@@ -16,11 +16,11 @@ from textual.widgets import DataTable
 
 from core.report.render import to_text
 from core.sim.bundle import CaseBundle
-from core.sources.kube_types import KubeSettings
 from core.tenant import Tenant, open_bundle_tenant
 from tests.ui.test_diagnosis import CASES, make, options_for, screen_of, screen_text, until, verdict
 from tui.app import TriageApp
-from tui.commands.start import OpenedTenant, StartOptions
+from tui.commands.app_args import app_arguments
+from tui.commands.start import OpenedTenant, StartOptions, flag, options_from_args
 from tui.messages import DiagnosisTarget
 from tui.screens.detail import DetailScreen
 from tui.screens.diagnosis.screen import DiagnosisScreen
@@ -157,7 +157,7 @@ async def test_copy_says_how_and_keeps_the_report_in_a_file(demo_tenant: Tenant,
         await pilot.press("c")
         await until(pilot, lambda: len(screen.copies) == 1)
         assert screen.report is not None
-        text = to_text(screen.report)
+        text = to_text(screen.report, name=flag)  # the report as `diagnose` prints it
         assert app.clipboard == text
         assert screen.copies[0].parent == tmp_path and screen.copies[0].read_text(encoding="utf-8") == text
         said = " ".join(str(n.message) for n in app._notifications)
@@ -188,7 +188,7 @@ async def test_the_app_says_what_to_press_not_which_flag_to_add(demo_tenant: Ten
         assert screen.report is not None
         await pilot.press("c")
         await until(pilot, lambda: bool(screen.copies))
-        assert app.clipboard == to_text(screen.report)
+        assert app.clipboard == to_text(screen.report, name=flag)
 
 
 # -- the memory chart --------------------------------------------------------------------------------------
@@ -282,12 +282,11 @@ async def test_the_settings_live_under_xdg_config_home(isolated_settings: Path) 
 
 async def test_no_kube_is_honoured_with_the_demo(demo_bundle: CaseBundle) -> None:
     case = CASES["crash-traceback"]
-    options = StartOptions(
-        mode="demo",
-        cluster_id=case["clusterId"],
-        workload_id=case["workloadId"],
-        kube=KubeSettings(enabled=False),
-    )
+    # As the program reads its options: the app says why Tier 2 is off with the flag the user gave it.
+    args = app_arguments(["--demo", "--cluster-id", case["clusterId"], "--workload-id", case["workloadId"],
+                          "--no-kube"])
+    assert args is not None
+    options = options_from_args(args)
     tenants: list[Tenant] = []
 
     def opener() -> OpenedTenant:
@@ -299,7 +298,7 @@ async def test_no_kube_is_honoured_with_the_demo(demo_bundle: CaseBundle) -> Non
         await until(pilot, lambda: isinstance(app.screen, DiagnosisScreen))
         screen = await verdict(pilot)
         log = screen.query_one(LogPane)
-        assert log.state == "unavailable" and "--no-kube" in (log.why or "")
+        assert log.state == "unavailable" and log.why == "Tier 2 unavailable: disabled with --no-kube"
         cp = tenants[0].control_plane
         assert cp is not None
         assert not any(r.path.startswith(("/api/v1/namespaces", "/api/v1/nodes")) for r in cp.requests)

@@ -5,6 +5,8 @@ demo tenant over HTTP."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
@@ -49,6 +51,21 @@ async def test_the_evidence_tab_opens_on_the_short_view_decisive_first(demo_tena
         # Each signal once: no line of the view quotes what another quotes.
         texts = [line.text for line in view.shown]
         assert len(texts) == len(set(texts))
+
+
+async def test_the_screen_names_the_key_for_every_line_and_the_copy_the_flag(demo_tenant: Tenant,
+                                                                            tmp_path: Path) -> None:
+    app = make(demo_tenant, options_for(CASES["node-notready"]))
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _, _ = await _verdict_on(pilot)
+        shown = screen_text(app)
+        assert "more lines: press x" in shown and "--verbose" not in shown
+        # The copy is the report as `diagnose` prints it, for a ticket: its pointer is the command line's flag.
+        screen._export_to, screen._env = tmp_path, {}
+        await pilot.press("c")
+        await until(pilot, lambda: len(screen.copies) == 1)
+        more = next(line for line in app.clipboard.splitlines() if line.startswith("- and "))
+        assert re.fullmatch(r"- and \d+ more lines: --verbose( \(also .+\))?", more), more
 
 
 async def test_x_shows_every_line_and_goes_back(demo_tenant: Tenant) -> None:

@@ -16,6 +16,7 @@ from core.sources.kube_config import (
     KubeUnavailable,
     build_configuration,
 )
+from tui.commands.start import flag
 
 
 def _kubeconfig(contexts: dict[str, str], current: str | None = None, token: str = "t0k3n") -> dict[str, Any]:
@@ -60,9 +61,12 @@ def _unavailable(result: KubeConnection | KubeUnavailable) -> str:
     return result.reason
 
 
+# A reason names an option as the settings say the user named it (the command line: its flag), else plainly.
 def test_no_kube_disables_tier2(home: Path) -> None:
-    reason = _unavailable(build_configuration(KubeSettings(enabled=False), env={}, home=home))
+    reason = _unavailable(build_configuration(KubeSettings(enabled=False, named=flag), env={}, home=home))
     assert reason == "Tier 2 unavailable: disabled with --no-kube"
+    plainly = _unavailable(build_configuration(KubeSettings(enabled=False), env={}, home=home))
+    assert plainly == "Tier 2 unavailable: disabled with the option not to read Kubernetes"
 
 
 def test_home_kubeconfig_is_used_when_nothing_else_is_set(home: Path) -> None:
@@ -108,8 +112,11 @@ def test_explicit_kubeconfig_flag_beats_the_env(tmp_path: Path, home: Path) -> N
 
 
 def test_missing_explicit_kubeconfig_names_the_path(tmp_path: Path, home: Path) -> None:
-    reason = _unavailable(build_configuration(KubeSettings(kubeconfig=tmp_path / "nope"), env={}, home=home))
+    settings = KubeSettings(kubeconfig=tmp_path / "nope", named=flag)
+    reason = _unavailable(build_configuration(settings, env={}, home=home))
     assert reason == f"Tier 2 unavailable: no kubeconfig found at {tmp_path / 'nope'} (--kubeconfig)"
+    plainly = _unavailable(build_configuration(KubeSettings(kubeconfig=tmp_path / "nope"), env={}, home=home))
+    assert plainly == f"Tier 2 unavailable: no kubeconfig found at {tmp_path / 'nope'} (the kubeconfig given)"
 
 
 def test_nothing_found_says_where_it_looked(home: Path) -> None:
@@ -140,8 +147,10 @@ def test_context_asked_for_without_any_kubeconfig(home: Path) -> None:
 
 def test_no_current_context_asks_for_kube_context(tmp_path: Path, home: Path) -> None:
     path = _write(tmp_path / "kc", _kubeconfig({"a": "https://a:6443"}))
-    reason = _unavailable(build_configuration(KubeSettings(kubeconfig=path), env={}, home=home))
+    reason = _unavailable(build_configuration(KubeSettings(kubeconfig=path, named=flag), env={}, home=home))
     assert reason.endswith("no current-context set; pass --kube-context")
+    plainly = _unavailable(build_configuration(KubeSettings(kubeconfig=path), env={}, home=home))
+    assert plainly.endswith("no current-context set; pass the context to use")
 
 
 @pytest.mark.parametrize(

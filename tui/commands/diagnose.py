@@ -33,7 +33,7 @@ from tui.commands.headless import (
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions
+from tui.commands.start import StartOptions, flag
 
 
 def add_diagnose_arguments(parser: argparse.ArgumentParser, verb: str = "diagnose") -> None:
@@ -105,12 +105,12 @@ def _check_identifiers(args: argparse.Namespace) -> None:
         problem = invalid_workload_id(args.cluster_id.strip(), "cluster id")
         if problem:
             raise UsageError(f"--cluster-id: {problem}")
-    for flag, value in (("--name", args.name), ("--project", args.project)):
+    for option, value in (("--name", args.name), ("--project", args.project)):
         if value is None:
             continue
         if len(value) > _MAX_NAME or any(not ch.isprintable() for ch in value):
             raise UsageError(
-                f"{flag} '{clean(value, max_len=60)}' is not a workload or project name: at most {_MAX_NAME} "
+                f"{option} '{clean(value, max_len=60)}' is not a workload or project name: at most {_MAX_NAME} "
                 "printable characters"
             )
 
@@ -161,7 +161,7 @@ def run_diagnose(args: argparse.Namespace, out: TextIO | None = None, err: TextI
     report = run_or_explain(PROG, err, lambda: diagnose_with(start_options(args), request))
     if report is None:
         return 1
-    write_out(out, RENDERERS[args.format](report, verbose=args.verbose))
+    write_out(out, RENDERERS[args.format](report, verbose=args.verbose, name=flag))
     late = next((note for note in report.notes if AFTER_NOW in note), None)
     if late is not None:  # a --now before the failure counts nothing: said where a person running it looks
         say(err, f"{PROG}: warning: {late}")

@@ -20,11 +20,12 @@ from core.diagnosis.request import UsageError
 from core.models.base import out_of_range
 from core.safety.untrusted import clean
 from core.sources.errors import ApiError, ApiTimeout, AuthError, ForbiddenError, MalformedResponse
+from core.sources.kube_types import KUBE_OFF
 from core.sources.tap import Tap
-from core.tenant import KUBE_OFF, Tenant
+from core.tenant import Tenant
 from core.triage.scan_scope import UnknownProject
-from core.usage import Namer, Sentence
-from tui.commands.start import StartOptions, StartProblem, open_tenant, tenant_options
+from core.usage import Namer, Sentence, Worded
+from tui.commands.start import StartOptions, StartProblem, flag, open_tenant, tenant_options
 
 T = TypeVar("T")
 
@@ -94,7 +95,7 @@ def tier2_for(options: StartOptions, tenant: Tenant, *, recording: bool = False)
     past Step 1, or not at all with --no-kube (a demo or case tenant serves Tier 2 whatever the flag). A
     `recording` opens it now, before the first read, so the recording sees every answer."""
     if not options.kube.enabled:
-        return {"tier2_unavailable": KUBE_OFF}
+        return {"tier2_unavailable": KUBE_OFF.worded(options.kube.named)}
     if recording:
         return {"tier2": tenant.kube, "tier2_unavailable": tenant.kube_unavailable}
     return {"open_tier2": tenant.open_tier2}
@@ -152,14 +153,10 @@ def tolerant(stream: TextIO) -> None:
             reconfigure(errors="backslashreplace")
 
 
-def flag(option: str) -> str:
-    """A request's option as the command line names it: its flag (`max_workloads` -> `--max-workloads`)."""
-    return "--" + option.replace("_", "-")
-
-
-def usage_words(exc: Exception) -> str:
-    """An error's message in the command line's words: the options a usage error names, as flags."""
-    return exc.worded(flag) if isinstance(exc, UsageError) else str(exc)
+def usage_words(exc: BaseException) -> str:
+    """An error's message in the command line's words: the options it names (a usage error's, a state file's),
+    as flags."""
+    return exc.worded(flag) if isinstance(exc, Worded) else str(exc)
 
 
 def usage_failed(prog: str, err: TextIO, exc: Exception) -> int:

@@ -40,7 +40,7 @@ from tui.commands.headless import (
     usage_failed,
     write_out,
 )
-from tui.commands.start import StartOptions
+from tui.commands.start import StartOptions, flag
 
 PROG = "runai-triage record"
 
@@ -145,7 +145,7 @@ def run_record(args: argparse.Namespace, out: TextIO | None = None, err: TextIO 
         say(err, "  Choose a file in a directory you can write to, with --out.")
         return 1
     if done.report is not None:
-        write_out(out, RENDERERS[args.format](done.report, verbose=args.verbose))
+        write_out(out, RENDERERS[args.format](done.report, verbose=args.verbose, name=flag))
     faults = len(bundle.get("faults", []))
     held = ", ".join((plural(len(bundle["workloads"]), "workload"), plural(len(answers), "answer") + " read",
                       plural(faults, "failed read") + " kept as " + ("a fault" if faults == 1 else "faults")))

@@ -153,6 +153,11 @@ def options_from_args(args: argparse.Namespace) -> StartOptions:
     )
 
 
+def flag(option: str) -> str:
+    """An option as the command line names it: its flag (`max_workloads` -> `--max-workloads`)."""
+    return "--" + option.replace("_", "-")
+
+
 def tenant_options(args: argparse.Namespace, *, prefix: str = "") -> StartOptions:
     """The tenant the options name (`--demo`, `--case`, `--base-url`, and how Kubernetes is read): the one path
     from options to a tenant, for the app (`prefix` "tui_", its own parser's names) and every command. Raises
@@ -167,6 +172,7 @@ def tenant_options(args: argparse.Namespace, *, prefix: str = "") -> StartOption
         kubeconfig=Path(kubeconfig).expanduser() if kubeconfig else None,
         context=option_text(args, f"{prefix}kube_context"),
         enabled=not getattr(args, f"{prefix}no_kube", False),
+        named=flag,  # given on a command line, the app's as much as a command's: a reason says them as flags
     )
     return StartOptions(mode=mode, case_path=Path(case).expanduser() if case else None, base_url=base_url, kube=kube)
 

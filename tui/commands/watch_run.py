@@ -45,8 +45,8 @@ from core.triage.scan_scope import scope_of
 from core.triage.storm_cause import Cause
 from core.triage.watch import SLACK, Watcher, WatchRequest
 from core.triage.watched import Wording, v1_key
-from tui.commands.headless import advice, explain_start_problem, say, tier2_for
-from tui.commands.start import StartOptions, StartProblem, open_tenant
+from tui.commands.headless import advice, explain_start_problem, say, tier2_for, usage_words
+from tui.commands.start import StartOptions, StartProblem, flag, open_tenant
 from tui.commands.watch_delivery import deliveries_for, describe_targets, diagnose_command, storm_command
 
 PROG = "runai-triage watch"
@@ -160,7 +160,7 @@ class WatchRun:
             state.prepare()
             state.lock()
         except StateProblem as problem:
-            say(self.err, f"{PROG}: {'error: ' if problem.usage else ''}{problem}")
+            say(self.err, f"{PROG}: {'error: ' if problem.usage else ''}{usage_words(problem)}")
             return None, 2 if problem.usage else 1
         try:
             loaded = state.load()
@@ -168,7 +168,7 @@ class WatchRun:
                                functools.partial(v1_key, self.request.cluster_id), SLACK)
         except (StateProblem, StateOfAnotherWatch, LedgerUnreadable) as problem:
             state.unlock()
-            say(self.err, f"{PROG}: {problem}")
+            say(self.err, f"{PROG}: {usage_words(problem)}")
             return None, 1
         if loaded.note:
             say(self.err, f"{PROG}: {loaded.note}")
@@ -183,7 +183,7 @@ class WatchRun:
 
     @property
     def wording(self) -> Wording:
-        return Wording(self.fmt, self._command, self._storm_command)
+        return Wording(self.fmt, self._command, self._storm_command, flag)
 
     def _command(self, entry: ScanEntry) -> str:
         return diagnose_command(self.options, self.request.cluster_id, entry.workload.id or "",

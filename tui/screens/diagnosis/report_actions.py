@@ -17,9 +17,9 @@ from textual.screen import Screen
 
 from core.diagnosis.request import DiagnosisRequest
 from core.models.report import Report
-from core.report.render import to_text
 from tui.clock import Clock, system_clock
 from tui.export import Exported, ExportError, ExportFormat, export_dir, write_export
+from tui.export import render as as_filed
 from tui.words import plural
 
 
@@ -62,7 +62,7 @@ class ReportActions(Screen[None]):
         report = self._need_report("copy")
         if report is None:
             return
-        text = to_text(report)
+        text = as_filed(report, "text")  # the words the .txt copy keeps
         # OSC 52 asks the terminal to set its clipboard. Nothing answers back, and tmux (without
         # `set-clipboard on`), screen and some SSH clients drop it silently: the same text goes to a file.
         self.app.copy_to_clipboard(text)
