@@ -48,6 +48,12 @@ REQUEST_DEADLINE_S = 1.5
 CALL_DEADLINE_S = 2.5
 KUBE_DEADLINE_S = 1.5
 HTTP_TIMEOUT = httpx.Timeout(2.0, read=READ_TIMEOUT_S)
+# For a test of a size limit, not of time: deadlines a loaded machine cannot miss reading a few MiB.
+PATIENT: dict[str, object] = {
+    "timeout": httpx.Timeout(20.0),
+    "request_deadline_s": 20.0,
+    "call_deadline_s": 30.0,
+}
 RETRY = RetryPolicy(base_delay_s=0.05, max_delay_s=0.1, retry_after_cap_s=0.1, budget_s=1.0)
 MAX_BODY = 8 * 1024 * 1024
 # Built once here, not under the simulator's lock in the middle of a timed read.

@@ -31,7 +31,7 @@ from core.sources.evidence import Missing
 from core.sources.kube import KubeSource
 from core.sources.retry import RetryPolicy
 from core.sources.runai import RunaiClient
-from tests.integration.fault_rig import ENDPOINTS, OOM_CASE, OOM_CLUSTER, OOM_ID, bundle_with, served
+from tests.integration.fault_rig import ENDPOINTS, OOM_CASE, OOM_CLUSTER, OOM_ID, PATIENT, bundle_with, served
 
 WORKLOAD = "GET /api/v1/workloads/{id}"
 PODS = "GET /api/v1/workloads/{id}/pods"
@@ -233,7 +233,7 @@ async def test_accept_encoding_asks_only_for_what_is_decoded_here() -> None:
 async def test_a_page_far_longer_than_its_limit_is_cut_there_and_says_so() -> None:
     fault = _fault(PODS, status=200, kind="huge-page", items=5000, times=1)
     with served(bundle_with(OOM_CASE, [fault])) as s:
-        async with s.runai() as client:
+        async with s.runai(**PATIENT) as client:
             page = await client.get_pods(OOM_ID, limit=500)
     assert len(page.items) == 500 and page.cut == 4500
     assert any("5000 items where at most 500 were asked for" in p.message for p in page.problems)
@@ -242,7 +242,7 @@ async def test_a_page_far_longer_than_its_limit_is_cut_there_and_says_so() -> No
 async def test_metrics_are_read_only_as_far_as_asked() -> None:
     fault = _fault("GET /api/v1/workloads/{id}/metrics", status=200, kind="huge-page", items=400, times=1)
     with served(bundle_with(OOM_CASE, [fault])) as s:
-        async with s.runai() as client:
+        async with s.runai(**PATIENT) as client:
             start, end = datetime(2026, 11, 30, 10, 0, tzinfo=UTC), datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
             metrics = await client.get_metrics(OOM_ID, ["CPU_MEMORY_USAGE_BYTES"], start, end, 50)
     assert metrics.measurements is not None and len(metrics.measurements) == 64
