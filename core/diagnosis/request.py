@@ -52,6 +52,9 @@ class DiagnosisRequest:
     lookback: str = DEFAULT_LOOKBACK
     active: bool = False
     now: datetime | None = None
+    # `now` is the user's own (--now, an MCP tool's `now`), not a clock's or a case bundle's capture: a failure
+    # later than it is then a question about the past, not two clocks that disagree.
+    now_given: bool = False
     # The name's other submissions cost one list read per workload named by id: a verdict among many (the
     # picker's column, a scan) skips it, so the picker's own page reads stay the only workload lists.
     count_others: bool = True

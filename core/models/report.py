@@ -128,6 +128,9 @@ NOT_MEASUREMENTS = "not measurements"
 # The words of the note a diagnosis makes when the failure it diagnosed is later than the moment given as now
 # (`--now` in the past): the text's History line says so too, since that is why nothing was counted.
 AFTER_NOW = "is after the moment given as now"
+# The same when nobody gave that moment: it was a clock's (this machine's, the app's) or a case bundle's capture,
+# so a failure later than it means two clocks disagree, not that the user asked about the past.
+AFTER_CLOCK = "is after the moment the diagnosis took as now"
 
 
 class PodMemory(ReportModel):

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from core.models.quantity import format_bytes
-from core.models.report import AFTER_NOW, NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
+from core.models.report import AFTER_CLOCK, AFTER_NOW, NOT_MEASUREMENTS, Finding, PodTerminationEntry, Report
 from core.plural import plural
 from core.report.evidence_view import EvidenceView, report_pods
 from core.report.fold import fold_texts
@@ -223,6 +223,9 @@ AFTER_THE_MOMENT = sentence(
 )
 
 
+AFTER_THE_CLOCK = "; the failure diagnosed is after the moment taken as now (two clocks disagree), so it is not counted"
+
+
 def recurrence_line(report: Report, name: Namer | None = None) -> str:
     """`History: ...`; `name` names the option a line may mention (the command line: its flag)."""
     r = report.recurrence
@@ -232,8 +235,9 @@ def recurrence_line(report: Report, name: Namer | None = None) -> str:
     partly = "" if r.complete else "; the history could not be read whole (see Missing evidence)"
     if r.count == 0:
         found = "inside" if r.complete else "in what could be read of"
-        late = any(AFTER_NOW in note for note in report.notes)
-        why = AFTER_THE_MOMENT.worded(name) if late else ""
+        given = any(AFTER_NOW in note for note in report.notes)
+        clocks = any(AFTER_CLOCK in note for note in report.notes)
+        why = AFTER_THE_MOMENT.worded(name) if given else AFTER_THE_CLOCK if clocks else ""
         return f"History: no occurrence of {report.category} {found} the last {lookback}{partly}{why}"
     listed = r.occurrences[:5]
     times = ", ".join(when(t) for t in listed)

@@ -295,7 +295,7 @@ async def _verdicts(
         else:
             asked.append(w)
     requests = [DiagnosisRequest(cluster_id=request.cluster_id, workload_id=w.id, lookback=request.since, now=now,
-                                 count_others=False) for w in asked]
+                                 count_others=False, now_given=request.now is not None) for w in asked]
     if progress is not None:
         progress(0, len(requests))
     done = 0

@@ -229,7 +229,8 @@ async def scan(
     result.skipped += [(w.name or w.id or "", j.why) for w, j in zip(kept, judgements, strict=True) if not j.keep]
     cluster, lookback = request.cluster_id.strip(), request.history_window
     requests = [
-        DiagnosisRequest(cluster_id=cluster, workload_id=w.id, lookback=lookback, now=now, count_others=False)
+        DiagnosisRequest(cluster_id=cluster, workload_id=w.id, lookback=lookback, now=now, count_others=False,
+                         now_given=request.now is not None)
         for w, _ in chosen
     ]
     verdicts: dict[int, Verdict] = {}

@@ -19,6 +19,7 @@ from core.diagnosis.engine import run_to_report
 from core.diagnosis.request import IN_CASE_BUNDLE, DiagnosisRequest
 from core.models.report import Report
 from core.plural import duration
+from core.report.render import to_text
 from core.sim.demo import demo_expectations, load_offspec_bundle, offspec_expectations
 from core.tenant import Tenant, open_bundle_tenant, open_demo_tenant
 from tests.integration.test_record import _cli
@@ -76,9 +77,22 @@ async def test_one_match_still_running_is_checked_not_called_ambiguous(demo: Ten
 
 @module_loop
 async def test_a_now_before_the_failure_counts_nothing_after_it(demo: Tenant) -> None:
-    report = await story(demo, "oom-rising", now=datetime(2020, 1, 1, tzinfo=UTC))
+    report = await story(demo, "oom-rising", now=datetime(2020, 1, 1, tzinfo=UTC), now_given=True)
     assert report.category == "OOM_KILLED" and report.recurrence.count == 0
     assert any("after the moment given as now" in note for note in report.notes), report.notes
+
+
+@module_loop
+async def test_a_moment_nobody_gave_is_not_called_given(demo: Tenant) -> None:
+    """The same late failure against a clock's moment (a case's capture, this machine's time): two clocks disagree;
+    nobody gave --now, so neither the note nor the History line may say so."""
+    report = await story(demo, "oom-rising", now=datetime(2020, 1, 1, tzinfo=UTC))
+    assert report.recurrence.count == 0
+    assert not any("given as now" in note for note in report.notes), report.notes
+    late = [note for note in report.notes if "is after the moment the diagnosis took as now" in note]
+    assert late and "not given by the user" in late[0] and "off by more than 5 min" in late[0], report.notes
+    history = to_text(report).split("History: ", 1)[1].splitlines()[0]
+    assert "--now" not in history and "two clocks disagree" in history, history
 
 
 @module_loop
@@ -86,10 +100,10 @@ async def test_a_failure_stamped_while_the_diagnosis_read_is_counted(demo: Tenan
     """A failure stamped seconds after "now" was fixed (it happened during the reads, or the control plane's clock
     runs ahead) is the failure diagnosed, and it counts; one an hour later is after the moment and does not."""
     failed_at = (await story(demo, "oom-rising")).recurrence.occurrences[0]
-    report = await story(demo, "oom-rising", now=failed_at - timedelta(seconds=20))
+    report = await story(demo, "oom-rising", now=failed_at - timedelta(seconds=20), now_given=True)
     assert report.recurrence.count >= 1 and failed_at in report.recurrence.occurrences
     assert not any("after the moment given as now" in note for note in report.notes), report.notes
-    report = await story(demo, "oom-rising", now=failed_at - timedelta(hours=1))
+    report = await story(demo, "oom-rising", now=failed_at - timedelta(hours=1), now_given=True)
     assert failed_at not in report.recurrence.occurrences
     assert any("after the moment given as now" in note for note in report.notes), report.notes
 

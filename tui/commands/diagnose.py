@@ -136,6 +136,7 @@ def request_from_args(args: argparse.Namespace) -> DiagnosisRequest:
         lookback=args.lookback,
         active=args.active,
         now=now,
+        now_given=now is not None,
     )
 
 

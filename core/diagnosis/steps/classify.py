@@ -34,6 +34,7 @@ from core.models.advice import Action, Do, Said, said
 from core.models.kube import K8sPod
 from core.models.quantity import format_bytes
 from core.models.report import (
+    AFTER_CLOCK,
     AFTER_NOW,
     EvidenceItem,
     Finding,
@@ -165,10 +166,18 @@ def _lookback_notes(g: Gathered, req: DiagnosisRequest, cutoff: datetime, found:
         )
     now = req.moment()
     if failed_at is not None and failed_at > now + CLOCK_SLACK:
-        found.note(
-            f"the diagnosed failure ({failed_at.isoformat()}) {AFTER_NOW} ({now.isoformat()}), "
-            f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
-        )
+        if req.now_given:
+            found.note(
+                f"the diagnosed failure ({failed_at.isoformat()}) {AFTER_NOW} ({now.isoformat()}), "
+                f"so it is not in the {req.lookback} lookback and not counted; no failure after that moment is"
+            )
+        else:
+            found.note(
+                f"the diagnosed failure ({failed_at.isoformat()}) {AFTER_CLOCK} ({now.isoformat()}, not given by "
+                f"the user), so it is not in the {req.lookback} lookback and not counted: the control plane's "
+                "clock, or the one this diagnosis read its time from, is off by more than "
+                f"{int(CLOCK_SLACK.total_seconds() // 60)} min"
+            )
     if g.history.analysis is None:
         found.missing("recurrence beyond this failure", "history could not be read", HISTORY)
 
