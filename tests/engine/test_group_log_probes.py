@@ -196,3 +196,22 @@ async def test_200_pods_ended_at_once_read_a_bounded_number_and_the_same_report_
     again, requests_again, _ = await _diagnose(s)
     assert json_dict(again) == json_dict(report)
     assert sorted(_logs_read(requests_again)) == sorted(_logs_read(requests))
+
+
+async def test_the_report_does_not_depend_on_the_order_the_apis_list_the_pods_in() -> None:
+    """The Run:ai and Kubernetes lists promise no order: a 31-pod job that ended at once, listed three ways,
+    gives one report (the pods cited, the logs read, the first failure)."""
+    s = _story([_victim(8 * (i + 1)) for i in range(30)], after=[0.0] * 30)
+    reports = []
+    for seed in (0, 1, 2):
+        def shuffle(b: Json, seed: int = seed) -> None:
+            rnd = random.Random(seed)
+            if seed:
+                rnd.shuffle(b["workloads"][0]["pods"])
+                rnd.shuffle(b["kubernetes"]["pods"])
+
+        report, requests, _ = await _diagnose(s, mutate=shuffle)
+        _accounted(report, requests)
+        reports.append(json_dict(report))
+    assert reports[1] == reports[0]
+    assert reports[2] == reports[0]
