@@ -9,6 +9,7 @@ replacement. A failed or empty read is a stated gap, and the diagnosis goes on w
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -167,8 +168,12 @@ async def read_pods(
     observations: list[Observation] = []
     for pod in pods:
         observations += from_runai_pod(pod, PODS)
-    # Every pod of a small workload is cited; of a large one, those that show a failure and a count of the rest.
-    cited = pods if len(pods) <= MAX_PODS_CITED else [p for p in pods if explains([p])][:MAX_PODS_CITED]
+    # Every pod of a small workload is cited; of a large one, those that show a failure and a count of the rest:
+    # the earliest to end first, whatever order the server listed them in (it promises none).
+    cited = (
+        pods if len(pods) <= MAX_PODS_CITED
+        else sorted((p for p in pods if explains([p])), key=_ended_first)[:MAX_PODS_CITED]
+    )
     for pod in cited:
         item = config.pod_evidence(pod)
         found.evidence(item.text, item.source, item.signal)
@@ -177,6 +182,14 @@ async def read_pods(
     if any(p.requested_resources is None for p in pods):
         found.missing("pod requestedResources", "not returned for some pods", PODS)
     return PodsRead(pods, tuple(observations), page, found.done())
+
+
+def _ended_first(pod: RunaiPod) -> tuple[bool, float, list[tuple[int, str]], str]:
+    """Pods that ended first, then by name with its numbers read as numbers (worker-2 before worker-10): a
+    stable order for those that ended together or never."""
+    at = pod.completed_at or pod.k8s_phase_updated_at
+    name = [(int(part), "") if part.isdigit() else (-1, part) for part in re.split(r"(\d+)", pod.name or "")]
+    return at is None, at.timestamp() if at is not None else 0.0, name, pod.id or ""
 
 
 def _from(offset: int) -> dict[str, int]:
