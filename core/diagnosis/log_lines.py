@@ -63,10 +63,11 @@ _LOGGER_RES = (
         r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) (?P<month>\d{2})-(?P<day>\d{2}) "
         r"(?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,6}))? \[?[\w./-]{1,160}:\d{1,6}\] "
     ),
-    # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `
+    # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `; the
+    # thread id is a kernel's tid, or (glog 0.7, std::thread::id) a pthread_t of up to 20 digits
     re.compile(
         r"^\[?(?P<level>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,9}))?"
-        r"(?: +\d{1,10})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
+        r"(?: +\d{1,20})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
     ),
     # tornado and Jupyter: `[C 2026-11-30 11:57:28.871 ServerApp] `, `[E 241130 11:57:28 web:2243] `,
     # `[I 11:57:28.871 NotebookApp] ` (the level's initial; C is critical)
