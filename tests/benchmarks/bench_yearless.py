@@ -14,6 +14,7 @@ import argparse
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 from core.diagnosis.log_lines import read_log
 from core.diagnosis.log_scan import scan_log
@@ -52,8 +53,8 @@ def main() -> None:
     args = parser.parse_args()
     glog, python = logs(args.lines)
     for name, read in (("read_log", read_log), ("scan_log", scan_log)):
-        g = best(args.runs, lambda read=read: read(glog, window=RUN))
-        p = best(args.runs, lambda read=read: read(python, window=RUN))
+        g = best(args.runs, partial(read, glog, window=RUN))
+        p = best(args.runs, partial(read, python, window=RUN))
         print(f"{name:9} {args.lines} lines: glog {g:.3f} s, Python logging {p:.3f} s, ratio {g / p:.2f}")
     unread = read_log(glog, window=RUN)[2]
     print(f"glog stamps unread: {unread.text() if unread else 'none'}")
