@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from core.diagnosis.kubectl_status import kubectl_status
 from core.diagnosis.log_clock import Clock
 from core.diagnosis.log_scan import LogFinding, LogKind, last_words, log_signals, scan_log
-from core.diagnosis.log_yearless import Unread, Window
+from core.diagnosis.log_yearless import SKEW, Unread, Window
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.programs import SHELLS, documents, exit_note, program_of
 from core.diagnosis.progress import (
@@ -213,9 +213,11 @@ def log_instance(pod: K8sPod | None, excerpt: LogExcerpt) -> LogInstance:
 def log_window(pod: K8sPod | None, excerpt: LogExcerpt, read_at: datetime | None) -> Window:
     """When the container instance whose log was read ran, as the pod says: its startedAt, else the pod's start
     (no instance of its containers started earlier), to its finishedAt, else `read_at` (no line of it can be
-    later than the read)."""
+    later than the read). A startedAt after the finishedAt, or before the pod was created (containerd gives a
+    container that never started 1970-01-01), is no start of this run: the pod's start is used instead."""
     status = pod.status if pod is not None else None
     statuses = (status.container_statuses or []) + (status.init_container_statuses or []) if status else []
+    created = pod.metadata.creation_timestamp if pod is not None and pod.metadata is not None else None
     start = end = None
     for item in statuses:
         if item.name != excerpt.container:
@@ -226,11 +228,19 @@ def log_window(pod: K8sPod | None, excerpt: LogExcerpt, read_at: datetime | None
         elif state is not None and state.running is not None:
             start = state.running.started_at
         break
+    if start is not None and ((end is not None and _utc(start) > _utc(end)) or (
+        created is not None and _utc(start) < _utc(created) - SKEW
+    )):
+        start = None
     if start is None and status is not None:
         start = status.start_time
-    if start is None and pod is not None and pod.metadata is not None:
-        start = pod.metadata.creation_timestamp
+    if start is None:
+        start = created
     return Window(start, end or read_at, running=end is None)
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def log_finding(

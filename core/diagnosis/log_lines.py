@@ -8,9 +8,10 @@ Prefixes taken off, in this order (each at most once): an RFC 3339 or `2026-11-3
 `ERROR 02-07 11:28:26 engine.py:389] `, glog's `E1130 11:47:36.402000 140234 file.cc:123] ` (also bracketed, as
 PyTorch writes it), Python logging's `WARNING:torch.distributed...:`, `- name - ERROR - `, hydra's
 `[name][ERROR] - ` or a bare level word. vLLM's and glog's stamps have no year: a line without a full stamp of
-its own has theirs read as a time only when its container's run dates them (log_yearless.py). Lines are
-untrusted: they are matched, never interpreted, and the original text is what gets cited. Escape sequences (ANSI
-colours) are stripped for matching only.
+its own has theirs read as a time only when its container's run dates them (log_yearless.py). Tornado's and
+Jupyter's carry a date (`241130`, yymmdd, or `2024-11-30`) and no zone: read as Python logging's zone-less ones.
+Lines are untrusted: they are matched, never interpreted, and the original text is what gets cited. Escape
+sequences (ANSI colours) are stripped for matching only.
 
 A line is read as a terminal shows it: carriage returns inside it (a progress meter redrawn) leave what is
 visible (core.safety.sanitize's terminal_line), and a tool's own error prefix (`curl: (6)`, `wget:`, `error:`,
@@ -63,15 +64,17 @@ _LOGGER_RES = (
         r"^(?P<level>DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) (?P<month>\d{2})-(?P<day>\d{2}) "
         r"(?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,6}))? \[?[\w./-]{1,160}:\d{1,6}\] "
     ),
-    # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `
+    # glog, as C++ code and PyTorch write it: `E1130 11:47:36.402000 140234 file.cc:123] `, `[E1130 ... ] `; the
+    # thread id is a kernel's tid, or (glog 0.7, std::thread::id) a pthread_t of up to 20 digits
     re.compile(
         r"^\[?(?P<level>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,9}))?"
-        r"(?: +\d{1,10})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
+        r"(?: +\d{1,20})? [\w./<>-]{1,160}:\d{1,6}\]\s?"
     ),
-    # tornado and Jupyter: `[C 2026-11-30 11:57:28.871 ServerApp] `, `[E 241130 11:57:28 web:2243] `,
-    # `[I 11:57:28.871 NotebookApp] ` (the level's initial; C is critical)
+    # tornado and Jupyter: `[C 2026-11-30 11:57:28.871 ServerApp] `, `[E 241130 11:57:28 web:2243] ` (yymmdd),
+    # `[I 11:57:28.871 NotebookApp] ` (the level's initial; C is critical). A date makes the stamp a zone-less time.
     re.compile(
-        r"^\[(?P<level>[DIWEC]) (?:\d{4}-\d{2}-\d{2} |\d{6} )?\d{2}:\d{2}:\d{2}(?:\.\d{1,6})? [\w.:-]{1,80}\]\s?"
+        r"^\[(?P<level>[DIWEC]) (?:(?P<date>\d{4}-\d{2}-\d{2}) |(?P<yymmdd>\d{6}) )?"
+        r"(?P<clock>\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d{1,6}))? [\w.:-]{1,80}\]\s?"
     ),
     # gunicorn, after its `[2026-11-30 11:32:01 +0000] ` stamp: `[7] [ERROR] `
     re.compile(r"^\[\d{1,10}\] \[(?P<level>DEBUG|INFO|WARNING|ERROR|CRITICAL)\] "),
@@ -178,15 +181,32 @@ def _after_meter(body: str) -> str:
     return body
 
 
-def _strip_logger(body: str) -> tuple[str | None, Yearless | None, str]:
-    """The level of a logger's prefix, its stamp when it has one without a year (vLLM's, glog's), the rest."""
+def _dated(date: str, clock: str, frac: str | None) -> Stamp | None:
+    """A logger prefix's own date and time, zone-less (read as UTC, as `_stamp` reads one); None when garbled."""
+    text = f"{date}T{clock}" + (f".{frac.ljust(6, '0')}" if frac else "")
+    try:
+        return Stamp(datetime.fromisoformat(text).replace(tzinfo=UTC), zoneless=True)
+    except ValueError:
+        return None
+
+
+def _logger_stamp(groups: dict[str, str | None]) -> Stamp | Yearless | None:
+    month, date, short, clock = groups.get("month"), groups.get("date"), groups.get("yymmdd"), groups.get("clock")
+    if clock is None:
+        return None
+    if month is not None:
+        return yearless(month, groups["day"] or "", clock, groups["frac"])
+    if short is not None:  # tornado's yymmdd: a two-digit year of this century (tornado is younger than it)
+        date = f"20{short[:2]}-{short[2:4]}-{short[4:]}"
+    return _dated(date, clock, groups["frac"]) if date is not None else None
+
+
+def _strip_logger(body: str) -> tuple[str | None, Stamp | Yearless | None, str]:
+    """The level of a logger's prefix, its stamp when it has one (without a year: vLLM's, glog's), the rest."""
     for pattern in _LOGGER_RES:
         match = pattern.match(body)
         if match is not None:
-            groups = match.groupdict()
-            month = groups.get("month")
-            stamp = yearless(month, match["day"], match["clock"], match["frac"]) if month is not None else None
-            return _LEVELS.get(match["level"].upper()), stamp, body[match.end() :]
+            return _LEVELS.get(match["level"].upper()), _logger_stamp(match.groupdict()), body[match.end() :]
     return None, None, body
 
 

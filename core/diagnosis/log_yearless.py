@@ -82,10 +82,16 @@ class Unread:
         """Why the stamps are not times, for the log's evidence."""
         one = self.stamps == 1
         what = f"its {'stamp' if one else f'{self.stamps} stamps'} without a year (month and day only)"
-        unread = f"{what} {'was' if one else 'were'} not read as times"
+        unread = f"{what} {'was not read as a time' if one else 'were not read as times'}"
         window = self.window
         if window is None or window.start is None or window.end is None:
             return f"{unread}: the pod does not say when this container instance ran"
+        start, end = _utc(window.start), _utc(window.end)
+        if start > end:
+            return (
+                f"{unread}: the pod gives this container instance a start ({start.isoformat()}) later than its "
+                f"end ({end.isoformat()}), so its run cannot date {'it' if one else 'them'}"
+            )
         if self.outside == 0:
             return (
                 f"{unread}: the container ran from {window.text()}, a year or more, so a month and day could be "
@@ -98,12 +104,16 @@ class Unread:
         )
 
 
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def _bounds(window: Window | None) -> tuple[datetime, datetime] | None:
     """The earliest and latest moment a stamp of this run may read; None when the run cannot date a stamp."""
     if window is None or window.start is None or window.end is None:
         return None
-    start, end = (t if t.tzinfo is not None else t.replace(tzinfo=UTC) for t in (window.start, window.end))
-    if end - start >= _YEAR - 2 * SKEW:
+    start, end = _utc(window.start), _utc(window.end)
+    if start > end or end - start >= _YEAR - 2 * SKEW:  # a run that ends before it starts dates nothing
         return None
     try:
         low = start - SKEW

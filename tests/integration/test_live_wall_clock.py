@@ -178,6 +178,19 @@ def test_stamps_without_a_year_move_with_the_rest() -> None:
         "ERROR 12-05 14:58:49 engine.py:389] RuntimeError: Engine loop has died\n"
         "I2026 was a good year; E9999 99:99:99 is no stamp\n"
     )
+
+
+def test_glog_stamps_behind_a_launchers_tag_move_into_the_new_year() -> None:
+    # torchrun's `[default0]:` and mpirun's `[1,13]<stderr>:` stand straight before the stamp; a live tenant
+    # started in early January moves a November capture's stamps across New Year.
+    captured = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    delta = datetime(2027, 1, 3, 9, tzinfo=UTC) - captured
+    log = ("[default0]:E1130 11:41:10.000000 1 a.cc:1] x\n[1,13]<stderr>:W1130 11:41:11 1 a.cc:2] y\n"
+           "step 12:E1130 11:41:10 is no stamp\n")
+    assert shift_yearless(log, delta, captured) == (
+        "[default0]:E0103 08:41:10.000000 1 a.cc:1] x\n[1,13]<stderr>:W0103 08:41:11 1 a.cc:2] y\n"
+        "step 12:E1130 11:41:10 is no stamp\n"
+    )
     # Across New Year, and a stamp of last year's December read in a January capture.
     assert shift_yearless("E1231 23:59:00.1 1 a.cc:1] x", timedelta(minutes=2), captured) == (
         "E0101 00:01:00.1 1 a.cc:1] x"

@@ -284,3 +284,55 @@ def test_the_run_is_the_instance_the_log_was_read_from() -> None:
     assert log_window(_pod(waiting), _excerpt(False), read) == Window(
         datetime(2026, 12, 5, 10, 59, tzinfo=UTC), read, running=True
     )
+
+
+def test_a_start_the_pod_cannot_have_given_this_run_gives_way_to_the_pods_start() -> None:
+    # A startedAt after the finishedAt, or containerd's 1970-01-01 for a container that never started, is no
+    # start of this run: the pod's start bounds it instead, and the stamps are read.
+    read = datetime(2026, 12, 5, 12, 40, tzinfo=UTC)
+    pod_start = datetime(2026, 12, 5, 10, 59, tzinfo=UTC)
+    for started in ("2026-12-05T12:35:01Z", "1970-01-01T00:00:00Z"):
+        done = {"terminated": {"startedAt": started, "finishedAt": "2026-12-05T12:35:00Z"}}
+        window = log_window(_pod(done), _excerpt(False), read)
+        assert window == Window(pod_start, END), started
+        assert at("E1205 12:00:00 1 a.cc:1] x", window) == datetime(2026, 12, 5, 12, tzinfo=UTC)
+    # Without a startedAt the pod's start is the run's too.
+    done = {"terminated": {"finishedAt": "2026-12-05T12:35:00Z"}}
+    assert log_window(_pod(done), _excerpt(False), read) == Window(pod_start, END)
+
+
+def test_a_run_that_ends_before_it_starts_says_so_not_local_time() -> None:
+    _, _, unread = read_log(["E1205 12:00:00 1 a.cc:1] x"], window=Window(END, START))
+    assert unread is not None
+    assert unread.text() == (
+        "its stamp without a year (month and day only) was not read as a time: the pod gives this container "
+        "instance a start (2026-12-05T12:35:00+00:00) later than its end (2026-12-05T11:00:00+00:00), so its run "
+        "cannot date it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "level", "rest"),
+    [
+        # glog 0.7 writes std::thread::id, a pthread_t: 15 digits and more
+        ("W1205 12:34:56.789012 140234567890123 socket.cpp:558] [c10d] timed out", "warning", "[c10d] timed out"),
+        ("E1205 12:34:56.789012 18446744073709551615 a.cc:1] widest", "error", "widest"),
+        # and the prefixes that stand before a glog line
+        ("[default0]:E1205 12:34:56 1 a.cc:1] torchrun's tag", "error", "torchrun's tag"),
+        ("[default0]:[rank0]:[E1205 12:34:56.1 a.cc:1] both tags", "error", "both tags"),
+        ("[1,13]<stderr>:E1205 12:34:56 1 a.cc:1] mpirun's tag", "error", "mpirun's tag"),
+        ("stderr F E1205 12:34:56 1 a.cc:1] a CRI stream tag", "error", "a CRI stream tag"),
+    ],
+)
+def test_glog_behind_its_thread_id_and_a_launchers_tag_is_read(line: str, level: str, rest: str) -> None:
+    read = body(line)
+    assert read.at is not None and read.at.date() == END.date() and read.at.time().hour == 12
+    assert (read.level, read.body) == (level, rest)
+
+
+def test_the_kubelets_stamp_wins_over_a_glog_stamp_behind_a_cri_tag() -> None:
+    # The read's own clock (kubectl --timestamps), then the CRI stream tag, then glog in local time (+8 h).
+    line = "2026-12-05T12:00:00.1Z stdout F [rank3]:[E1205 20:00:00.000000 1 a.cc:1] boom"
+    read, _, unread = read_log([line], window=RUN)
+    assert read[0] is not None and read[0].at == datetime(2026, 12, 5, 12, 0, 0, 100000, tzinfo=UTC)
+    assert (read[0].level, read[0].body, unread) == ("error", "boom", None)

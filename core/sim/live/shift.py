@@ -23,7 +23,10 @@ _WHOLE = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?(Z|z|[+-]\
 _INSIDE = re.compile(r"(\d{4}-\d{2}-\d{2})([T ])(\d{2}:\d{2}:\d{2})")
 _CLOCK_TIME = re.compile(r"(?<![:\d])(\d{2}):(\d{2})(?![:\d])")
 # Stamps without a year, as glog and vLLM start a line with them (core/diagnosis/log_yearless.py reads them).
-_GLOG = re.compile(r"(?<![\w.:-])(?P<head>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?=[.\s])")
+# A colon may stand before one only as the end of a launcher's tag (`[default0]:`, `[1,13]<stderr>:`).
+_GLOG = re.compile(
+    r"(?<![\w.-])(?<![^\]>]:)(?P<head>[DIWEF])(?P<month>\d{2})(?P<day>\d{2}) (?P<clock>\d{2}:\d{2}:\d{2})(?=[.\s])"
+)
 _VLLM = re.compile(
     r"(?<![\w-])(?P<head>(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL) )(?P<month>\d{2})-(?P<day>\d{2}) "
     r"(?P<clock>\d{2}:\d{2}:\d{2})(?=[.\s])"
