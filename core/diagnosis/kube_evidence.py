@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from core.diagnosis.kubectl_status import kubectl_status
-from core.diagnosis.log_clock import Clock
-from core.diagnosis.log_scan import LogFinding, LogKind, last_words, log_signals, scan_log
-from core.diagnosis.log_yearless import SKEW, Unread, Window
+from core.diagnosis.log_scan import LogFinding, LogKind, ScannedLog, last_words
+from core.diagnosis.log_yearless import SKEW, Window, as_utc
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.programs import SHELLS, documents, exit_note, program_of
 from core.diagnosis.progress import (
@@ -228,8 +227,8 @@ def log_window(pod: K8sPod | None, excerpt: LogExcerpt, read_at: datetime | None
         elif state is not None and state.running is not None:
             start = state.running.started_at
         break
-    if start is not None and ((end is not None and _utc(start) > _utc(end)) or (
-        created is not None and _utc(start) < _utc(created) - SKEW
+    if start is not None and ((end is not None and as_utc(start) > as_utc(end)) or (
+        created is not None and as_utc(start) < as_utc(created) - SKEW
     )):
         start = None
     if start is None and status is not None:
@@ -239,23 +238,13 @@ def log_window(pod: K8sPod | None, excerpt: LogExcerpt, read_at: datetime | None
     return Window(start, end or read_at, running=end is None)
 
 
-def _utc(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def log_finding(
-    excerpt: LogExcerpt,
-    before: datetime | None,
-    *,
-    own: bool = False,
-    exited_zero: bool = False,
-    read_at: datetime | None = None,
-    window: Window | None = None,
-) -> tuple[LogFound, LogFinding | None, Clock | None, Unread | None]:
-    """The log as the pane shows it, its explaining line, what its stamps showed, and why its stamps without a
-    year were not read as times when they were not (`window`: the run of its instance). `exited_zero`: its
-    instance ended with exit 0, so when no line reads as a failure its last line is what it said as it stopped."""
-    finding, clock, unread = scan_log(excerpt.lines, before=before, own=own, read_at=read_at, window=window)
+    excerpt: LogExcerpt, scan: ScannedLog, *, exited_zero: bool = False
+) -> tuple[LogFound, LogFinding | None]:
+    """The log as the pane shows it and its explaining line, from what `scan` (log_scan.scanned) found in its
+    lines. `exited_zero`: its instance ended with exit 0, so when no line reads as a failure its last line is what
+    it said as it stopped."""
+    finding = scan.finding
     if finding is None and exited_zero:
         finding = last_words(excerpt.lines)
     index = finding.line_no - 1 if finding is not None else None
@@ -267,7 +256,7 @@ def log_finding(
         truncated=excerpt.truncated,
         note=quote(excerpt.note, 300) if excerpt.note else None,
     )
-    return found, finding, clock, unread
+    return found, finding
 
 
 def log_observation(
@@ -303,23 +292,14 @@ def _line_text(excerpt: LogExcerpt, line_no: int, text: str, last: bool = False,
 
 
 def log_infra_observations(
-    excerpt: LogExcerpt,
-    before: datetime | None,
-    pod: str | None,
-    node: str | None,
-    *,
-    at: datetime | None = None,
-    own: bool = False,
-    read_at: datetime | None = None,
-    window: Window | None = None,
+    excerpt: LogExcerpt, scan: ScannedLog, pod: str | None, node: str | None, at: datetime | None
 ) -> list[Observation]:
-    """The GPU hardware, driver and fabric faults the log shows, each at its last line before the end (dated
-    `at`, else `before`)."""
-    found: list[Observation] = []
-    for line_no, signal in log_signals(excerpt.lines, before=before, own=own, read_at=read_at, window=window):
-        text = _line_text(excerpt, line_no, excerpt.lines[line_no - 1])
-        found.append(Observation(signal, excerpt.source, at or before, text, pod, node))
-    return found
+    """The GPU hardware, driver and fabric faults `scan` found in the log, each at its last line before the end,
+    dated `at`."""
+    return [
+        Observation(signal, excerpt.source, at, _line_text(excerpt, line_no, excerpt.lines[line_no - 1]), pod, node)
+        for line_no, signal in scan.signals
+    ]
 
 
 def node_observations(node: K8sNode) -> list[Observation]:

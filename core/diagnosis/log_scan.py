@@ -39,7 +39,10 @@ from core.diagnosis.log_yearless import Unread, Window
 from core.diagnosis.signals import GPU_OOM_RE, Signal, SignalKind, fabric, gpu_driver, gpu_hardware
 from core.diagnosis.signals.text import Collector, plain_text
 
-__all__ = ["MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "explaining_line", "last_words", "log_signals", "scan_log"]
+__all__ = [
+    "MAX_LINE_MATCH_CHARS", "LogFinding", "LogKind", "ScannedLog", "explaining_line", "last_words", "log_signals",
+    "scan_log", "scanned",
+]
 
 
 @dataclass(frozen=True)
@@ -260,6 +263,30 @@ def scan_log(
     return _explaining(prepared), clock, unread
 
 
+@dataclass(frozen=True, slots=True)
+class ScannedLog:
+    """What one reading of a log found: its explaining line, its infrastructure signals (log_signals), what its
+    stamps showed against the end (log_clock.py) and why its stamps without a year were not read (if so)."""
+
+    finding: LogFinding | None
+    signals: list[tuple[int, Signal]]
+    clock: Clock | None
+    unread: Unread | None
+
+
+def scanned(
+    lines: Sequence[str],
+    *,
+    before: datetime | None = None,
+    own: bool = False,
+    read_at: datetime | None = None,
+    window: Window | None = None,
+) -> ScannedLog:
+    """scan_log and log_signals of the same lines, the lines read once (a diagnosis wants both of each log)."""
+    prepared, clock, unread = read_log(lines, before, own=own, read_at=read_at, window=window)
+    return ScannedLog(_explaining(prepared), _signals(prepared), clock, unread)
+
+
 def _explaining(prepared: Sequence[LogLine | None]) -> LogFinding | None:
     any_gpu_oom = any(line is not None and GPU_OOM_RE.search(line.body) for line in prepared)
 
@@ -336,8 +363,12 @@ def log_signals(
     """The GPU hardware, GPU driver and fabric faults a log shows: for each kind, its last line before
     ``before`` (see scan_log), as (1-based line number, signal). The signal's detail is the line's body (prefixes
     off)."""
+    return _signals(read_log(lines, before, own=own, read_at=read_at, window=window)[0])
+
+
+def _signals(prepared: Sequence[LogLine | None]) -> list[tuple[int, Signal]]:
     last: dict[SignalKind, tuple[int, Signal]] = {}
-    for index, line in enumerate(read_log(lines, before, own=own, read_at=read_at, window=window)[0]):
+    for index, line in enumerate(prepared):
         if line is None or line.frame:
             continue
         hit = _infra_kind(line)

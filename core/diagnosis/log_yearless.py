@@ -86,7 +86,7 @@ class Unread:
         window = self.window
         if window is None or window.start is None or window.end is None:
             return f"{unread}: the pod does not say when this container instance ran"
-        start, end = _utc(window.start), _utc(window.end)
+        start, end = as_utc(window.start), as_utc(window.end)
         if start > end:
             return (
                 f"{unread}: the pod gives this container instance a start ({start.isoformat()}) later than its "
@@ -104,7 +104,8 @@ class Unread:
         )
 
 
-def _utc(moment: datetime) -> datetime:
+def as_utc(moment: datetime) -> datetime:
+    """A moment without a zone read as UTC, as every zone-less time here is."""
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
@@ -112,7 +113,7 @@ def _bounds(window: Window | None) -> tuple[datetime, datetime] | None:
     """The earliest and latest moment a stamp of this run may read; None when the run cannot date a stamp."""
     if window is None or window.start is None or window.end is None:
         return None
-    start, end = _utc(window.start), _utc(window.end)
+    start, end = as_utc(window.start), as_utc(window.end)
     if start > end or end - start >= _YEAR - 2 * SKEW:  # a run that ends before it starts dates nothing
         return None
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.diagnosis.log_lines import read_line
-from core.diagnosis.log_scan import LogKind, explaining_line, log_signals
+from core.diagnosis.log_scan import LogKind, explaining_line, log_signals, scanned
 from core.diagnosis.signals import SignalKind
 
 
@@ -173,6 +173,10 @@ def test_log_signals_report_each_kind_at_its_last_line() -> None:
     ]
     found = {signal.kind: line_no for line_no, signal in log_signals(log)}
     assert found == {SignalKind.NETWORK_FABRIC: 3, SignalKind.GPU_DRIVER: 4, SignalKind.GPU_HARDWARE: 5}
+    # A diagnosis reads the log once for both its explaining line and these: the same answers as each alone.
+    once = scanned(log)
+    assert once.signals == log_signals(log) and once.finding == explaining_line(log)
+    assert once.finding is not None and once.finding.line_no == 5
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from core.diagnosis.kube_evidence import (
     node_observations,
     pod_observations,
 )
-from core.diagnosis.log_scan import LogFinding
+from core.diagnosis.log_scan import LogFinding, scanned
 from core.diagnosis.marks import Mark, node_marks
 from core.diagnosis.observations import Observation, quote
 from core.diagnosis.reader import Reader
@@ -284,10 +284,9 @@ def interpret_log(
     found = Collect()
     instance = log_instance(k8s_pod, answer) if k8s_pod is not None else LogInstance()
     own = answer.previous or instance.end is not None
-    window = log_window(k8s_pod, answer, now)
-    shown, finding, clock, unread = log_finding(
-        answer, failed_at, own=own, exited_zero=instance.exit_code == 0, read_at=now, window=window
-    )
+    scan = scanned(answer.lines, before=failed_at, own=own, read_at=now, window=log_window(k8s_pod, answer, now))
+    shown, finding = log_finding(answer, scan, exited_zero=instance.exit_code == 0)
+    clock, unread = scan.clock, scan.unread
     found.show(shown)
     if answer.note:
         found.note(quote(answer.note, 300))
@@ -296,7 +295,7 @@ def interpret_log(
     if clock is not None and not clock.kept:
         found.note(f"container {quote(answer.container, 80)}: {clock.text()}")
     at = at or failed_at
-    infra = log_infra_observations(answer, failed_at, pod, node, at=at, own=own, read_at=now, window=window)
+    infra = log_infra_observations(answer, scan, pod, node, at)
     if finding is None:
         container = quote(answer.container, 80)
         found.evidence(
