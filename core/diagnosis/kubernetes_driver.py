@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +28,7 @@ from core.diagnosis.steps.history import HistoryRead
 from core.diagnosis.steps.inspect import NamespaceFound, PodsRead
 from core.diagnosis.steps.kubernetes import NO_TIER2, Tier2Found
 from core.diagnosis.supersede import supersede
-from core.models.kube import K8sEvent
+from core.models.kube import K8sEvent, K8sPod
 from core.models.runai import Workload
 from core.sources.evidence import Missing
 from core.sources.namespace import NamespaceChoice
@@ -84,7 +84,7 @@ class KubeReads:
             described = await multipod.describe_pods(self.reader, self.t2, ns, asked)
             # A pod whose describe failed gets no further read here: its gap is stated once.
             unreadable = [cascade.pod_key(n) for n, d in zip(asked, described, strict=True) if d.pod is None]
-            history, tier1_obs, tier1_marks = await self.known
+            history = (await self.known)[0]
             k8s = dict(done.k8s_pods) if done is not None else {}
             observations = list(done.observations) if done is not None else []
             marks = list(done.marks) if done is not None else []
@@ -93,10 +93,7 @@ class KubeReads:
                     k8s[cascade.pod_key(item.pod.metadata.name)] = item.pod
                     observations += item.observations
                     marks += pod_marks(item.pod, DESCRIBE_POD)
-            # What a described pod shows taken back (a pull error before its container started) dates no end.
-            end = conditional.failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
-            standing = supersede(tier1_obs + tuple(observations), (*tier1_marks, *marks), end).kept
-            order = multipod.termination_order(w, pods.pods, standing, window, k8s_pods=k8s)
+            order = await self.ordered(w, pods, observations, marks, window, k8s)
             first = order.order.first
             first_name = first.pod if first is not None else (names[0] if names else None)
             for item in described:
@@ -145,16 +142,25 @@ class KubeReads:
         group = await group_logs.read_group_logs(
             self.reader, self.t2, ns, targets, left, found.k8s_pods, raw, failed, self.now
         )
-        history, tier1_obs, tier1_marks = await self.known
-        end = conditional.failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
         observations = found.observations + group.observations
         k8s = {**found.k8s_pods, **group.k8s_pods}
-        texts = group.texts()  # the first failure's own log explains nothing, or this would not be read
-        standing = supersede(tier1_obs + observations, (*tier1_marks, *found.marks), end).kept
-        again = multipod.termination_order(w, pods.pods, standing, window, k8s_pods=k8s, texts=texts).order
+        # The first failure's own log explains nothing, or this would not be read: the peers' lines are the texts.
+        again = (await self.ordered(w, pods, observations, found.marks, window, k8s, group.texts())).order
         self.journal.take(group_logs.cite(group, first, again.first, observations))
         found = dataclasses.replace(found, observations=observations, k8s_pods=k8s, logs=group.logs)
         return await self.with_peers(found, again, pods, window, failed)
+
+    async def ordered(
+        self, w: Workload, pods: PodsRead, observations: Sequence[Observation], marks: Sequence[Mark],
+        window: tuple[datetime | None, datetime | None], k8s: Mapping[str, K8sPod],
+        texts: Mapping[str, Sequence[str]] | None = None,
+    ) -> multipod.OrderRead:
+        """The order the pods ended in, by what stands of everything read: a signal a later read took back (a pull
+        error before its container started) dates no end."""
+        history, tier1_obs, tier1_marks = await self.known
+        end = conditional.failure_time(history.current, w) if (w.phase or "") in ENDING_PHASES else None
+        standing = supersede(tier1_obs + tuple(observations), (*tier1_marks, *marks), end).kept
+        return multipod.termination_order(w, pods.pods, standing, window, k8s_pods=k8s, texts=texts)
 
     async def with_peers(
         self, found: Tier2Found, order: cascade.TerminationOrder, pods: PodsRead,
